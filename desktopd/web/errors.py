@@ -1,0 +1,68 @@
+"""The one JSON error type of the HTTP APIs: ``{"error": ..., "detail": ...}``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+
+class ApiError(Exception):
+    """An error a handler wants the client to see, with its HTTP status.
+
+    ``error`` is a short machine-readable code; ``detail`` is a human sentence or a structure
+    (for validation errors, ``field`` names the offending request field).
+    """
+
+    def __init__(self, status: int, error: str, detail: Any = None, *, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(f"{status} {error}: {detail}")
+        self.status = status
+        self.error = error
+        self.detail = detail
+        self.field = field
+        self.headers = headers or {}
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.error, "detail": self.detail}
+        if self.field is not None:
+            body["field"] = self.field
+        return body
+
+
+def bad_request(detail: Any) -> ApiError:
+    return ApiError(400, "bad_request", detail)
+
+
+def invalid(field: str, detail: str) -> ApiError:
+    """422 for a request that parsed but whose ``field`` is wrong."""
+    return ApiError(422, "invalid_field", f"{field}: {detail}", field=field)
+
+
+def not_found(detail: Any) -> ApiError:
+    return ApiError(404, "not_found", detail)
+
+
+def unavailable(detail: Any, *, retry_after: int | None = None) -> ApiError:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return ApiError(503, "unavailable", detail, headers=headers)
+
+
+def json_error(status: int, error: str, detail: Any = None, *,
+               headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"error": error, "detail": detail}, status=status, headers=headers)
+
+
+async def read_json_object(request: web.Request) -> dict[str, Any]:
+    """The request body as a JSON object, or a 400 that says what is wrong with it."""
+    raw = await request.read()
+    if not raw:
+        raise bad_request("request body is empty; expected a JSON object")
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise bad_request(f"malformed JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise bad_request(f"expected a JSON object, got {type(body).__name__}")
+    return body

@@ -1,0 +1,42 @@
+# Shared shell helpers for scripts/. Source it; it defines functions only.
+
+# Install Debian packages that are not installed yet (idempotent, quiet when nothing is missing).
+ensure_apt_packages() {
+    local missing=()
+    local pkg
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing Debian packages: ${missing[*]} (run as root or install them)" >&2
+        return 1
+    fi
+    echo "installing Debian packages: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Create .venv (once) and install the project with its test extras into it.
+ensure_venv() {
+    local root=$1 python=${PYTHON:-python3}
+    if [ ! -x "$root/.venv/bin/python" ]; then
+        "$python" -m venv "$root/.venv"
+    fi
+    local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test]"
+        touch "$stamp"
+    fi
+}
+
+# Packages the native stack and the X11/Chromium tests need.
+NATIVE_PACKAGES=(
+    xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk
+    fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
+    libx11-6 libxext6 libxfixes3
+)
+# Packages the container tests need on the host.
+DOCKER_PACKAGES=(docker.io docker-compose debootstrap)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The test command. On a fresh Debian machine it installs what the suite needs (Debian packages,
+# a venv), starts dockerd if no engine answers (and stops it afterwards), then runs pytest.
+#   scripts/test.sh [pytest args...]
+# SKIP_DOCKER=1 leaves out the container tests (never under CI=true).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
+
+ensure_apt_packages "${NATIVE_PACKAGES[@]}"
+if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
+    ensure_apt_packages "${DOCKER_PACKAGES[@]}"
+fi
+ensure_venv "$root"
+
+started_dockerd=""
+cleanup() {
+    if [ -n "$started_dockerd" ]; then
+        "$root/scripts/dockerd.sh" stop "$started_dockerd" || true
+    fi
+}
+trap cleanup EXIT
+
+if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
+    started_dockerd=$("$root/scripts/dockerd.sh" ensure)
+fi
+
+cd "$root"
+set +e
+"$root/.venv/bin/python" -m pytest "$@"
+rc=$?
+set -e
+# pytest's 5 means "no tests collected": that is a failure of the suite, say so plainly.
+if [ "$rc" -eq 5 ]; then
+    echo "pytest collected no tests" >&2
+fi
+exit "$rc"

@@ -1,0 +1,1 @@
+"""Test helpers shared by the unit, X11, Chromium and container suites."""
