@@ -1,0 +1,6 @@
+"""The Chromium sidecar: launches Chromium on the desktop and serves its tabs' structure over HTTP.
+
+Modules: ``settings`` (CLI/env), ``launcher`` (one Chromium process), ``chromium_watch`` (keeps
+Chromium and the CDP connection alive), ``cdp`` (the CDP client), ``app``/``routes`` (HTTP),
+``layout`` (the /layout builder).
+"""

@@ -1,0 +1,5 @@
+"""A small Chrome DevTools Protocol client: one browser WebSocket, flattened sessions.
+
+``connection.CDPConnection`` speaks the protocol; ``targets.TargetTracker`` follows tabs and
+out-of-process iframes on top of it.
+"""

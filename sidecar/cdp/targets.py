@@ -1,0 +1,303 @@
+"""Follow Chromium's tabs and out-of-process iframes over one connection, without reconnecting.
+
+The browser session auto-attaches (flattened) to every page; each page session then auto-attaches
+to its out-of-process iframes (OOPIFs), and each OOPIF session to its own, so a cross-origin
+iframe's document is reachable as a child session of its tab. ``waitForDebuggerOnStart`` is false:
+new targets run immediately and nothing has to be resumed.
+
+State changes come only from CDP events (attachedToTarget, detachedFromTarget, targetCreated,
+targetInfoChanged, targetDestroyed, targetCrashed), handled synchronously in the connection's
+reader, so ``pages()`` is always consistent with the order events arrived in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .connection import CDPConnection, CDPError, CDPTimeout
+
+log = logging.getLogger(__name__)
+
+# Browser level: attach to pages only (workers and extensions are not tabs). Page level: OOPIFs.
+_PAGE_FILTER = [{"type": "page"}]
+_IFRAME_FILTER = [{"type": "iframe"}]
+
+
+@dataclass
+class ChildTarget:
+    """An out-of-process iframe attached under a page (``target_id`` is also its frame id)."""
+
+    target_id: str
+    session_id: str
+    url: str
+    parent_target_id: str          # the page or OOPIF whose session it attached under
+    page_target_id: str            # the tab it belongs to
+    _conn: CDPConnection = field(repr=False)
+
+    async def send(self, method: str, params: dict | None = None, *,
+                   timeout: float | None = None) -> dict:
+        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+
+
+@dataclass
+class PageTarget:
+    """An attached tab. ``children`` holds every OOPIF below it (nested ones too), by target id."""
+
+    target_id: str
+    session_id: str
+    url: str
+    title: str
+    order: int
+    _conn: CDPConnection = field(repr=False)
+    opener_id: str | None = None
+    crashed: bool = False
+    children: dict[str, ChildTarget] = field(default_factory=dict)
+    # Set once this page's own auto-attach is configured, i.e. its OOPIFs are being followed.
+    ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    async def send(self, method: str, params: dict | None = None, *,
+                   timeout: float | None = None) -> dict:
+        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+
+
+class TargetTracker:
+    """Targets of one CDPConnection. ``await start()`` once; it follows changes from then on."""
+
+    def __init__(self, conn: CDPConnection, *, configure_timeout: float = 10.0) -> None:
+        self.conn = conn
+        self.configure_timeout = configure_timeout
+        self._infos: dict[str, dict] = {}            # targetId -> latest TargetInfo
+        self._order: dict[str, int] = {}             # targetId -> creation sequence
+        self._sequence = itertools.count()
+        self._pages: dict[str, PageTarget] = {}      # targetId -> page
+        self._children: dict[str, ChildTarget] = {}  # targetId -> OOPIF (any depth)
+        self._sessions: dict[str, str] = {}          # sessionId -> targetId, every attached target
+        self._tasks: set[asyncio.Task] = set()
+        self._change = asyncio.Event()
+        self._handlers: dict[str, Callable[[dict, str | None], None]] = {
+            "Target.attachedToTarget": self._on_attached,
+            "Target.detachedFromTarget": self._on_detached,
+            "Target.targetCreated": self._on_created,
+            "Target.targetInfoChanged": self._on_info_changed,
+            "Target.targetDestroyed": self._on_destroyed,
+            "Target.targetCrashed": self._on_crashed,
+        }
+        self._filters_supported = True
+
+    async def start(self) -> None:
+        for method, handler in self._handlers.items():
+            self.conn.on(method, handler)
+        await self.conn.send("Target.setDiscoverTargets", {"discover": True})
+        await self._auto_attach(None, _PAGE_FILTER)
+
+    def stop(self) -> None:
+        for method, handler in self._handlers.items():
+            self.conn.off(method, handler)
+        for task in list(self._tasks):
+            task.cancel()
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def pages(self) -> list[PageTarget]:
+        """Attached page targets, in tab (creation) order."""
+        return sorted(self._pages.values(), key=lambda page: page.order)
+
+    def targets(self) -> list[dict[str, Any]]:
+        """Every known target (pages, iframes, workers...), in creation order."""
+        attached = set(self._sessions.values())
+        result = []
+        for target_id in sorted(self._infos, key=lambda tid: self._order.get(tid, 0)):
+            info = self._infos[target_id]
+            entry: dict[str, Any] = {
+                "id": target_id, "type": info.get("type", ""), "title": info.get("title", ""),
+                "url": info.get("url", ""), "attached": target_id in attached,
+            }
+            if info.get("openerId"):
+                entry["openerId"] = info["openerId"]
+            child = self._children.get(target_id)
+            if child is not None:
+                entry["parentId"] = child.parent_target_id
+            page = self._pages.get(target_id)
+            if page is not None and page.crashed:
+                entry["crashed"] = True
+            result.append(entry)
+        return result
+
+    def find_page(self, id_or_prefix: str) -> PageTarget | None:
+        """The page with this target id, or the only one whose id starts with it (any case)."""
+        page = self._pages.get(id_or_prefix)
+        if page is not None or not id_or_prefix:
+            return page
+        wanted = id_or_prefix.upper()
+        matches = [p for p in self._pages.values() if p.target_id.upper().startswith(wanted)]
+        return matches[0] if len(matches) == 1 else None
+
+    def page_for_session(self, session_id: str) -> PageTarget | None:
+        target_id = self._sessions.get(session_id)
+        if target_id is None:
+            return None
+        if target_id in self._pages:
+            return self._pages[target_id]
+        child = self._children.get(target_id)
+        return self._pages.get(child.page_target_id) if child else None
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float) -> None:
+        """Wait until ``predicate()`` holds after some target change; CDPTimeout otherwise."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0 or not self.conn.connected:
+                raise CDPTimeout(f"targets did not reach the expected state within {timeout} s")
+            event = self._change
+            try:
+                await asyncio.wait_for(event.wait(), min(remaining, 1.0))
+            except asyncio.TimeoutError:
+                pass  # re-check the predicate and the connection at least once a second
+
+    async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:
+        """The attached, configured page ``target_id`` (e.g. right after Target.createTarget)."""
+        await self.wait_for(lambda: target_id in self._pages, timeout)
+        page = self._pages[target_id]
+        try:
+            await asyncio.wait_for(page.ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise CDPTimeout(f"page {target_id} attached but was not configured in {timeout} s") from None
+        return page
+
+    # -- event handlers (sync, called by the connection's reader) -----------------------------
+
+    def _changed(self) -> None:
+        self._change.set()
+        self._change = asyncio.Event()
+
+    def _remember(self, info: dict) -> None:
+        target_id = info["targetId"]
+        if target_id not in self._order:
+            self._order[target_id] = next(self._sequence)
+        self._infos[target_id] = info
+
+    def _on_created(self, params: dict, _session: str | None) -> None:
+        self._remember(params["targetInfo"])
+        self._changed()
+
+    def _on_info_changed(self, params: dict, _session: str | None) -> None:
+        info = params["targetInfo"]
+        self._remember(info)
+        target_id = info["targetId"]
+        page = self._pages.get(target_id)
+        if page is not None:
+            page.url = info.get("url", page.url)
+            page.title = info.get("title", page.title)
+        child = self._children.get(target_id)
+        if child is not None:
+            child.url = info.get("url", child.url)
+        self._changed()
+
+    def _on_destroyed(self, params: dict, _session: str | None) -> None:
+        self._infos.pop(params["targetId"], None)
+        self._order.pop(params["targetId"], None)
+        self._changed()
+
+    def _on_crashed(self, params: dict, _session: str | None) -> None:
+        page = self._pages.get(params.get("targetId", ""))
+        if page is not None:
+            page.crashed = True
+        self._changed()
+
+    def _on_attached(self, params: dict, parent_session: str | None) -> None:
+        info = params["targetInfo"]
+        session_id = params["sessionId"]
+        target_id = info["targetId"]
+        kind = info.get("type")
+        self._remember(info)
+        if parent_session is None:
+            if kind != "page":
+                return          # a filter-less (older) Chromium may attach workers: not tabs
+            self._sessions[session_id] = target_id
+            page = PageTarget(target_id=target_id, session_id=session_id, url=info.get("url", ""),
+                              title=info.get("title", ""), order=self._order[target_id],
+                              _conn=self.conn, opener_id=info.get("openerId"))
+            self._pages[target_id] = page
+            self._spawn(self._configure(session_id, page.ready))
+        elif kind == "iframe":
+            parent_id = self._sessions.get(parent_session)
+            page = self.page_for_session(parent_session)
+            if parent_id is None or page is None:
+                return          # its parent detached meanwhile
+            self._sessions[session_id] = target_id
+            child = ChildTarget(target_id=target_id, session_id=session_id, url=info.get("url", ""),
+                                parent_target_id=parent_id, page_target_id=page.target_id,
+                                _conn=self.conn)
+            self._children[target_id] = child
+            page.children[target_id] = child
+            self._spawn(self._configure(session_id, None))
+        if params.get("waitingForDebugger"):
+            # Only if someone else set waitForDebuggerOnStart: never leave a target paused.
+            self._spawn(self._resume(session_id))
+        self._changed()
+
+    def _on_detached(self, params: dict, _parent_session: str | None) -> None:
+        session_id = params.get("sessionId", "")
+        target_id = self._sessions.pop(session_id, None)
+        if target_id is None:
+            return
+        page = self._pages.pop(target_id, None)
+        if page is not None:
+            for child_id in page.children:
+                child = self._children.pop(child_id, None)
+                if child is not None:
+                    self._sessions.pop(child.session_id, None)
+            page.children.clear()
+        child = self._children.pop(target_id, None)
+        if child is not None:
+            owner = self._pages.get(child.page_target_id)
+            if owner is not None:
+                owner.children.pop(target_id, None)
+        self._changed()
+
+    # -- session configuration ---------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _auto_attach(self, session_id: str | None, target_filter: list[dict]) -> None:
+        params: dict[str, Any] = {"autoAttach": True, "waitForDebuggerOnStart": False,
+                                  "flatten": True}
+        if self._filters_supported:
+            params["filter"] = target_filter
+        try:
+            await self.conn.send("Target.setAutoAttach", params, session_id=session_id,
+                                 timeout=self.configure_timeout)
+        except CDPError as exc:
+            if "filter" not in params or exc.code is None or not self._filters_supported:
+                raise
+            # Chromium older than ~M106 rejects "filter": follow everything and sort by type.
+            self._filters_supported = False
+            params.pop("filter")
+            await self.conn.send("Target.setAutoAttach", params, session_id=session_id,
+                                 timeout=self.configure_timeout)
+
+    async def _configure(self, session_id: str, ready: asyncio.Event | None) -> None:
+        try:
+            await self._auto_attach(session_id, _IFRAME_FILTER)
+        except CDPError as exc:
+            # The target went away (closed tab, navigated iframe) before we configured it.
+            log.debug("auto-attach on session %s failed: %s", session_id, exc)
+        finally:
+            if ready is not None:
+                ready.set()
+            self._changed()
+
+    async def _resume(self, session_id: str) -> None:
+        try:
+            await self.conn.send("Runtime.runIfWaitingForDebugger", session_id=session_id)
+        except CDPError as exc:
+            log.debug("could not resume session %s: %s", session_id, exc)

@@ -1,0 +1,127 @@
+"""TargetTracker's bookkeeping, driven by scripted Target.* events from a fake CDP server."""
+
+from __future__ import annotations
+
+from sidecar.cdp.connection import CDPConnection
+from sidecar.cdp.targets import TargetTracker
+
+from .fake_cdp import FakeCDPServer
+
+
+def info(target_id: str, kind: str = "page", url: str = "about:blank", title: str = "") -> dict:
+    return {"targetId": target_id, "type": kind, "url": url, "title": title or url, "attached": True}
+
+
+async def started(fake_cdp: FakeCDPServer) -> tuple[CDPConnection, TargetTracker]:
+    conn = await CDPConnection.connect(fake_cdp.url)
+    tracker = TargetTracker(conn)
+    await tracker.start()
+    return conn, tracker
+
+
+async def test_start_discovers_and_auto_attaches_flattened(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        methods = [m["method"] for m in fake_cdp.received]
+        assert methods == ["Target.setDiscoverTargets", "Target.setAutoAttach"]
+        params = fake_cdp.received[1]["params"]
+        assert params["autoAttach"] is True and params["flatten"] is True
+        assert params["waitForDebuggerOnStart"] is False
+        assert "sessionId" not in fake_cdp.received[1]
+    finally:
+        tracker.stop()
+        await conn.close()
+
+
+async def test_pages_follow_attach_order_navigation_and_detach(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info("B", url="http://b/")})
+        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info("A", url="http://a/")})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SA", "targetInfo": info("A"),
+                                                        "waitingForDebugger": False})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SB", "targetInfo": info("B"),
+                                                        "waitingForDebugger": False})
+        page_b = await tracker.wait_for_page("B", 5)
+        await tracker.wait_for_page("A", 5)
+        # Creation order, not attach order.
+        assert [p.target_id for p in tracker.pages()] == ["B", "A"]
+        # Each page session got its own auto-attach (for OOPIFs).
+        sessions = {m.get("sessionId") for m in fake_cdp.received if m["method"] == "Target.setAutoAttach"}
+        assert sessions == {None, "SA", "SB"}
+
+        await fake_cdp.emit("Target.targetInfoChanged",
+                            {"targetInfo": info("B", url="http://b/next", title="Next")})
+        await tracker.wait_for(lambda: page_b.url == "http://b/next", 5)
+        assert page_b.title == "Next"
+        assert tracker.find_page("b") is page_b          # prefix, any case
+        assert tracker.find_page("") is None
+
+        await fake_cdp.emit("Target.detachedFromTarget", {"sessionId": "SB", "targetId": "B"})
+        await fake_cdp.emit("Target.targetDestroyed", {"targetId": "B"})
+        await tracker.wait_for(lambda: tracker.find_page("B") is None, 5)
+        assert [p.target_id for p in tracker.pages()] == ["A"]
+        assert [t["id"] for t in tracker.targets()] == ["A"]
+    finally:
+        tracker.stop()
+        await conn.close()
+
+
+async def test_oopif_attaches_as_child_of_its_page_and_goes_with_it(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SP", "targetInfo": info("P"),
+                                                        "waitingForDebugger": False})
+        page = await tracker.wait_for_page("P", 5)
+        await fake_cdp.emit("Target.attachedToTarget",
+                            {"sessionId": "SF", "targetInfo": info("F", "iframe", "http://x/"),
+                             "waitingForDebugger": False}, session_id="SP")
+        # A nested OOPIF inside the first one still belongs to the tab.
+        await fake_cdp.emit("Target.attachedToTarget",
+                            {"sessionId": "SG", "targetInfo": info("G", "iframe", "http://y/"),
+                             "waitingForDebugger": False}, session_id="SF")
+        await tracker.wait_for(lambda: set(page.children) == {"F", "G"}, 5)
+        assert page.children["F"].parent_target_id == "P"
+        assert page.children["G"].parent_target_id == "F"
+        assert page.children["G"].page_target_id == "P"
+        assert tracker.page_for_session("SG") is page
+        assert [p.target_id for p in tracker.pages()] == ["P"]   # iframes are not tabs
+        by_id = {t["id"]: t for t in tracker.targets()}
+        assert by_id["F"]["type"] == "iframe" and by_id["F"]["parentId"] == "P"
+
+        await fake_cdp.emit("Target.detachedFromTarget", {"sessionId": "SF", "targetId": "F"},
+                            session_id="SP")
+        await tracker.wait_for(lambda: "F" not in page.children, 5)
+        await fake_cdp.emit("Target.detachedFromTarget", {"sessionId": "SP", "targetId": "P"})
+        await tracker.wait_for(lambda: not tracker.pages(), 5)
+        assert tracker.page_for_session("SG") is None
+    finally:
+        tracker.stop()
+        await conn.close()
+
+
+async def test_target_waiting_for_debugger_is_resumed(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SW", "targetInfo": info("W"),
+                                                        "waitingForDebugger": True})
+        resume = await fake_cdp.wait_for_method("Runtime.runIfWaitingForDebugger")
+        assert resume["sessionId"] == "SW"
+    finally:
+        tracker.stop()
+        await conn.close()
+
+
+async def test_non_page_browser_targets_are_not_tabs(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.attachedToTarget",
+                            {"sessionId": "SW", "targetInfo": info("W", "service_worker"),
+                             "waitingForDebugger": False})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SP", "targetInfo": info("P"),
+                                                        "waitingForDebugger": False})
+        await tracker.wait_for_page("P", 5)
+        assert [p.target_id for p in tracker.pages()] == ["P"]
+    finally:
+        tracker.stop()
+        await conn.close()
