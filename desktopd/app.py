@@ -1,0 +1,43 @@
+"""The aiohttp application factory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import keys
+from desktopd.routes import ROUTES, setup_routes
+from desktopd.settings import Settings
+from desktopd.web.middlewares import error_middleware, token_auth_middleware
+from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
+
+# Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
+MAX_BODY_BYTES = 16 << 20
+
+
+def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
+             x_errors: XErrors | None = None) -> web.Application:
+    """``desktop_factory``/``x_errors`` exist for unit tests with a fake desktop; the service uses
+    the real X layer."""
+    app = web.Application(
+        middlewares=[error_middleware, token_auth_middleware(settings.token, public_paths=("/health",))],
+        client_max_size=MAX_BODY_BYTES,
+    )
+    app[keys.SETTINGS] = settings
+    app[keys.STARTED_AT] = time.time()
+    app[keys.ROUTES] = ROUTES
+
+    async def x_context(app: web.Application) -> AsyncIterator[None]:
+        factory = desktop_factory or real_desktop
+        service = XService(factory(settings.display), x_errors or real_x_errors(), settings.display)
+        app[keys.XSERVICE] = service
+        await service.start()  # does not fail when the display is not up yet
+        yield
+        await service.close()
+
+    app.cleanup_ctx.append(x_context)
+    setup_routes(app)
+    return app

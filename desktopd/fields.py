@@ -1,0 +1,334 @@
+"""A small declarative field-spec language: each request model is declared once and used both to
+validate requests (errors name the exact field, e.g. ``events[2].x``) and to generate the OpenAPI
+schema. No runtime dependency beyond the standard library.
+
+Query strings arrive as text, so every spec can also coerce from a string (``coerce=True``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktopd.web.errors import ApiError, invalid
+
+_MISSING: Any = object()
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+class Spec:
+    """One value's type and constraints."""
+
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> Any:
+        raise NotImplementedError
+
+    def schema(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _with_doc(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if self.description:
+            schema["description"] = self.description
+        return schema
+
+
+@dataclass
+class Int(Spec):
+    minimum: int | None = None
+    maximum: int | None = None
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> int:
+        if coerce and isinstance(value, str):
+            try:
+                value = int(value.strip(), 0)
+            except ValueError:
+                raise invalid(path, f"expected an integer, got {value!r}") from None
+        # bool is an int subclass in Python; JSON true is not a coordinate.
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise invalid(path, f"expected an integer, got {_kind(value)}")
+        _check_range(value, self.minimum, self.maximum, path)
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc(_ranged({"type": "integer"}, self.minimum, self.maximum))
+
+
+@dataclass
+class Number(Spec):
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: float | None = None
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> float:
+        if coerce and isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise invalid(path, f"expected a number, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise invalid(path, f"expected a number, got {_kind(value)}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise invalid(path, "expected a finite number")
+        if self.exclusive_minimum is not None and value <= self.exclusive_minimum:
+            raise invalid(path, f"must be greater than {self.exclusive_minimum:g}")
+        _check_range(value, self.minimum, self.maximum, path)
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        out = _ranged({"type": "number"}, self.minimum, self.maximum)
+        if self.exclusive_minimum is not None:
+            out["exclusiveMinimum"] = self.exclusive_minimum
+        return self._with_doc(out)
+
+
+@dataclass
+class Bool(Spec):
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> bool:
+        if coerce and isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise invalid(path, f"expected true or false, got {value!r}")
+        if not isinstance(value, bool):
+            raise invalid(path, f"expected a boolean, got {_kind(value)}")
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"type": "boolean"})
+
+
+@dataclass
+class Str(Spec):
+    min_length: int = 0
+    max_length: int | None = None
+    description: str = ""
+    pattern: str | None = None  # documented only; checks live in `check`
+    check: Callable[[str], str | None] | None = None  # returns an error sentence or None
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+        if not isinstance(value, str):
+            raise invalid(path, f"expected a string, got {_kind(value)}")
+        if len(value) < self.min_length:
+            raise invalid(path, "must not be empty" if self.min_length == 1
+                          else f"must be at least {self.min_length} characters")
+        if self.max_length is not None and len(value) > self.max_length:
+            raise invalid(path, f"must be at most {self.max_length} characters")
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise invalid(path, problem)
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "string"}
+        if self.min_length:
+            out["minLength"] = self.min_length
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
+        if self.pattern:
+            out["pattern"] = self.pattern
+        return self._with_doc(out)
+
+
+@dataclass
+class Enum(Spec):
+    values: Sequence[str]
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+        if not isinstance(value, str) or value not in self.values:
+            shown = value if isinstance(value, str) else _kind(value)
+            raise invalid(path, f"must be one of {', '.join(self.values)}; got {shown!r}")
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"type": "string", "enum": list(self.values)})
+
+
+@dataclass
+class ListOf(Spec):
+    item: Spec
+    min_items: int = 0
+    max_items: int | None = None
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> list[Any]:
+        if not isinstance(value, list):
+            raise invalid(path, f"expected an array, got {_kind(value)}")
+        if len(value) < self.min_items:
+            raise invalid(path, f"needs at least {self.min_items} item(s)")
+        if self.max_items is not None and len(value) > self.max_items:
+            raise invalid(path, f"takes at most {self.max_items} items")
+        return [self.item.validate(v, f"{path}[{i}]", coerce) for i, v in enumerate(value)]
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "array", "items": self.item.schema()}
+        if self.min_items:
+            out["minItems"] = self.min_items
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
+        return self._with_doc(out)
+
+
+@dataclass
+class MapOf(Spec):
+    """A JSON object with free keys whose values all follow ``value`` (e.g. an env block)."""
+
+    value: Spec
+    max_items: int | None = None
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise invalid(path, f"expected an object, got {_kind(value)}")
+        if self.max_items is not None and len(value) > self.max_items:
+            raise invalid(path, f"takes at most {self.max_items} entries")
+        return {k: self.value.validate(v, _join(path, k), coerce) for k, v in value.items()}
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"type": "object", "additionalProperties": self.value.schema()})
+
+
+@dataclass
+class AnyOf(Spec):
+    """The first alternative whose JSON type matches wins; its error is reported otherwise."""
+
+    options: Sequence[Spec]
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> Any:
+        first_error: ApiError | None = None
+        for option in self.options:
+            try:
+                return option.validate(value, path, coerce)
+            except ApiError as exc:
+                if first_error is None or _same_type(option, value):
+                    first_error = exc
+        raise first_error or invalid(path, "matches none of the allowed types")
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"anyOf": [o.schema() for o in self.options]})
+
+
+@dataclass
+class F:
+    """A named field of an object model."""
+
+    name: str
+    spec: Spec
+    required: bool = False
+    default: Any = _MISSING
+    description: str = ""
+
+
+@dataclass
+class Model(Spec):
+    """A JSON object with known fields. Unknown fields are a 422: typos should not pass silently."""
+
+    name: str
+    fields: Sequence[F]
+    description: str = ""
+    allow_extra: bool = False
+    # A cross-field check run after the fields validate: returns (field, problem) or None.
+    check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None
+    _by_name: dict[str, F] = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._by_name = {f.name: f for f in self.fields}
+
+    def validate(self, value: Any, path: str = "", coerce: bool = False) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+        if not self.allow_extra:
+            for key in value:
+                if key not in self._by_name:
+                    known = ", ".join(self._by_name)
+                    raise invalid(_join(path, key), f"unknown field (known: {known})")
+        out: dict[str, Any] = {}
+        for f in self.fields:
+            where = _join(path, f.name)
+            if f.name in value and value[f.name] is not None:
+                out[f.name] = f.spec.validate(value[f.name], where, coerce)
+            elif f.required:
+                raise invalid(where, "is required")
+            elif f.default is not _MISSING:
+                out[f.name] = f.default
+            else:
+                out[f.name] = None
+        if self.check is not None:
+            problem = self.check(out)
+            if problem:
+                raise invalid(_join(path, problem[0]), problem[1])
+        return out
+
+    def schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {}
+        for f in self.fields:
+            prop = f.spec.schema()
+            if f.description:
+                prop["description"] = f.description
+            if f.default is not _MISSING and f.default is not None:
+                prop["default"] = f.default
+            props[f.name] = prop
+        out: dict[str, Any] = {"type": "object", "properties": props}
+        required = [f.name for f in self.fields if f.required]
+        if required:
+            out["required"] = required
+        if not self.allow_extra:
+            out["additionalProperties"] = False
+        return self._with_doc(out)
+
+    def query_parameters(self) -> list[dict[str, Any]]:
+        """The model as OpenAPI query parameters (for GET routes)."""
+        params = []
+        for f in self.fields:
+            schema = f.spec.schema()
+            if f.default is not _MISSING and f.default is not None:
+                schema["default"] = f.default
+            param: dict[str, Any] = {"name": f.name, "in": "query", "required": f.required,
+                                     "schema": schema}
+            if f.description or f.spec.description:
+                param["description"] = f.description or f.spec.description
+            params.append(param)
+        return params
+
+
+def _check_range(value: float, minimum: float | None, maximum: float | None, path: str) -> None:
+    if minimum is not None and value < minimum:
+        raise invalid(path, f"must be >= {minimum:g}, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise invalid(path, f"must be <= {maximum:g}, got {value:g}")
+
+
+def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None) -> dict[str, Any]:
+    if minimum is not None:
+        schema["minimum"] = minimum
+    if maximum is not None:
+        schema["maximum"] = maximum
+    return schema
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
+            int: "integer", float: "number"}.get(type(value), type(value).__name__)
+
+
+def _same_type(spec: Spec, value: Any) -> bool:
+    expected = {Int: (int,), Number: (int, float), Str: (str,), Enum: (str,), Bool: (bool,),
+                ListOf: (list,), Model: (dict,), MapOf: (dict,)}.get(type(spec), ())
+    return isinstance(value, expected)

@@ -1,0 +1,28 @@
+"""GET/PUT /api/v1/clipboard: the CLIPBOARD selection as UTF-8 text."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from desktopd.models import CLIPBOARD_BODY
+from desktopd.web.errors import invalid
+
+from .common import json_body, xservice
+
+
+async def get_clipboard(request: web.Request) -> web.Response:
+    text = await xservice(request).call(lambda desk: desk.clipboard_get())
+    return web.json_response({"text": text, "empty": text is None})
+
+
+async def put_clipboard(request: web.Request) -> web.Response:
+    if request.content_type == "text/plain":  # curl --data-binary @file -H 'Content-Type: text/plain'
+        raw = await request.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise invalid("body", "text/plain body must be UTF-8") from None
+    else:
+        text = (await json_body(request, CLIPBOARD_BODY))["text"]
+    await xservice(request).call(lambda desk: desk.clipboard_set(text), field="text")
+    return web.json_response({"ok": True, "length": len(text)})

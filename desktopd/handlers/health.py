@@ -1,0 +1,29 @@
+"""GET /health: open without a token; 200 when the X display answers, 503 (same body) when not."""
+
+from __future__ import annotations
+
+import time
+
+from aiohttp import web
+
+from desktopd import __version__, keys
+
+from .common import xservice
+
+
+async def health(request: web.Request) -> web.Response:
+    xs = xservice(request)
+    info = await xs.probe()
+    started = request.app[keys.STARTED_AT]
+    connected = info is not None and info.get("connected", True)
+    body = {
+        "status": "ok" if connected else "degraded",
+        "version": __version__,
+        "display": xs.display,
+        "x_connected": connected,
+        "x_state_since": xs.state_since,
+        "screen": {"width": info.get("width"), "height": info.get("height")} if connected else None,
+        "uptime_s": round(time.time() - started, 3),
+        "x": info if connected else {"connected": False, "last_error": xs.last_error},
+    }
+    return web.json_response(body, status=200 if connected else 503)

@@ -1,0 +1,100 @@
+"""GET /api/v1/openapi.json: OpenAPI 3.1 generated from the route table and the request models
+(the same objects that validate requests, so the document cannot drift from the code)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import __version__, keys
+
+ERROR_SCHEMA = {
+    "type": "object", "required": ["error", "detail"],
+    "properties": {
+        "error": {"type": "string", "description": "Machine-readable code, e.g. invalid_field."},
+        "detail": {"description": "Human-readable explanation (string or structure)."},
+        "field": {"type": "string", "description": "422 only: the offending field, e.g. events[2].x"},
+    },
+}
+ERROR_TEXT = {
+    400: "Malformed JSON or not a JSON object",
+    401: "Missing or wrong bearer token",
+    404: "No such window",
+    422: "A field is invalid; `field` names it",
+    500: "Unexpected error (X protocol error, bug)",
+    503: "The X display is not available (desktopd reconnects when it returns)",
+}
+
+
+def _error(status: int) -> dict[str, Any]:
+    return {"description": ERROR_TEXT[status],
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def operation(route: Any) -> dict[str, Any]:
+    op: dict[str, Any] = {"summary": route.summary, "tags": [route.tag],
+                          "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z0-9]+', '_', route.path.lower()).strip('_')}"}
+    if route.description:
+        op["description"] = route.description
+    params = []
+    if "{id}" in route.path:
+        params.append({"name": "id", "in": "path", "required": True,
+                       "description": "X window id, decimal or 0x-hex (from /api/v1/tree).",
+                       "schema": {"type": "string"}})
+    if route.query is not None:
+        params.extend(route.query.query_parameters())
+    if params:
+        op["parameters"] = params
+    if route.body is not None:
+        op["requestBody"] = {"required": not route.body_optional,
+                             "content": {"application/json": {"schema": route.body.schema()}}}
+    success: dict[str, Any] = {"description": "No Content" if route.success_status == 204 else "OK"}
+    if route.success:
+        success["content"] = route.success
+    if route.success_headers:
+        success["headers"] = {name: {"description": text, "schema": {"type": "string"}}
+                              for name, text in route.success_headers.items()}
+    responses: dict[str, Any] = {str(route.success_status): success}
+    codes = []
+    if route.body is not None:
+        codes += [400, 422]
+    elif route.query is not None or "{id}" in route.path:
+        codes.append(422)
+    if not route.public:
+        codes.append(401)
+    if route.not_found:
+        codes.append(404)
+    codes.append(500)
+    if route.uses_x:
+        codes.append(503)
+    for code in sorted(codes):
+        responses[str(code)] = _error(code)
+    if route.public:
+        op["security"] = []
+    op["responses"] = responses
+    return op
+
+
+def build_openapi(routes: list[Any]) -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "desktopd", "version": __version__,
+                 "description": "See and drive an X11 desktop over HTTP. Coordinates are screen "
+                                "pixels unless a field says otherwise."},
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": ERROR_SCHEMA},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "Required when DESKTOPD_TOKEN is set."}},
+        },
+        "security": [{"bearer": []}],
+    }
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    return web.json_response(build_openapi(request.app[keys.ROUTES]))

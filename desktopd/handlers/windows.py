@@ -1,0 +1,47 @@
+"""GET /api/v1/tree and POST /api/v1/windows/{id}/{action}."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from desktopd.models import EMPTY_BODY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
+from desktopd.web.errors import invalid
+
+from .common import optional_json_body, xservice
+
+ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
+                 "maximize": EMPTY_BODY, "move": WINDOW_MOVE_BODY, "resize": WINDOW_RESIZE_BODY}
+
+
+def window_id(raw: str) -> int:
+    """Decimal or 0x-hex, as xdotool and xwininfo print them."""
+    try:
+        value = int(raw, 0)
+    except ValueError:
+        raise invalid("id", f"expected a window id (decimal or 0x hex), got {raw!r}") from None
+    if not 0 < value < 1 << 32:
+        raise invalid("id", f"out of range: {raw!r}")
+    return value
+
+
+async def tree(request: web.Request) -> web.Response:
+    xs = xservice(request)
+    windows = await xs.call(lambda desk: desk.windows())
+    width, height = xs.screen or (None, None)
+    return web.json_response({"screen": {"width": width, "height": height},
+                              "coordinate_space": "screen pixels", "windows": windows})
+
+
+def window_action_handler(action: str):
+    model = ACTION_BODIES[action]
+
+    async def handler(request: web.Request) -> web.Response:
+        wid = window_id(request.match_info["id"])
+        params = await optional_json_body(request, model)
+        result = await xservice(request).call(
+            lambda desk: desk.window_action(wid, action, **params), field="body")
+        return web.json_response({"ok": True, "id": wid, "action": action,
+                                  **(result if isinstance(result, dict) else {})})
+
+    handler.__name__ = f"window_{action}"
+    return handler

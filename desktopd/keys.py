@@ -1,0 +1,10 @@
+"""Typed application keys of desktopd's aiohttp app (plain strings on aiohttp 3.8)."""
+
+from __future__ import annotations
+
+from desktopd.web.appkeys import app_key
+
+SETTINGS = app_key("desktopd.settings")
+XSERVICE = app_key("desktopd.xservice")
+STARTED_AT = app_key("desktopd.started_at", float)
+ROUTES = app_key("desktopd.routes")

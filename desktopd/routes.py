@@ -1,0 +1,110 @@
+"""Every route of desktopd, declared once: registered on the app and described by OpenAPI."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import models
+from desktopd.fields import Model, Spec
+from desktopd.handlers import clipboard, compat, execute, health, keyboard, openapi, pointer, screenshot, windows
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+OBJ = {"type": "object"}
+POSITION = {"type": "object", "properties": {
+    "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
+    "y": {"type": "integer", "description": "Pointer y after the events, screen pixels."},
+    "events": {"type": "integer"}}, "required": ["x", "y"]}
+EXECUTE_RESULT = {"type": "object", "properties": {
+    "exit_code": {"type": ["integer", "null"], "description": "Negative: killed by that signal."},
+    "signal": {"type": ["string", "null"]}, "timed_out": {"type": "boolean"},
+    "stdout": {"type": "string"}, "stderr": {"type": "string"},
+    "stdout_truncated": {"type": "boolean"}, "stderr_truncated": {"type": "boolean"},
+    "stdout_bytes": {"type": "integer"}, "stderr_bytes": {"type": "integer"},
+    "duration_s": {"type": "number"}, "pid": {"type": "integer"},
+    "detached": {"type": "boolean"}, "log": {"type": ["string", "null"]}}}
+IMAGE_HEADERS = {
+    "X-Screen-Width": "Screen width in pixels.", "X-Screen-Height": "Screen height in pixels.",
+    "X-Region": "Captured rectangle x,y,width,height in screen pixels.",
+    "X-Scale": "Factor applied: screen_x = region_x + image_x / scale.",
+    "X-Image-Width": "Width of the returned image.", "X-Image-Height": "Height of the returned image.",
+    "X-Raw-Width": "format=raw: pixels per row.", "X-Raw-Height": "format=raw: rows.",
+    "X-Raw-Stride": "format=raw: bytes per row (width*4).",
+    "X-Raw-Format": "format=raw: BGRX, 4 bytes a pixel (blue, green, red, unused), rows top down.",
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    tag: str
+    query: Model | None = None
+    body: Spec | None = None
+    body_optional: bool = False
+    uses_x: bool = True
+    public: bool = False
+    not_found: bool = False
+    success_status: int = 200
+    success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
+    success_headers: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+
+
+def _window_routes() -> list[Route]:
+    out = []
+    for action, model in windows.ACTION_BODIES.items():
+        out.append(Route("POST", f"/api/v1/windows/{{id}}/{action}", windows.window_action_handler(action),
+                         f"{action.capitalize()} a top-level window", "windows",
+                         body=model if model.fields else None, body_optional=not model.fields,
+                         not_found=True))
+    return out
+
+
+ROUTES: list[Route] = [
+    Route("GET", "/health", health.health, "Liveness and X connection state (no token needed)",
+          "meta", uses_x=False, public=True,
+          description="200 while the X display answers; 503 with the same body while it does not."),
+    Route("GET", "/api/v1/openapi.json", openapi.openapi_json, "This document", "meta", uses_x=False),
+    Route("GET", "/api/v1/screenshot", screenshot.screenshot, "Capture the screen or a region",
+          "screen", query=models.SCREENSHOT_QUERY,
+          success={"image/png": {"schema": {"type": "string", "format": "binary"}},
+                   "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+                   "image/webp": {"schema": {"type": "string", "format": "binary"}},
+                   "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+          success_headers=IMAGE_HEADERS),
+    Route("POST", "/api/v1/tablet", pointer.tablet, "Pointer: tap, move, click, down/up, drag, scroll",
+          "input", body=models.POINTER_BODY,
+          success={"application/json": {"schema": POSITION}},
+          description="Coordinates are screen pixels; off-screen ones are a 422 naming the field."),
+    Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
+          "input", body=models.KEYBOARD_BODY),
+    Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
+          description="Geometry fields are screen pixels (see each window's fields)."),
+    *_window_routes(),
+    Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
+          "system", body=models.EXECUTE_BODY, uses_x=False,
+          success={"application/json": {"schema": EXECUTE_RESULT}}),
+    Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
+          "clipboard"),
+    Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
+          "clipboard", body=models.CLIPBOARD_BODY,
+          description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
+    Route("POST", "/api/v1/tablet_event", compat.tablet_event,
+          "Compatibility: the original desktopd's pointer events", "compat",
+          body=models.COMPAT_TABLET_BODY, success_status=204, success={}),
+    Route("POST", "/api/v1/keyboard_event", compat.keyboard_event,
+          "Compatibility: the original desktopd's key events", "compat",
+          body=models.COMPAT_KEYBOARD_BODY, success_status=204, success={}),
+]
+
+
+def setup_routes(app: web.Application, routes: list[Route] = ROUTES) -> None:
+    for route in routes:
+        app.router.add_route(route.method, route.path, route.handler)

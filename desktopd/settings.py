@@ -1,0 +1,94 @@
+"""desktopd's settings: CLI flags first, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from desktopd.web.middlewares import read_token
+
+DEFAULT_PORT = 8080
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class SettingsError(ValueError):
+    """A setting that cannot work; __main__ prints it and exits with status 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    display: str = ":0"
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    token: str | None = field(default=None, repr=False)  # never printed in logs
+    insecure: bool = False
+    log_level: str = "INFO"
+    # Where `execute` with detach=true writes the app's output (None: /dev/null).
+    app_log_dir: str | None = None
+
+    def check(self) -> None:
+        """Refuse configurations that would expose an unauthenticated desktop to the network."""
+        if not is_loopback(self.host) and not self.token and not self.insecure:
+            raise SettingsError(
+                f"refusing to listen on non-loopback address {self.host!r} without a token: set "
+                "DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
+                "if the network is trusted")
+        if not 0 <= self.port <= 65535:
+            raise SettingsError(f"port must be 0..65535, got {self.port}")
+        if self.log_level not in LOG_LEVELS:
+            raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a hostname: it may resolve anywhere, treat it as exposed
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(prog="python -m desktopd",
+                                     description="HTTP service to see and drive an X11 desktop")
+    parser.add_argument("--display", default=env.get("DISPLAY") or ":0",
+                        help="X display to drive (env DISPLAY; default :0)")
+    parser.add_argument("--host", default=env.get("DESKTOPD_HOST") or "127.0.0.1",
+                        help="address to listen on (env DESKTOPD_HOST; default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=None,
+                        help=f"port to listen on (env DESKTOPD_PORT; default {DEFAULT_PORT})")
+    parser.add_argument("--token-file", default=env.get("DESKTOPD_TOKEN_FILE"),
+                        help="file holding the bearer token (env DESKTOPD_TOKEN wins over it)")
+    parser.add_argument("--insecure", action="store_true", default=_truthy(env.get("DESKTOPD_INSECURE")),
+                        help="allow a non-loopback address without a token (env DESKTOPD_INSECURE=1)")
+    parser.add_argument("--log-level", default=(env.get("DESKTOPD_LOG_LEVEL") or "INFO").upper(),
+                        type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env DESKTOPD_LOG_LEVEL)")
+    parser.add_argument("--app-log-dir", default=env.get("DESKTOPD_APP_LOG_DIR"),
+                        help="directory for detached apps' output (env DESKTOPD_APP_LOG_DIR; "
+                             "default: discard it)")
+    args = parser.parse_args(argv)
+
+    port = args.port
+    if port is None:
+        raw = env.get("DESKTOPD_PORT")
+        try:
+            port = int(raw) if raw else DEFAULT_PORT
+        except ValueError:
+            raise SettingsError(f"DESKTOPD_PORT must be an integer, got {raw!r}") from None
+    try:
+        token = read_token(env.get("DESKTOPD_TOKEN"), args.token_file)
+    except OSError as exc:
+        raise SettingsError(f"cannot read the token file: {exc}") from None
+    settings = Settings(display=args.display, host=args.host, port=port, token=token,
+                        insecure=args.insecure, log_level=args.log_level,
+                        app_log_dir=args.app_log_dir)
+    settings.check()
+    return settings

@@ -1,0 +1,136 @@
+"""The HTTP layer's one door to the X layer.
+
+Every X call runs on the Desktop's single-thread executor (Xlib is not thread-safe; one worker
+also keeps input events in order), reconnects first when the display went away, and turns the X
+layer's exceptions into the API's JSON errors: DisplayUnavailable -> 503, WindowNotFound -> 404,
+ValueError -> 422 naming the field the caller says it came from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from desktopd.web.errors import ApiError, invalid, not_found, unavailable
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# No single X request should take this long; a wedged X server must not hang a request forever.
+CALL_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class XErrors:
+    """The X layer's exception types (injected so unit tests can use a fake desktop)."""
+
+    unavailable: type[BaseException]
+    window_not_found: type[BaseException]
+    x_error: type[BaseException]
+
+
+def real_x_errors() -> XErrors:
+    from desktopd.x11.desktop import DisplayUnavailable, WindowNotFound, X11Error
+    return XErrors(DisplayUnavailable, WindowNotFound, X11Error)
+
+
+def real_desktop(display: str) -> Any:
+    from desktopd.x11.desktop import Desktop
+    return Desktop(display=display)
+
+
+class XService:
+    def __init__(self, desktop: Any, errors: XErrors, display: str) -> None:
+        self.desktop = desktop
+        self.errors = errors
+        self.display = display
+        executor = getattr(desktop, "executor", None)
+        self._own_executor = executor is None
+        self.executor: concurrent.futures.Executor = executor or concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="desktopd-x11")
+        self.connected = False
+        self.last_error: str | None = None
+        self.state_since = time.time()
+        self.screen: tuple[int, int] | None = None
+
+    # -- state bookkeeping (called on the X thread, read on the loop: plain attribute writes) --
+    def _mark(self, connected: bool, error: str | None = None) -> None:
+        if connected != self.connected:
+            self.state_since = time.time()
+            if connected:
+                log.info("X display %s connected", self.display)
+            else:
+                log.warning("X display %s unavailable: %s", self.display, error)
+        self.connected = connected
+        self.last_error = error
+
+    def _run(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
+        """On the X thread: make sure the display is there, then do the work."""
+        was_connected = self.connected
+        try:
+            self.desktop.ensure_connected()
+            if not was_connected or self.screen is None:
+                self.screen = tuple(self.desktop.screen_size())  # type: ignore[assignment]
+            self._mark(True)
+            return fn(self.desktop, *args, **kwargs)
+        except self.errors.unavailable as exc:
+            self._mark(False, str(exc) or type(exc).__name__)
+            raise
+
+    async def call(self, fn: Callable[..., T], *args: Any, field: str | None = None,
+                   timeout: float = CALL_TIMEOUT, **kwargs: Any) -> T:
+        """Run ``fn(desktop, *args, **kwargs)`` on the X thread; raise ApiError on failure."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.executor, self._run, fn, args, kwargs)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise unavailable(f"the X server did not answer within {timeout:g} s",
+                              retry_after=5) from None
+        except ApiError:
+            raise
+        except self.errors.unavailable as exc:
+            raise unavailable(f"X display {self.display} is not available: {exc}",
+                              retry_after=1) from None
+        except self.errors.window_not_found as exc:
+            raise not_found(str(exc) or "no such window") from None
+        except ValueError as exc:
+            raise invalid(field or "body", str(exc)) from None
+        except self.errors.x_error as exc:
+            if not self.connected:
+                raise unavailable(f"X display {self.display} went away: {exc}", retry_after=1) from None
+            raise ApiError(500, "x11_error", f"{type(exc).__name__}: {exc}") from None
+
+    async def screen_size(self) -> tuple[int, int]:
+        if self.screen is not None and self.connected:
+            return self.screen
+        # _run reads the size right after (re)connecting, before it calls this function.
+        return await self.call(lambda desk: self.screen)
+
+    async def probe(self, timeout: float = 5.0) -> dict[str, Any] | None:
+        """For /health: connect if needed and describe the display; None while it is unavailable."""
+        try:
+            return await self.call(lambda desk: desk.info(), timeout=timeout)
+        except ApiError:
+            return None
+
+    async def start(self) -> None:
+        """First connection attempt; the service starts anyway when the display is not up yet."""
+        info = await self.probe()
+        if info is None:
+            log.warning("starting without X display %s (%s); will reconnect on demand",
+                        self.display, self.last_error)
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(loop.run_in_executor(self.executor, self.desktop.close), 10)
+        except Exception as exc:  # shutting down: log, never block the exit
+            log.warning("closing the X connection failed: %s", exc)
+        if self._own_executor:
+            self.executor.shutdown(wait=False)
