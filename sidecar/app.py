@@ -1,0 +1,59 @@
+"""The sidecar's aiohttp application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from desktopd.web.errors import ApiError, unavailable
+from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
+
+from . import keys
+from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
+from .routes import setup_routes
+from .settings import Settings
+
+MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
+
+
+@web.middleware
+async def cdp_error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Chromium's failures as JSON with a status that says whose fault it was, never a 500."""
+    try:
+        return await handler(request)
+    except ChromiumUnavailable as exc:
+        raise unavailable(str(exc), retry_after=1) from None
+    except CDPSessionClosed as exc:
+        raise ApiError(409, "tab_closed",
+                       f"the tab closed, navigated away or crashed during the request ({exc})") from None
+    except CDPTimeout as exc:
+        raise ApiError(504, "cdp_timeout", f"Chromium did not answer in time ({exc})") from None
+    except CDPDisconnected as exc:
+        raise unavailable(f"lost the connection to Chromium ({exc}); it is being restarted",
+                          retry_after=1) from None
+    except CDPError as exc:
+        raise ApiError(502, "cdp_error", {"method": exc.method, "code": exc.code,
+                                          "message": exc.message}) from None
+
+
+def init_app(settings: Settings) -> web.Application:
+    app = web.Application(
+        middlewares=[error_middleware,
+                     token_auth_middleware(settings.token, public_paths=("/health",)),
+                     cdp_error_middleware],
+        client_max_size=MAX_BODY_BYTES,
+    )
+    app[keys.SETTINGS] = settings
+
+    async def chromium_context(app: web.Application) -> AsyncIterator[None]:
+        supervisor = ChromiumSupervisor(settings)
+        app[keys.SUPERVISOR] = supervisor
+        await supervisor.start()      # launches in the background; /health says "starting"
+        yield
+        await supervisor.stop()       # Chromium stops with the app
+
+    app.cleanup_ctx.append(chromium_context)
+    setup_routes(app)
+    return app

@@ -1,0 +1,285 @@
+"""Keep one Chromium running and connected: launch, connect, follow targets, restart on death.
+
+The supervisor owns the Chromium process, the CDP connection and the target tracker. When the
+process dies it is relaunched with exponential backoff (``restarts`` counts it) and the start URLs
+are opened again; when only the socket drops, it reconnects to the same browser first
+(``reconnects``). HTTP handlers ask ``session()`` for the current connection and tracker and get
+``ChromiumUnavailable`` (a 503) meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+from typing import Any
+
+from .cdp.connection import CDPConnection, CDPError
+from .cdp.targets import TargetTracker
+from .launcher import ChromiumProcess, LaunchError, launch
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+HEADLESS_WINDOW = (1280, 800)
+RECONNECT_ATTEMPTS = 3
+# A Chromium that stayed up this long resets the restart backoff.
+STABLE_AFTER_S = 60.0
+
+
+class ChromiumUnavailable(Exception):
+    """There is no connected Chromium right now (starting, restarting or failing to start)."""
+
+
+class ChromiumSupervisor:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.chromium: ChromiumProcess | None = None
+        self.conn: CDPConnection | None = None
+        self.tracker: TargetTracker | None = None
+        self.version: dict[str, Any] = {}
+        self.window_size: tuple[int, int] | None = None
+        self.restarts = 0
+        self.reconnects = 0
+        self.last_error: str | None = None
+        self._failed_once = False
+        self._ever_ok = False
+        self._user_data_dir: str | None = None
+        self._task: asyncio.Task | None = None
+        self._state_changed = asyncio.Event()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Begin launching in the background; returns at once (health says ``starting``)."""
+        self._user_data_dir = tempfile.mkdtemp(prefix="sidecar-chromium-")
+        self.window_size = await self._resolve_window_size()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+        await self._teardown()
+        if self._user_data_dir is not None:
+            shutil.rmtree(self._user_data_dir, ignore_errors=True)
+            self._user_data_dir = None
+
+    # -- what the HTTP layer sees --------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        connected = self.conn is not None and self.conn.connected and self.tracker is not None
+        if connected and self.tracker is not None and self.tracker.pages():
+            self._ever_ok = True
+            return "ok"
+        if not self._ever_ok and not self._failed_once:
+            return "starting"
+        return "degraded"
+
+    def session(self) -> tuple[CDPConnection, TargetTracker]:
+        """The live connection and tracker, or ChromiumUnavailable saying why not."""
+        conn, tracker = self.conn, self.tracker
+        if conn is None or tracker is None or not conn.connected:
+            why = "Chromium is starting" if self.status == "starting" else (
+                f"Chromium is restarting (last error: {self.last_error})")
+            raise ChromiumUnavailable(why)
+        return conn, tracker
+
+    def health(self) -> dict[str, Any]:
+        chromium = self.chromium
+        tracker = self.tracker
+        conn = self.conn
+        body: dict[str, Any] = {
+            "status": self.status,
+            "pid": chromium.pid if chromium is not None and chromium.returncode is None else None,
+            "version": self.version.get("product"),
+            "user_agent": self.version.get("userAgent"),
+            "protocol_version": self.version.get("protocolVersion"),
+            "cdp_connected": bool(conn is not None and conn.connected),
+            "tabs": len(tracker.pages()) if tracker is not None else 0,
+            "restarts": self.restarts,
+            "reconnects": self.reconnects,
+            "last_error": self.last_error,
+            "headless": self.settings.headless,
+            "window": self._window(),
+        }
+        if conn is not None:
+            body["cdp_stats"] = conn.stats()
+        if self.settings.expose_cdp_port and chromium is not None:
+            body["cdp_url"] = chromium.ws_url
+        return body
+
+    def _window(self) -> dict[str, Any] | None:
+        if self.window_size is None:
+            return None
+        x, y = self.settings.window_position
+        return {"x": x, "y": y, "width": self.window_size[0], "height": self.window_size[1],
+                "space": "screen", "note": "as requested at launch; the window manager may adjust it"}
+
+    async def wait_until(self, status: str, timeout: float) -> None:
+        """Wait for ``status`` (tests, startup logging); TimeoutError otherwise."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.status != status:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"status is {self.status!r}, not {status!r}, after {timeout} s "
+                                   f"(last error: {self.last_error})")
+            event = self._state_changed
+            try:
+                # Tab changes do not signal this event: re-check at least every half second.
+                await asyncio.wait_for(event.wait(), min(remaining, 0.5))
+            except asyncio.TimeoutError:
+                pass
+
+    def _signal(self) -> None:
+        self._state_changed.set()
+        self._state_changed = asyncio.Event()
+
+    # -- the supervision loop ------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        delay = self.settings.restart_backoff
+        while True:
+            started = loop.time()
+            try:
+                await self._launch()
+                await self._connect()
+                await self._open_other_start_urls()
+                reason = await self._watch()
+            except (LaunchError, CDPError, OSError) as exc:
+                reason = f"{type(exc).__name__}: {exc}"
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the watcher must survive anything
+                log.exception("unexpected error supervising Chromium")
+                reason = f"{type(exc).__name__}: {exc}"
+            self.last_error = reason
+            self._failed_once = True
+            await self._teardown()
+            self._signal()
+            if loop.time() - started > STABLE_AFTER_S:
+                delay = self.settings.restart_backoff
+            log.warning("Chromium is down (%s); restarting in %.1f s", reason, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.settings.restart_backoff_max)
+            self.restarts += 1
+
+    async def _launch(self) -> None:
+        if self._user_data_dir is None:
+            raise LaunchError("the supervisor was not started")
+        first_url = self.settings.urls[0] if self.settings.urls else None
+        self.chromium = await launch(self.settings.launch_options(self.window_size),
+                                     self._user_data_dir, first_url)
+
+    async def _connect(self) -> None:
+        chromium = self.chromium
+        if chromium is None:
+            raise LaunchError("no Chromium to connect to")
+        conn = await CDPConnection.connect(chromium.ws_url, call_timeout=self.settings.cdp_timeout)
+        try:
+            tracker = TargetTracker(conn, configure_timeout=self.settings.cdp_timeout)
+            await tracker.start()
+            version = await conn.send("Browser.getVersion")
+        except BaseException:
+            await conn.close()
+            raise
+        self.conn, self.tracker, self.version = conn, tracker, version
+        self._signal()
+        log.info("connected to %s (pid %d)", version.get("product"), chromium.pid)
+
+    async def _open_other_start_urls(self) -> None:
+        """The first URL is on the command line; the rest become tabs behind it, in order."""
+        conn, tracker = self.session()
+        if len(self.settings.urls) < 2:
+            return
+        # Wait for the first tab, so the others are created (and ordered) after it.
+        await tracker.wait_for(lambda: bool(tracker.pages()), self.settings.cdp_timeout)
+        for url in self.settings.urls[1:]:
+            await conn.send("Target.createTarget", {"url": url, "background": True})
+
+    async def _watch(self) -> str:
+        """Return why Chromium is no longer usable; reconnect on a mere socket drop."""
+        chromium = self.chromium
+        if chromium is None:
+            return "no Chromium process"
+        exited = asyncio.ensure_future(chromium.wait())
+        try:
+            while True:
+                conn = self.conn
+                if conn is None:
+                    return "no CDP connection"
+                closed = asyncio.ensure_future(conn.wait_closed())
+                done, _ = await asyncio.wait({exited, closed}, return_when=asyncio.FIRST_COMPLETED)
+                if exited in done:
+                    closed.cancel()
+                    tail = chromium.recent_stderr(3)
+                    return f"Chromium exited with status {exited.result()}" + (
+                        f"; stderr: {tail}" if tail else "")
+                why = closed.result()
+                log.warning("CDP connection lost while Chromium lives (%s); reconnecting", why)
+                await self._drop_connection()
+                if not await self._reconnect(exited):
+                    return f"CDP connection lost ({why}) and reconnecting failed"
+        finally:
+            exited.cancel()
+
+    async def _reconnect(self, exited: asyncio.Future) -> bool:
+        for attempt in range(RECONNECT_ATTEMPTS):
+            await asyncio.sleep(0.25 * 2 ** attempt)
+            if exited.done():
+                return False
+            try:
+                await self._connect()
+            except CDPError as exc:
+                self.last_error = f"reconnect failed: {exc}"
+                continue
+            self.reconnects += 1
+            return True
+        return False
+
+    async def _drop_connection(self) -> None:
+        tracker, conn = self.tracker, self.conn
+        self.tracker = self.conn = None
+        if tracker is not None:
+            tracker.stop()
+        if conn is not None:
+            await conn.close()
+        self._signal()
+
+    async def _teardown(self) -> None:
+        await self._drop_connection()
+        chromium, self.chromium = self.chromium, None
+        if chromium is not None:
+            await chromium.stop()
+
+    async def _resolve_window_size(self) -> tuple[int, int] | None:
+        if self.settings.window_size is not None:
+            return self.settings.window_size
+        if self.settings.headless:
+            return HEADLESS_WINDOW
+        display = self.settings.display or ""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, _display_size, display)
+        except Exception as exc:  # noqa: BLE001 - Xlib raises several unrelated types
+            log.warning("cannot read the size of display %s (%s); Chromium picks its own", display, exc)
+            return None
+
+
+def _display_size(display: str) -> tuple[int, int]:
+    """The root window's size in pixels (blocking: run in an executor)."""
+    from Xlib import display as xdisplay
+
+    connection = xdisplay.Display(display)
+    try:
+        screen = connection.screen()
+        return screen.width_in_pixels, screen.height_in_pixels
+    finally:
+        connection.close()

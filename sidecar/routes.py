@@ -1,0 +1,177 @@
+"""HTTP routes: health, targets/tabs (list, open, close, activate, navigate) and layout."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from typing import Any
+
+from aiohttp import web
+
+from desktopd.web.errors import ApiError, invalid, not_found, read_json_object
+
+from . import keys
+from .cdp.connection import CDPConnection, CDPSessionClosed, CDPTimeout
+from .cdp.targets import PageTarget, TargetTracker
+
+# /layout bodies can be megabytes: no indentation, no spaces.
+_compact_dumps = functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
+
+
+def setup_routes(app: web.Application) -> None:
+    app.router.add_get("/health", health)
+    app.router.add_get("/targets", list_targets)
+    app.router.add_get("/tabs", list_tabs)
+    app.router.add_post("/tabs", open_tab)
+    app.router.add_delete("/tabs/{tab_id}", close_tab)
+    app.router.add_post("/tabs/{tab_id}/activate", activate_tab)
+    app.router.add_post("/tabs/{tab_id}/navigate", navigate_tab)
+    app.router.add_get("/layout", layout)
+    app.router.add_get("/", layout)
+
+
+def _session(request: web.Request) -> tuple[CDPConnection, TargetTracker]:
+    return request.app[keys.SUPERVISOR].session()
+
+
+def _timeout(request: web.Request) -> float:
+    return request.app[keys.SETTINGS].cdp_timeout
+
+
+def tab_json(page: PageTarget, index: int) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": page.target_id, "type": "page", "title": page.title,
+                            "url": page.url, "attached": True, "index": index,
+                            "frames": len(page.children)}
+    if page.opener_id:
+        body["openerId"] = page.opener_id
+    if page.crashed:
+        body["crashed"] = True
+    return body
+
+
+def _find_tab(tracker: TargetTracker, tab_id: str) -> tuple[PageTarget, int]:
+    page = tracker.find_page(tab_id)
+    if page is None:
+        raise not_found(f"no tab with id (or unique id prefix) {tab_id!r}; see GET /tabs")
+    return page, tracker.pages().index(page)
+
+
+# -- health and listings --------------------------------------------------------------------------
+
+async def health(request: web.Request) -> web.Response:
+    """200 when Chromium is connected with at least one tab; 503 (same body) otherwise."""
+    body = request.app[keys.SUPERVISOR].health()
+    return web.json_response(body, status=200 if body["status"] == "ok" else 503)
+
+
+async def list_targets(request: web.Request) -> web.Response:
+    _conn, tracker = _session(request)
+    return web.json_response({"targets": tracker.targets()})
+
+
+async def list_tabs(request: web.Request) -> web.Response:
+    _conn, tracker = _session(request)
+    return web.json_response({"tabs": [tab_json(p, i) for i, p in enumerate(tracker.pages())]})
+
+
+# -- tab actions --------------------------------------------------------------------------------
+
+def _url_field(body: dict, *, required: bool) -> str:
+    url = body.get("url")
+    if url is None and not required:
+        return "about:blank"
+    if not isinstance(url, str) or not url.strip():
+        raise invalid("url", "expected a non-empty string such as https://example.com/")
+    if ":" not in url:
+        raise invalid("url", f"expected an absolute URL with a scheme, got {url!r}")
+    return url.strip()
+
+
+def _bool_field(body: dict, name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise invalid(name, f"expected true or false, got {value!r}")
+    return value
+
+
+async def _optional_json(request: web.Request) -> dict:
+    return await read_json_object(request) if request.can_read_body else {}
+
+
+async def open_tab(request: web.Request) -> web.Response:
+    """Body (optional): {"url": "https://...", "background": false}. 201 with the new tab."""
+    body = await _optional_json(request)
+    url = _url_field(body, required=False)
+    background = _bool_field(body, "background", False)
+    conn, tracker = _session(request)
+    created = await conn.send("Target.createTarget", {"url": url, "background": background})
+    page = await tracker.wait_for_page(created["targetId"], _timeout(request))
+    return web.json_response(tab_json(page, tracker.pages().index(page)), status=201)
+
+
+async def close_tab(request: web.Request) -> web.Response:
+    conn, tracker = _session(request)
+    page, _index = _find_tab(tracker, request.match_info["tab_id"])
+    result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
+    if result.get("success") is False:
+        raise ApiError(409, "not_closed", f"Chromium refused to close tab {page.target_id}")
+    await tracker.wait_for(lambda: tracker.find_page(page.target_id) is None, _timeout(request))
+    return web.json_response({"closed": page.target_id})
+
+
+async def activate_tab(request: web.Request) -> web.Response:
+    conn, tracker = _session(request)
+    page, index = _find_tab(tracker, request.match_info["tab_id"])
+    await conn.send("Target.activateTarget", {"targetId": page.target_id})
+    return web.json_response(tab_json(page, index))
+
+
+async def navigate_tab(request: web.Request) -> web.Response:
+    """Body: {"url": "...", "wait": "load" | "none", "timeout": seconds}. Returns the tab."""
+    body = await read_json_object(request)
+    url = _url_field(body, required=True)
+    wait = body.get("wait", "load")
+    if wait not in ("load", "none"):
+        raise invalid("wait", f"expected 'load' or 'none', got {wait!r}")
+    timeout = body.get("timeout", _timeout(request))
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 300:
+        raise invalid("timeout", f"expected seconds between 0 and 300, got {timeout!r}")
+    conn, tracker = _session(request)
+    page, index = _find_tab(tracker, request.match_info["tab_id"])
+    # Subscribe before navigating, so a fast load cannot fire before we listen.
+    async with conn.events("Page.loadEventFired", session_id=page.session_id, maxsize=16) as loads:
+        await page.send("Page.enable")
+        result = await page.send("Page.navigate", {"url": url})
+        if result.get("errorText"):
+            raise ApiError(502, "navigation_failed", {"url": url, "error": result["errorText"]})
+        # A same-document navigation (#fragment, history API) has no loaderId and no load event.
+        if wait == "load" and result.get("loaderId"):
+            try:
+                await loads.get(timeout=float(timeout))
+            except CDPTimeout:
+                raise ApiError(504, "load_timeout",
+                               f"{url} did not finish loading within {timeout} s") from None
+    if tracker.find_page(page.target_id) is None:
+        raise CDPSessionClosed("the tab closed while navigating")
+    return web.json_response(tab_json(page, index))
+
+
+# -- layout ----------------------------------------------------------------------------------
+
+async def layout(request: web.Request) -> web.Response:
+    """Delegates to sidecar.layout (the layout builder); the whole request is time-bounded."""
+    try:
+        from .layout import LayoutOptions, build_layout
+    except ImportError as exc:
+        if exc.name not in ("sidecar.layout", "sidecar.layout.builder", "sidecar.layout.options"):
+            raise
+        raise ApiError(501, "not_implemented", "the layout builder (sidecar.layout) is not installed") from None
+    options = LayoutOptions.from_query(request.query)
+    conn, tracker = _session(request)
+    budget = 3 * _timeout(request)
+    try:
+        body = await asyncio.wait_for(build_layout(conn, tracker, options), budget)
+    except asyncio.TimeoutError:
+        raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
+    return web.json_response(body, dumps=_compact_dumps)

@@ -1,0 +1,172 @@
+"""The sidecar's settings: CLI flags first, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from desktopd.web.middlewares import read_token
+
+from .launcher import LaunchOptions, default_chromium_path, parse_flags
+
+DEFAULT_PORT = 8122
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class SettingsError(ValueError):
+    """A setting that cannot work; __main__ prints it and exits with status 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    urls: tuple[str, ...] = ()
+    display: str | None = ":0"
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    token: str | None = field(default=None, repr=False)   # never printed in logs
+    insecure: bool = False
+    chromium_path: str = "chromium"
+    headless: bool = False
+    kiosk: bool = False
+    app_mode: bool = False
+    window_size: tuple[int, int] | None = None            # None: the display's size
+    window_position: tuple[int, int] = (0, 0)
+    chromium_flags: tuple[str, ...] = ()
+    expose_cdp_port: int | None = None                    # None: CDP on a private random port
+    cdp_timeout: float = 10.0
+    launch_timeout: float = 30.0
+    restart_backoff: float = 0.5                          # first delay; doubles up to the max
+    restart_backoff_max: float = 30.0
+    log_level: str = "INFO"
+
+    def check(self) -> None:
+        if not is_loopback(self.host) and not self.token and not self.insecure:
+            raise SettingsError(
+                f"refusing to listen on non-loopback address {self.host!r} without a token: set "
+                "SIDECAR_TOKEN / SIDECAR_TOKEN_FILE (or DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE), or "
+                "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
+        if not 0 <= self.port <= 65535:
+            raise SettingsError(f"port must be 0..65535, got {self.port}")
+        if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
+            raise SettingsError(f"the CDP port must be 1..65535, got {self.expose_cdp_port}")
+        if not self.headless and not self.display:
+            raise SettingsError("no X display: pass --display / set DISPLAY, or use --headless")
+        if self.cdp_timeout <= 0 or self.launch_timeout <= 0:
+            raise SettingsError("timeouts must be positive")
+        if self.log_level not in LOG_LEVELS:
+            raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
+
+    def launch_options(self, window_size: tuple[int, int] | None) -> LaunchOptions:
+        return LaunchOptions(
+            chromium_path=self.chromium_path, display=self.display, headless=self.headless,
+            kiosk=self.kiosk, app_mode=self.app_mode, window_size=window_size,
+            window_position=self.window_position, extra_flags=self.chromium_flags,
+            cdp_port=self.expose_cdp_port or 0, start_timeout=self.launch_timeout)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a hostname may resolve anywhere: treat it as exposed
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _pair(text: str, name: str, separators: str) -> tuple[int, int]:
+    for sep in separators:
+        if sep in text:
+            first, _, second = text.partition(sep)
+            try:
+                return int(first), int(second)
+            except ValueError:
+                break
+    raise SettingsError(f"{name} must look like W{separators[0]}H, got {text!r}")
+
+
+def _number(raw: str | None, name: str, default: float, kind: type = float) -> float:
+    if raw in (None, ""):
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, got {raw!r}") from None
+
+
+def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(
+        prog="python -m sidecar",
+        description="Launch Chromium on the desktop and serve its tabs' structure over HTTP")
+    parser.add_argument("urls", nargs="*", metavar="URL",
+                        help="start URLs, opened as tabs in this order (env SIDECAR_URLS, "
+                             "space-separated; default about:blank)")
+    parser.add_argument("--display", default=env.get("DISPLAY") or ":0",
+                        help="X display Chromium shows on (env DISPLAY; default :0)")
+    parser.add_argument("--host", default=env.get("SIDECAR_HOST") or "127.0.0.1",
+                        help="address to listen on (env SIDECAR_HOST; default 127.0.0.1)")
+    parser.add_argument("--port", default=None,
+                        help=f"port to listen on (env SIDECAR_PORT; default {DEFAULT_PORT})")
+    parser.add_argument("--token-file", default=None,
+                        help="file holding the bearer token (env SIDECAR_TOKEN_FILE; fallbacks "
+                             "SIDECAR_TOKEN, DESKTOPD_TOKEN, DESKTOPD_TOKEN_FILE)")
+    parser.add_argument("--insecure", action="store_true", default=_truthy(env.get("SIDECAR_INSECURE")),
+                        help="allow a non-loopback address without a token (env SIDECAR_INSECURE=1)")
+    parser.add_argument("--chromium", default=env.get("CHROMIUM_PATH") or None,
+                        help="Chromium executable (env CHROMIUM_PATH; default the system chromium)")
+    parser.add_argument("--headless", action="store_true", default=_truthy(env.get("SIDECAR_HEADLESS")),
+                        help="no window, no display needed (env SIDECAR_HEADLESS=1)")
+    parser.add_argument("--kiosk", action="store_true", default=_truthy(env.get("SIDECAR_KIOSK")),
+                        help="full-screen kiosk window without browser UI (env SIDECAR_KIOSK=1)")
+    parser.add_argument("--app", action="store_true", default=_truthy(env.get("SIDECAR_APP")),
+                        help="open the first URL as an app window without tabs and address bar "
+                             "(env SIDECAR_APP=1)")
+    parser.add_argument("--window-size", default=env.get("SIDECAR_WINDOW_SIZE") or None,
+                        help="WxH of the browser window (env SIDECAR_WINDOW_SIZE; default the "
+                             "display's size, 1280x800 when headless)")
+    parser.add_argument("--window-position", default=env.get("SIDECAR_WINDOW_POSITION") or "0,0",
+                        help="X,Y of the window's top-left corner (env SIDECAR_WINDOW_POSITION)")
+    parser.add_argument("--chromium-flag", action="append", default=[], dest="chromium_flags",
+                        help="an extra Chromium flag, repeatable (plus env CHROMIUM_FLAGS, "
+                             "shell-split)")
+    parser.add_argument("--expose-cdp", default=env.get("SIDECAR_CDP_PORT") or None, metavar="PORT",
+                        help="give Chromium's CDP this fixed port on 127.0.0.1 for other local "
+                             "tools (env SIDECAR_CDP_PORT; default: a private random port)")
+    parser.add_argument("--cdp-timeout", default=env.get("SIDECAR_CDP_TIMEOUT") or None,
+                        help="seconds a CDP call may take (env SIDECAR_CDP_TIMEOUT; default 10)")
+    parser.add_argument("--log-level", default=(env.get("SIDECAR_LOG_LEVEL") or "INFO").upper(),
+                        type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env SIDECAR_LOG_LEVEL)")
+    args = parser.parse_args(argv)
+
+    urls = tuple(args.urls) or tuple((env.get("SIDECAR_URLS") or "").split())
+    try:
+        token = (read_token(env.get("SIDECAR_TOKEN"), args.token_file or env.get("SIDECAR_TOKEN_FILE"))
+                 or read_token(env.get("DESKTOPD_TOKEN"), env.get("DESKTOPD_TOKEN_FILE")))
+    except OSError as exc:
+        raise SettingsError(f"cannot read the token file: {exc}") from None
+    try:
+        extra_flags = parse_flags(env.get("CHROMIUM_FLAGS")) + tuple(args.chromium_flags)
+    except ValueError as exc:
+        raise SettingsError(f"CHROMIUM_FLAGS cannot be split like a shell would: {exc}") from None
+    expose = args.expose_cdp
+    settings = Settings(
+        urls=urls, display=args.display, host=args.host,
+        port=int(_number(args.port or env.get("SIDECAR_PORT"), "port", DEFAULT_PORT, int)),
+        token=token, insecure=args.insecure,
+        chromium_path=args.chromium or default_chromium_path(),
+        headless=args.headless, kiosk=args.kiosk, app_mode=args.app,
+        window_size=_pair(args.window_size, "window size", "x,") if args.window_size else None,
+        window_position=_pair(args.window_position, "window position", ",x"),
+        chromium_flags=extra_flags,
+        expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
+        cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
+        log_level=args.log_level)
+    settings.check()
+    return settings
