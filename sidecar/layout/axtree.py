@@ -1,0 +1,129 @@
+"""Accessibility nodes (Accessibility.getFullAXTree) as /layout node records, and tree filters.
+
+A record holds everything about a node that does not depend on scroll: the geometry fields are
+added per request by the builder. Records are plain dicts in tree pre-order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+# AX properties reported as node states; their values are booleans, "mixed" (checked, pressed)
+# or a token (editable: "plaintext"/"richtext", invalid: "grammar"/"spelling").
+STATE_PROPERTIES = ("focused", "focusable", "disabled", "editable", "expanded", "selected",
+                    "checked", "pressed", "required", "readonly", "invalid", "modal",
+                    "multiselectable", "multiline", "busy", "hidden", "settable")
+# Other scalar AX properties worth keeping (relations such as labelledby are node lists: dropped).
+OTHER_PROPERTIES = ("level", "url", "valuemin", "valuemax", "valuetext", "autocomplete",
+                    "haspopup", "orientation", "keyshortcuts", "roledescription", "live",
+                    "placeholder")
+# Roles dropped by ?interesting=true (besides ignored nodes): layout-only wrappers.
+UNINTERESTING_ROLES = frozenset({"generic", "none", "presentation", "inlinetextbox",
+                                 "linebreak", "ignored"})
+
+Record = dict[str, Any]
+
+
+def _value(field: dict[str, Any] | None) -> Any:
+    return None if not field else field.get("value")
+
+
+def _state_value(value: Any) -> Any:
+    if value in ("true", "false"):
+        return value == "true"
+    return value
+
+
+def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "") -> list[Record]:
+    """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames."""
+    records: list[Record] = []
+    for node in nodes:
+        states: dict[str, Any] = {}
+        properties: dict[str, Any] = {}
+        for prop in node.get("properties", ()):
+            name = prop.get("name")
+            value = _value(prop.get("value"))
+            if isinstance(value, (list, dict)):
+                continue
+            if name in STATE_PROPERTIES:
+                states[name] = _state_value(value)
+            elif name in OTHER_PROPERTIES:
+                properties[name] = value
+        value = _value(node.get("value"))
+        description = _value(node.get("description"))
+        parent = node.get("parentId")
+        records.append({
+            "nodeId": id_prefix + str(node["nodeId"]),
+            "role": str(_value(node.get("role")) or ""),
+            "name": str(_value(node.get("name")) or ""),
+            "value": None if value is None or value == "" else str(value),
+            "description": None if not description else str(description),
+            "states": states,
+            "properties": properties,
+            "ignored": bool(node.get("ignored", False)),
+            "parentId": None if parent is None else id_prefix + str(parent),
+            "childIds": [id_prefix + str(c) for c in node.get("childIds", ())],
+            "backendDOMNodeId": node.get("backendDOMNodeId"),
+            "frameId": frame_id,
+        })
+    return records
+
+
+def is_interesting(record: Record) -> bool:
+    return not record["ignored"] and record["role"].lower() not in UNINTERESTING_ROLES
+
+
+def has_role(roles: frozenset[str]) -> Callable[[Record], bool]:
+    return lambda record: record["role"].lower() in roles
+
+
+def filter_tree(records: list[Record], keep: Callable[[Record], bool]) -> list[Record]:
+    """Only the records ``keep`` accepts, each re-parented to its nearest kept ancestor.
+
+    Walks the tree (not the list) so a kept node's children are its nearest kept descendants in
+    document order. Iterative: deep pages must not hit Python's recursion limit.
+    """
+    by_id = {r["nodeId"]: r for r in records}
+    roots = [r for r in records if r["parentId"] not in by_id]
+    kept: list[Record] = []
+    new_children: dict[str | None, list[str]] = {}
+    seen: set[str] = set()
+    # Stack of (record, nearest kept ancestor id); children pushed reversed to keep order.
+    stack: list[tuple[Record, str | None]] = [(r, None) for r in reversed(roots)]
+    while stack:
+        record, ancestor = stack.pop()
+        if record["nodeId"] in seen:
+            continue                              # a malformed tree must not loop
+        seen.add(record["nodeId"])
+        if keep(record):
+            copy = dict(record, parentId=ancestor, childIds=[])
+            kept.append(copy)
+            new_children.setdefault(ancestor, []).append(copy["nodeId"])
+            ancestor = copy["nodeId"]
+        for child_id in reversed(record["childIds"]):
+            child = by_id.get(child_id)
+            if child is not None:
+                stack.append((child, ancestor))
+    for record in kept:
+        record["childIds"] = new_children.get(record["nodeId"], [])
+    return kept
+
+
+def truncate(records: list[Record], limit: int) -> list[Record]:
+    """The first ``limit`` records in pre-order, with links to dropped nodes removed."""
+    head = records[:limit]
+    ids = {r["nodeId"] for r in head}
+    result = []
+    for record in head:
+        if all(c in ids for c in record["childIds"]) and (record["parentId"] in ids or record["parentId"] is None):
+            result.append(record)
+        else:
+            result.append(dict(record, childIds=[c for c in record["childIds"] if c in ids],
+                               parentId=record["parentId"] if record["parentId"] in ids else None))
+    return result
+
+
+def preorder(records: list[Record]) -> list[Record]:
+    """Records in tree pre-order starting from the roots (frames spliced into their iframes)."""
+    return filter_tree(records, lambda _record: True)

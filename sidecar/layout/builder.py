@@ -1,0 +1,448 @@
+"""/layout: every tab's accessibility tree with bounds in document, viewport and screen space.
+
+Per tab and request: one in-page probe (window metrics + change signal, see probe.py) and
+Page.getLayoutMetrics, concurrently. When the signal matches the tab's cached capture, the nodes
+and their scroll-independent placements are reused and only the viewport and screen bounds are
+recomputed; otherwise the tab is captured again: the AX trees and DOM snapshots of the page and
+each of its out-of-process iframes, all requested at once over the one connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktopd.web.errors import ApiError
+
+from . import axtree
+from .axtree import Record
+from .dom_fallback import dom_records
+from .geometry import Placement, View, viewport_origin
+from .options import LayoutOptions
+from .probe import PROBE_PARAMS, ProbeResult, parse_probe
+from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
+
+log = logging.getLogger(__name__)
+
+TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the client's timeout
+CAPTURE_ATTEMPTS = 3        # a page that navigates during a capture is captured again
+
+
+class PageChanged(Exception):
+    """The document changed while it was being captured."""
+
+
+@dataclass
+class Capture:
+    """Everything about a tab that does not depend on scroll: reused while the signal holds."""
+
+    signal: tuple
+    records: list[Record]
+    placements: list[Placement | None]
+    source: str                                  # "accessibility" or "dom"
+    sticky: bool                                 # position:sticky content moves with scroll
+    filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
+
+
+_captures: weakref.WeakKeyDictionary[Any, dict[str, Capture]] = weakref.WeakKeyDictionary()
+
+
+async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[str, Any]:
+    """The /layout body. Raises ApiError for a bad ``tab`` or when the one asked for fails."""
+    if not getattr(conn, "connected", True):
+        raise ApiError(503, "chromium_unavailable", "not connected to Chromium", headers={"Retry-After": "1"})
+    if options.tab is not None:
+        page = tracker.find_page(options.tab)
+        if page is None:
+            raise ApiError(404, "tab_not_found", f"tab: no tab (or more than one) matches {options.tab!r}",
+                           field="tab")
+        pages = [page]
+    else:
+        pages = tracker.pages()
+    try:
+        cache = _captures.setdefault(tracker, {})
+    except TypeError:                            # an object that cannot be weakly referenced
+        cache = {}
+    live = {page.target_id for page in tracker.pages()}
+    for stale in set(cache) - live:
+        cache.pop(stale, None)
+    results = await asyncio.gather(*(_tab_or_error(page, options, cache) for page in pages))
+    if options.tab is not None and isinstance(results[0], ApiError):
+        raise results[0]
+    tabs = []
+    for page, result in zip(pages, results):
+        entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
+        if isinstance(result, ApiError):
+            entry.update(layout=None, error=result.body())
+        else:
+            entry["layout"] = result
+        tabs.append(entry)
+    return {"tabs": tabs}
+
+
+async def _tab_or_error(page: Any, options: LayoutOptions, cache: dict[str, Capture]) -> Any:
+    try:
+        return await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+    except asyncio.TimeoutError:
+        return ApiError(503, "tab_unresponsive", f"no layout within {TAB_TIMEOUT:g} s",
+                        headers={"Retry-After": "1"})
+    except ApiError as exc:
+        return exc
+    except Exception as exc:     # CDP errors: classified by name, the client owns the types
+        return _classify(page, exc)
+
+
+def _classify(page: Any, exc: Exception) -> ApiError:
+    kind = type(exc).__name__
+    if getattr(page, "crashed", False):
+        return ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
+                        headers={"Retry-After": "1"})
+    if kind == "CDPSessionClosed":
+        return ApiError(404, "tab_closed", f"the tab closed during the request ({exc})")
+    if kind == "CDPTimeout":
+        return ApiError(503, "tab_unresponsive", str(exc), headers={"Retry-After": "1"})
+    if kind == "CDPDisconnected":
+        return ApiError(503, "chromium_unavailable", str(exc), headers={"Retry-After": "1"})
+    if isinstance(exc, PageChanged):
+        return ApiError(409, "tab_changing", str(exc))
+    if kind == "CDPError" or isinstance(exc, ValueError):
+        return ApiError(503, "layout_unavailable", str(exc), headers={"Retry-After": "1"})
+    log.exception("layout of tab %s failed", getattr(page, "target_id", "?"))
+    return ApiError(500, "internal_error", f"{kind}: {exc}")
+
+
+async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture]) -> dict[str, Any]:
+    if getattr(page, "crashed", False):
+        raise ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
+                       headers={"Retry-After": "1"})
+    children = list(getattr(page, "children", {}).values())
+    for _attempt in range(CAPTURE_ATTEMPTS):
+        probe, metrics, child_probes = await _probe(page, children)
+        signal = _signal(probe, metrics, child_probes, children)
+        capture = cache.get(page.target_id)
+        if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
+            return _render(capture, probe, metrics, options)
+        try:
+            capture = await _capture(page, children)
+        except PageChanged:
+            continue
+        # Trust the capture only if nothing changed while it was taken.
+        after, after_metrics, after_children = await _probe(page, children)
+        before_frames = (probe.frames, [c.frames if c else None for c in child_probes])
+        after_frames = (after.frames, [c.frames if c else None for c in after_children])
+        if signal is not None and before_frames != after_frames:
+            continue
+        after_signal = _signal(after, after_metrics, after_children, children)
+        cacheable = after_signal is not None and (signal is not None or _untouched(after_frames))
+        capture.signal = _with_scroll(after_signal, capture, after_metrics) if cacheable else (object(),)
+        cache[page.target_id] = capture
+        return _render(capture, after, after_metrics, options)
+    raise PageChanged("the page kept changing while its layout was captured; retry")
+
+
+async def _probe(page: Any, children: list[Any]) -> tuple[ProbeResult, dict, list[ProbeResult | None]]:
+    # A child iframe that detaches mid-probe only costs the cache, never the request.
+    probe_reply, metrics, *child_replies = await asyncio.gather(
+        page.send("Runtime.evaluate", PROBE_PARAMS), page.send("Page.getLayoutMetrics"),
+        *(_or_exception(child.send("Runtime.evaluate", PROBE_PARAMS)) for child in children))
+    return parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in child_replies]
+
+
+def _untouched(frames: tuple[tuple[str, ...], list]) -> bool:
+    """True when every tracker, installed by the probe before the capture, counted no change."""
+    main, children = frames
+    every = list(main) + [f for child in children for f in (child or ("?",))]
+    return all(f == "x" or f.endswith(":0") for f in every)
+
+
+def _parse_or_none(reply: Any) -> ProbeResult | None:
+    if isinstance(reply, BaseException):
+        return None
+    try:
+        return parse_probe(reply)
+    except ValueError:
+        return None
+
+
+def _signal(probe: ProbeResult, metrics: dict, child_probes: list[ProbeResult | None],
+            children: list[Any]) -> tuple | None:
+    """A key that changes whenever cached placements could be wrong, or None (never cache)."""
+    if not probe.trackable or any(c is None or not c.trackable for c in child_probes):
+        return None
+    unreachable = probe.unreachable_frames + sum(c.unreachable_frames for c in child_probes if c)
+    if unreachable > len(children):
+        return None          # a cross-origin frame in this process: its changes are invisible
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    return (probe.frames, tuple(sorted(c.target_id for c in children)),
+            tuple(c.frames for c in child_probes if c),
+            layout.get("clientWidth"), layout.get("clientHeight"), visual.get("zoom"),
+            probe.device_pixel_ratio, probe.inner_width, probe.inner_height)
+
+
+def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple | None:
+    """Sticky content moves with scroll: then the scroll position is part of the key."""
+    if signal is None or not capture.sticky:
+        return signal
+    layout = metrics.get("cssLayoutViewport", {})
+    return signal + (layout.get("pageX"), layout.get("pageY"))
+
+
+# -- capture -----------------------------------------------------------------------------------
+
+async def _capture(page: Any, children: list[Any]) -> Capture:
+    frame_tree_call = page.send("Page.getFrameTree")
+    snapshot_call = page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)
+    ax_call = page.send("Accessibility.getFullAXTree")
+    child_calls = [_capture_child(page, child) for child in children]
+    frame_tree, snapshot_reply, ax_reply, *child_results = await asyncio.gather(
+        frame_tree_call, snapshot_call, _or_exception(ax_call), *child_calls)
+    snapshot = Snapshot(snapshot_reply)
+    main_frame = frame_tree["frameTree"]["frame"]["id"]
+    if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
+        raise PageChanged("the snapshot is of another document than the frame tree")
+    placements = snapshot.placements(TOP_LEVEL)
+    source = "accessibility"
+    sessions: list[tuple[Snapshot, dict[int, DocumentPlacement], list[Record]]] = []
+    if isinstance(ax_reply, BaseException):
+        if type(ax_reply).__name__ in ("CDPSessionClosed", "CDPDisconnected", "CDPTimeout"):
+            raise ax_reply
+        log.info("AX tree unavailable (%s): DOM fallback", ax_reply)
+        source = "dom"
+        records = [r for doc in snapshot.documents for r in dom_records(
+            doc, snapshot.strings, "" if doc.index == 0 else f"d{doc.index}:")]
+    else:
+        records = axtree.ax_records(ax_reply.get("nodes", []), main_frame)
+        records += await _same_process_frames(page, snapshot, main_frame, records)
+    sessions.append((snapshot, placements, records))
+    _link_frames(snapshot, records)
+
+    # Out-of-process iframes, parents before children, each placed by its owner element.
+    by_target = {page.target_id: (snapshot, placements)}
+    pending = list(zip(children, child_results))
+    while pending:
+        progressed = False
+        for item in list(pending):
+            child, result = item
+            parent = by_target.get(child.parent_target_id)
+            if parent is None:
+                continue
+            pending.remove(item)
+            progressed = True
+            if result is None:
+                continue
+            child_snapshot, child_ax, owner_id = result
+            root = _oopif_root(parent[0], parent[1], owner_id, child_snapshot)
+            child_placements = child_snapshot.placements(root) if root else {}
+            by_target[child.target_id] = (child_snapshot, child_placements)
+            prefix = f"{child.target_id[:8]}:"
+            if child_ax is not None:
+                child_records = axtree.ax_records(child_ax, child.target_id, prefix)
+            else:
+                source = "dom"
+                child_records = [r for doc in child_snapshot.documents
+                                 for r in dom_records(doc, child_snapshot.strings, f"{prefix}d{doc.index}:")]
+            _attach(records, child_records, owner_id, parent_frame_records=sessions)
+            sessions.append((child_snapshot, child_placements, child_records))
+        if not progressed:
+            break
+
+    all_records: list[Record] = [r for _snap, _placed, recs in sessions for r in recs]
+    ordered = axtree.preorder(all_records)
+    where: dict[str, tuple[Snapshot, dict[int, DocumentPlacement]]] = {}
+    for snap, placed, recs in sessions:
+        for record in recs:
+            where[record["nodeId"]] = (snap, placed)
+    node_placements: list[Placement | None] = []
+    for record in ordered:
+        backend_id = record.get("backendDOMNodeId")
+        snap, placed = where[record["nodeId"]]
+        node_placements.append(snap.placement_of(backend_id, placed) if backend_id is not None else None)
+    sticky = any(doc.has_sticky for snap, _p, _r in sessions for doc in snap.documents)
+    return Capture(signal=(), records=ordered, placements=node_placements, source=source, sticky=sticky)
+
+
+async def _or_exception(call: Any) -> Any:
+    try:
+        return await call
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return exc
+
+
+async def _same_process_frames(page: Any, snapshot: Snapshot, main_frame: str,
+                               main_records: list[Record]) -> list[Record]:
+    """AX trees of the iframes rendered in the page's own process (e.g. same-origin ones)."""
+    known = {r["backendDOMNodeId"] for r in main_records}
+    frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != main_frame]
+    replies = await asyncio.gather(*(
+        _or_exception(page.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
+        for doc in frames))
+    records: list[Record] = []
+    for doc, reply in zip(frames, replies):
+        if isinstance(reply, BaseException):
+            if type(reply).__name__ in ("CDPSessionClosed", "CDPDisconnected"):
+                raise reply
+            records += dom_records(doc, snapshot.strings, f"d{doc.index}:")
+            continue
+        nodes = [n for n in reply.get("nodes", []) if n.get("backendDOMNodeId") not in known]
+        records += axtree.ax_records(nodes, doc.frame_id, f"f{doc.index}:")
+    return records
+
+
+def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
+    """Hang each same-process frame's root under its iframe element's node."""
+    owner_of_doc = {child: owner for doc in snapshot.documents
+                    for owner, child in doc.child_documents.items()}
+    frame_doc = {doc.frame_id: doc.index for doc in snapshot.documents}
+    by_backend = {r["backendDOMNodeId"]: r for r in records if r["backendDOMNodeId"] is not None}
+    for record in records:
+        if record["parentId"] is not None:
+            continue
+        doc_index = frame_doc.get(record["frameId"])
+        owner = by_backend.get(owner_of_doc.get(doc_index)) if doc_index else None
+        if owner is not None and owner is not record:
+            record["parentId"] = owner["nodeId"]
+            owner["childIds"].append(record["nodeId"])
+
+
+def _attach(records: list[Record], child_records: list[Record], owner_id: int | None,
+            parent_frame_records: list) -> None:
+    """Hang an out-of-process iframe's roots under its owner iframe's node (any session)."""
+    if owner_id is None:
+        return
+    owner = None
+    for _snap, _placed, recs in parent_frame_records:
+        owner = next((r for r in recs if r["backendDOMNodeId"] == owner_id), None)
+        if owner is not None:
+            break
+    if owner is None:
+        return
+    for record in child_records:
+        if record["parentId"] is None:
+            record["parentId"] = owner["nodeId"]
+            owner["childIds"].append(record["nodeId"])
+
+
+async def _capture_child(page: Any, child: Any) -> tuple[Snapshot, list | None, int | None] | None:
+    """An OOPIF's snapshot, AX nodes and owner iframe element (backendNodeId in its parent)."""
+    parent_session = page if child.parent_target_id == page.target_id else \
+        page.children.get(child.parent_target_id)
+    if parent_session is None:
+        return None
+    snapshot_reply, ax_reply, owner = await asyncio.gather(
+        _or_exception(child.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)),
+        _or_exception(child.send("Accessibility.getFullAXTree")),
+        _or_exception(parent_session.send("DOM.getFrameOwner", {"frameId": child.target_id})))
+    if isinstance(snapshot_reply, BaseException):
+        return None            # the iframe went away or navigated: the rest of the tab stands
+    ax_nodes = None if isinstance(ax_reply, BaseException) else ax_reply.get("nodes", [])
+    owner_id = None if isinstance(owner, BaseException) else owner.get("backendNodeId")
+    return Snapshot(snapshot_reply), ax_nodes, owner_id
+
+
+def _oopif_root(parent: Snapshot, parent_placements: dict[int, DocumentPlacement],
+                owner_id: int | None, child: Snapshot) -> DocumentPlacement | None:
+    if owner_id is None or not child.documents:
+        return None
+    doc_index = parent.owner_document.get(owner_id)
+    if doc_index is None or doc_index not in parent_placements:
+        return None
+    root = child.documents[0]
+    return parent.child_placement(parent.documents[doc_index], parent_placements[doc_index],
+                                  owner_id, root.scroll_x, root.scroll_y)
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+def _view(probe: ProbeResult, metrics: dict) -> View:
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    device_layout = metrics.get("layoutViewport", {})
+    zoom = float(visual.get("zoom") or 1.0)
+    dpr = probe.device_pixel_ratio
+    window = probe.window(float(device_layout.get("clientWidth", 0)),
+                          float(device_layout.get("clientHeight", 0)))
+    origin_x, origin_y = viewport_origin(window, dpr / zoom)
+    return View(layout_x=float(layout.get("pageX", 0)), layout_y=float(layout.get("pageY", 0)),
+                visual_x=float(visual.get("pageX", 0)), visual_y=float(visual.get("pageY", 0)),
+                visual_width=float(visual.get("clientWidth", 0)),
+                visual_height=float(visual.get("clientHeight", 0)),
+                pinch_scale=float(visual.get("scale") or 1.0), zoom=zoom, device_pixel_ratio=dpr,
+                origin_x=origin_x, origin_y=origin_y)
+
+
+def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], list[Placement | None]]:
+    key = (options.interesting, options.roles)
+    if key == (False, None):
+        return capture.records, capture.placements
+    if key not in capture.filtered:
+        def keep(record: Record) -> bool:
+            if options.interesting and not axtree.is_interesting(record):
+                return False
+            return options.roles is None or record["role"].lower() in options.roles
+        records = axtree.filter_tree(capture.records, keep)
+        placement_of = {r["nodeId"]: p for r, p in zip(capture.records, capture.placements)}
+        capture.filtered[key] = (records, [placement_of[r["nodeId"]] for r in records])
+    return capture.filtered[key]
+
+
+def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions) -> dict[str, Any]:
+    view = _view(probe, metrics)
+    records, placements = _selected(capture, options)
+    truncated = options.max_nodes is not None and len(records) > options.max_nodes
+    if truncated:
+        records = axtree.truncate(records, options.max_nodes)
+        placements = placements[:options.max_nodes]
+    nodes = []
+    for record, placement in zip(records, placements):
+        node = dict(record)
+        if placement is None:
+            node.update(bounds=None, viewport=None, screen=None, visible=False)
+        else:
+            document = view.to_document(placement)
+            viewport = view.document_to_viewport(document)
+            screen = view.viewport_to_screen(viewport)
+            visible = view.visible_part(placement)
+            node.update(
+                bounds={"space": "document", "borderBox": document.as_json()},
+                viewport={"space": "viewport", "borderBox": viewport.as_json()},
+                screen={"space": "screen", "borderBox": screen.as_json(),
+                        "center": {"x": round(screen.x + screen.width / 2),
+                                   "y": round(screen.y + screen.height / 2)}},
+                visible=visible is not None)
+        nodes.append(node)
+    return {
+        "source": capture.source,
+        "truncated": truncated,
+        "nodeCount": len(nodes),
+        "viewport": _viewport_json(metrics, view),
+        "nodes": nodes,
+    }
+
+
+def _viewport_json(metrics: dict, view: View) -> dict[str, Any]:
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    content = metrics.get("cssContentSize", {})
+    return {
+        "visualViewport": {"space": "document", "pageX": visual.get("pageX", 0),
+                           "pageY": visual.get("pageY", 0),
+                           "offsetX": visual.get("offsetX", 0), "offsetY": visual.get("offsetY", 0),
+                           "clientWidth": visual.get("clientWidth", 0),
+                           "clientHeight": visual.get("clientHeight", 0),
+                           "scale": visual.get("scale", 1), "zoom": view.zoom},
+        "layoutViewport": {"space": "document", "pageX": layout.get("pageX", 0),
+                           "pageY": layout.get("pageY", 0),
+                           "clientWidth": layout.get("clientWidth", 0),
+                           "clientHeight": layout.get("clientHeight", 0)},
+        "contentSize": {"space": "document", "x": content.get("x", 0), "y": content.get("y", 0),
+                        "width": content.get("width", 0), "height": content.get("height", 0)},
+        "devicePixelRatio": view.device_pixel_ratio,
+        "deviceScaleFactor": round(view.device_pixel_ratio / view.zoom, 4),
+        "screenOrigin": {"space": "screen", "x": round(view.origin_x, 2), "y": round(view.origin_y, 2)},
+    }

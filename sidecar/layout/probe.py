@@ -1,0 +1,125 @@
+"""One cheap in-page call per request: the window's metrics and a change signal for the cache.
+
+The change signal is per frame ``token:count``: a MutationObserver (plus the events that move
+layout without a DOM mutation: input, focus, scrolling inside the page, loads, transitions,
+fonts) counts changes in every frame script can reach; the token is new for every document, so
+a navigation changes it too. A frame seen for the first time gets its tracker then and reports
+``?`` (not cacheable this time); a running animation reports ``a``; a frame the walk cannot enter
+(cross-origin) reports ``x`` and must be covered by its own out-of-process session's probe.
+Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
+and those are recomputed from fresh metrics on every request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .geometry import WindowMetrics
+
+_PROBE = r"""
+(() => {
+  const KEY = "__desktopdLayoutTracker";
+  const install = (w) => {
+    const state = { token: Math.random().toString(36).slice(2), changes: 0 };
+    Object.defineProperty(w, KEY, { value: state, configurable: true });
+    const bump = () => { state.changes++; };
+    new w.MutationObserver(bump).observe(w.document, {
+      subtree: true, childList: true, attributes: true, characterData: true });
+    for (const type of ["input", "change", "focusin", "focusout", "load", "error", "resize",
+                        "toggle", "transitionrun", "transitionend", "animationstart",
+                        "animationend", "fullscreenchange"]) {
+      w.addEventListener(type, bump, true);
+    }
+    const isTop = w === w.top;
+    w.addEventListener("scroll", (e) => {
+      if (!isTop || e.target !== w.document) bump();
+    }, true);
+    if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", bump);
+  };
+  const frames = [];
+  const walk = (w) => {
+    let state;
+    try {
+      if (!(KEY in w)) { install(w); frames.push("?"); }
+      else {
+        state = w[KEY];
+        const running = w.document.getAnimations &&
+          w.document.getAnimations().some((a) => a.playState === "running");
+        frames.push(running ? "a" : state.token + ":" + state.changes);
+      }
+    } catch (e) {
+      frames.push("x");
+    }
+    for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]);
+  };
+  walk(window);
+  const de = document.documentElement;
+  return {
+    frames,
+    screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
+    dpr: devicePixelRatio,
+    clientWidth: de ? de.clientWidth : innerWidth,
+    clientHeight: de ? de.clientHeight : innerHeight,
+  };
+})()
+"""
+
+PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE, "returnByValue": True,
+                                "awaitPromise": False, "silent": True}
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    frames: tuple[str, ...]
+    device_pixel_ratio: float
+    screen_x: float
+    screen_y: float
+    outer_width: float
+    outer_height: float
+    inner_width: float
+    inner_height: float
+    client_width: float        # documentElement.clientWidth/Height: inner size minus scrollbars
+    client_height: float
+
+    @property
+    def unreachable_frames(self) -> int:
+        return sum(1 for f in self.frames if f == "x")
+
+    @property
+    def trackable(self) -> bool:
+        """True when every frame script reached reported a stable change count."""
+        return all(f not in ("?", "a") for f in self.frames)
+
+    def window(self, layout_device_width: float, layout_device_height: float) -> WindowMetrics:
+        """The window geometry with the content area measured in device pixels.
+
+        ``layout_device_*``: the layout viewport without scrollbars from Page.getLayoutMetrics (its
+        non-css fields are device pixels). Scrollbars are added back from innerWidth-clientWidth,
+        so the content size is measured from the exact device figure, not a rounded CSS one.
+        """
+        dpr = self.device_pixel_ratio
+        vbar = max(0.0, self.inner_width - self.client_width) * dpr
+        hbar = max(0.0, self.inner_height - self.client_height) * dpr
+        return WindowMetrics(screen_x=self.screen_x, screen_y=self.screen_y,
+                             outer_width=self.outer_width, outer_height=self.outer_height,
+                             content_width=layout_device_width + vbar,
+                             content_height=layout_device_height + hbar)
+
+
+def parse_probe(result: dict) -> ProbeResult:
+    """The value of a Runtime.evaluate of PROBE_PARAMS; ValueError if the page threw."""
+    if "exceptionDetails" in result:
+        text = result["exceptionDetails"].get("text", "exception")
+        raise ValueError(f"layout probe failed in the page: {text}")
+    value = result.get("result", {}).get("value")
+    if not isinstance(value, dict):
+        raise ValueError("layout probe returned no value")
+    return ProbeResult(
+        frames=tuple(str(f) for f in value.get("frames", ())),
+        device_pixel_ratio=float(value.get("dpr") or 1.0),
+        screen_x=float(value.get("screenX", 0)), screen_y=float(value.get("screenY", 0)),
+        outer_width=float(value.get("outerWidth", 0)), outer_height=float(value.get("outerHeight", 0)),
+        inner_width=float(value.get("innerWidth", 0)), inner_height=float(value.get("innerHeight", 0)),
+        client_width=float(value.get("clientWidth", 0)), client_height=float(value.get("clientHeight", 0)),
+    )

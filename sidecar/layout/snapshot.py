@@ -1,0 +1,173 @@
+"""DOMSnapshot.captureSnapshot, read into border boxes by backendNodeId, and frames placed.
+
+One snapshot gives the border box of every rendered node of every document in the renderer
+(the page and its same-process iframes) in that document's own CSS coordinates, in one call. This
+module joins those boxes on backendNodeId and works out, for each document, the shift that moves
+its coordinates into the tab's top-level document space: the owning iframe's content box (border
+box + border + padding), minus the iframe document's own scroll offset, recursively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .geometry import Placement, Rect
+
+# Styles read for every laid-out node: whether it is fixed/sticky, and an iframe's content origin.
+STYLES = ("position", "border-left-width", "border-top-width", "padding-left", "padding-top")
+CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
+                                  "includePaintOrder": False}
+
+
+@dataclass
+class Document:
+    """One frame's document inside a snapshot."""
+
+    index: int
+    frame_id: str
+    url: str
+    scroll_x: float
+    scroll_y: float
+    boxes: dict[int, Rect] = field(default_factory=dict)        # backendNodeId -> border box
+    fixed: set[int] = field(default_factory=set)                 # position:fixed (or inside one)
+    content_origin: dict[int, tuple[float, float]] = field(default_factory=dict)  # iframes
+    child_documents: dict[int, int] = field(default_factory=dict)   # iframe backendId -> doc index
+    has_sticky: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)   # for the DOM fallback
+
+
+@dataclass(frozen=True)
+class DocumentPlacement:
+    """How one document's coordinates map into the tab's space (see geometry.Placement)."""
+
+    dx: float
+    dy: float
+    fixed: bool = False
+    clip: Rect | None = None
+    clip_fixed: bool = False
+    top_level: bool = False       # the tab's own document: its fixed nodes follow the viewport
+    scroll_x: float = 0.0         # (top level only) the scroll when the snapshot was taken
+    scroll_y: float = 0.0
+
+
+TOP_LEVEL = DocumentPlacement(0.0, 0.0, top_level=True)
+
+
+class Snapshot:
+    """A parsed captureSnapshot reply of one session (a page, or an out-of-process iframe)."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        self.strings: list[str] = reply.get("strings", [])
+        self.documents = [self._read_document(i, d) for i, d in enumerate(reply.get("documents", []))]
+        self.owner_document: dict[int, int] = {}     # backendId -> index of the document holding it
+        for doc in self.documents:
+            for backend_id in doc.boxes:
+                self.owner_document[backend_id] = doc.index
+
+    def _string(self, index: int) -> str:
+        return self.strings[index] if 0 <= index < len(self.strings) else ""
+
+    def _read_document(self, index: int, data: dict[str, Any]) -> Document:
+        doc = Document(index=index, frame_id=self._string(data.get("frameId", -1)),
+                       url=self._string(data.get("documentURL", -1)),
+                       scroll_x=float(data.get("scrollOffsetX", 0.0)),
+                       scroll_y=float(data.get("scrollOffsetY", 0.0)), raw=data)
+        nodes = data.get("nodes", {})
+        backend_ids: list[int] = nodes.get("backendNodeId", [])
+        parents: list[int] = nodes.get("parentIndex", [])
+        layout = data.get("layout", {})
+        own_position: dict[int, str] = {}
+        for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
+                                              layout.get("styles", [])):
+            backend_id = backend_ids[node_index]
+            if backend_id not in doc.boxes:          # first box of a node split over lines
+                doc.boxes[backend_id] = Rect(*bounds[:4])
+            position = self._string(styles[0]) if styles else ""
+            if position in ("fixed", "sticky"):
+                own_position[node_index] = position
+            if position == "sticky":
+                doc.has_sticky = True
+        # Nodes come parents first, so "inside a fixed element" propagates in one pass.
+        fixed_nodes = [False] * len(backend_ids)
+        for node_index, backend_id in enumerate(backend_ids):
+            parent = parents[node_index] if node_index < len(parents) else -1
+            inside = parent >= 0 and fixed_nodes[parent]
+            fixed_nodes[node_index] = inside or own_position.get(node_index) == "fixed"
+            if fixed_nodes[node_index]:
+                doc.fixed.add(backend_id)
+        content_docs = nodes.get("contentDocumentIndex", {})
+        for node_index, doc_index in zip(content_docs.get("index", []), content_docs.get("value", [])):
+            doc.child_documents[backend_ids[node_index]] = doc_index
+        self._read_content_origins(doc, backend_ids, layout)
+        return doc
+
+    def _read_content_origins(self, doc: Document, backend_ids: list[int], layout: dict) -> None:
+        """Content-box origin of every iframe/frame element (where its document is drawn)."""
+        names = doc.raw.get("nodes", {}).get("nodeName", [])
+        for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
+                                              layout.get("styles", [])):
+            if self._string(names[node_index]) not in ("IFRAME", "FRAME", "FENCEDFRAME"):
+                continue
+            border_left, border_top, pad_left, pad_top = (_px(self._string(s)) for s in styles[1:5])
+            doc.content_origin[backend_ids[node_index]] = (bounds[0] + border_left + pad_left,
+                                                           bounds[1] + border_top + pad_top)
+
+    def placements(self, root: DocumentPlacement) -> dict[int, DocumentPlacement]:
+        """Every document's placement, given the placement of document 0."""
+        result = {0: root} if self.documents else {}
+        pending = [0] if self.documents else []
+        while pending:
+            parent = self.documents[pending.pop()]
+            for owner_id, child_index in parent.child_documents.items():
+                if child_index in result or child_index >= len(self.documents):
+                    continue
+                child = self.documents[child_index]
+                result[child_index] = self.child_placement(parent, result[parent.index], owner_id,
+                                                           child.scroll_x, child.scroll_y)
+                pending.append(child_index)
+        return result
+
+    def child_placement(self, parent: Document, placed: DocumentPlacement, owner_id: int,
+                        scroll_x: float, scroll_y: float) -> DocumentPlacement | None:
+        """Placement of the document drawn in iframe ``owner_id`` of ``parent``."""
+        origin = parent.content_origin.get(owner_id)
+        box = parent.boxes.get(owner_id)
+        if origin is None or box is None:
+            return None
+        # The clip is approximate on the right/bottom edges (it keeps the far border/padding).
+        content = Rect(origin[0], origin[1], box.right - origin[0], box.bottom - origin[1])
+        owner = place(parent, placed, owner_id, content)
+        return DocumentPlacement(dx=owner.rect.x - scroll_x, dy=owner.rect.y - scroll_y,
+                                 fixed=owner.fixed, clip=_clip(owner), clip_fixed=owner.fixed)
+
+    def placement_of(self, backend_id: int, placements: dict[int, DocumentPlacement]) -> Placement | None:
+        doc_index = self.owner_document.get(backend_id)
+        if doc_index is None:
+            return None
+        placed = placements.get(doc_index)
+        if placed is None:
+            return None
+        doc = self.documents[doc_index]
+        return place(doc, placed, backend_id, doc.boxes[backend_id])
+
+
+def place(doc: Document, placed: DocumentPlacement, backend_id: int, rect: Rect) -> Placement:
+    """A rectangle in ``doc``'s own coordinates, moved into the tab's space."""
+    if placed.top_level and backend_id in doc.fixed:
+        return Placement(rect.shifted(-doc.scroll_x, -doc.scroll_y), fixed=True)
+    return Placement(rect.shifted(placed.dx, placed.dy), fixed=placed.fixed, clip=placed.clip,
+                     clip_fixed=placed.clip_fixed)
+
+
+def _clip(owner: Placement) -> Rect | None:
+    if owner.clip is None or owner.clip_fixed != owner.fixed:
+        return owner.rect
+    return owner.rect.intersection(owner.clip) or Rect(owner.rect.x, owner.rect.y, 0.0, 0.0)
+
+
+def _px(value: str) -> float:
+    try:
+        return float(value[:-2]) if value.endswith("px") else float(value or 0)
+    except ValueError:
+        return 0.0
