@@ -73,9 +73,30 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def _spawn(argv: list[str], **kwargs: Any) -> asyncio.subprocess.Process:
+def check_cwd(cwd: str | None) -> None:
+    if cwd is not None and not os.path.isdir(cwd):
+        raise CommandError("cwd", f"not a directory: {cwd!r}")
+
+
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Process.wait() also waits for the pipes to close; this one tells when the process exits,
+    so a background child that keeps stdout open cannot stretch execute to its timeout."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def _spawn_piped(argv: list[str], **kwargs: Any) -> tuple[asyncio.SubprocessTransport, _ExitAwareProtocol]:
+    loop = asyncio.get_running_loop()
     try:
-        return await asyncio.create_subprocess_exec(*argv, start_new_session=True, **kwargs)
+        return await loop.subprocess_exec(lambda: _ExitAwareProtocol(READ_CHUNK, loop), *argv,
+                                          start_new_session=True, **kwargs)
     except FileNotFoundError:
         raise CommandError("command", f"no such program: {argv[0]!r}") from None
     except PermissionError:
@@ -84,43 +105,40 @@ async def _spawn(argv: list[str], **kwargs: Any) -> asyncio.subprocess.Process:
         raise CommandError("command", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
 
 
-def check_cwd(cwd: str | None) -> None:
-    if cwd is not None and not os.path.isdir(cwd):
-        raise CommandError("cwd", f"not a directory: {cwd!r}")
-
-
 async def run(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: bytes | None,
               timeout: float, max_output: int) -> dict[str, Any]:
     check_cwd(cwd)
     started = time.monotonic()
-    proc = await _spawn(argv, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE,
-                        stderr=asyncio.subprocess.PIPE,
-                        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL)
-    readers = [asyncio.ensure_future(_drain(proc.stdout, max_output)),
-               asyncio.ensure_future(_drain(proc.stderr, max_output))]
-    feeder = asyncio.ensure_future(_feed(proc.stdin, stdin))
+    transport, protocol = await _spawn_piped(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    pid = transport.get_pid()
+    readers = [asyncio.ensure_future(_drain(protocol.stdout, max_output)),
+               asyncio.ensure_future(_drain(protocol.stderr, max_output))]
+    feeder = asyncio.ensure_future(_feed(protocol.stdin, stdin))
     timed_out = False
     try:
         try:
-            await asyncio.wait_for(proc.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout)
         except asyncio.TimeoutError:
             timed_out = True
-            kill_group(proc.pid)
-            await proc.wait()
+            kill_group(pid)
+            await protocol.exited
         done, _ = await asyncio.wait(readers, timeout=PIPE_GRACE_S)
         if len(done) < len(readers):
-            kill_group(proc.pid)  # background children holding the pipes: end them
+            kill_group(pid)  # background children still hold the pipes: end them
             await asyncio.wait(readers, timeout=PIPE_GRACE_S)
     finally:
-        if proc.returncode is None:  # cancelled (client went away): leave nothing running
-            kill_group(proc.pid)
+        if transport.get_returncode() is None:  # cancelled (client went away): leave nothing running
+            kill_group(pid)
         for task in (*readers, feeder):
             if not task.done():
                 task.cancel()
         await asyncio.gather(*readers, feeder, return_exceptions=True)
+        transport.close()  # closes pipes a setsid'd grandchild may still hold
     out = readers[0].result() if not readers[0].cancelled() else Captured(bytearray())
     err = readers[1].result() if not readers[1].cancelled() else Captured(bytearray())
-    code = proc.returncode
+    code = transport.get_returncode()
     return {
         "exit_code": code,
         "signal": signal.Signals(-code).name if code is not None and code < 0 else None,
@@ -132,7 +150,7 @@ async def run(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: b
         "stdout_bytes": out.total,
         "stderr_bytes": err.total,
         "duration_s": round(time.monotonic() - started, 4),
-        "pid": proc.pid,
+        "pid": pid,
     }
 
 

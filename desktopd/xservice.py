@@ -50,7 +50,6 @@ class XService:
         self.errors = errors
         self.display = display
         executor = getattr(desktop, "executor", None)
-        self._own_executor = executor is None
         self.executor: concurrent.futures.Executor = executor or concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="desktopd-x11")
         self.connected = False
@@ -132,5 +131,4 @@ class XService:
             await asyncio.wait_for(loop.run_in_executor(self.executor, self.desktop.close), 10)
         except Exception as exc:  # shutting down: log, never block the exit
             log.warning("closing the X connection failed: %s", exc)
-        if self._own_executor:
-            self.executor.shutdown(wait=False)
+        self.executor.shutdown(wait=False)  # the service owns the X thread's lifetime
