@@ -153,6 +153,7 @@ class ChromiumSupervisor:
                 await self._launch()
                 await self._connect()
                 await self._open_other_start_urls()
+                await self._log_ready()
                 reason = await self._watch()
             except (LaunchError, CDPError, OSError) as exc:
                 reason = f"{type(exc).__name__}: {exc}"
@@ -205,6 +206,14 @@ class ChromiumSupervisor:
         for url in self.settings.urls[1:]:
             await conn.send("Target.createTarget", {"url": url, "background": True})
 
+    async def _log_ready(self) -> None:
+        """Log once the first tab is attached: scripts and tests wait for this line."""
+        _conn, tracker = self.session()
+        await tracker.wait_for(lambda: bool(tracker.pages()), self.settings.cdp_timeout)
+        self._signal()
+        log.info("Chromium ready: pid %d, %d tab(s), restarts %d", self.chromium.pid if self.chromium
+                 else -1, len(tracker.pages()), self.restarts)
+
     async def _watch(self) -> str:
         """Return why Chromium is no longer usable; reconnect on a mere socket drop."""
         chromium = self.chromium
@@ -218,18 +227,28 @@ class ChromiumSupervisor:
                     return "no CDP connection"
                 closed = asyncio.ensure_future(conn.wait_closed())
                 done, _ = await asyncio.wait({exited, closed}, return_when=asyncio.FIRST_COMPLETED)
-                if exited in done:
+                if exited not in done:
+                    # A dying browser drops the socket a moment before it is reaped: give the
+                    # exit a second to show before treating this as a transient socket loss.
+                    await asyncio.wait({exited}, timeout=1.0)
+                if exited.done():
                     closed.cancel()
-                    tail = chromium.recent_stderr(3)
-                    return f"Chromium exited with status {exited.result()}" + (
-                        f"; stderr: {tail}" if tail else "")
+                    return self._exit_reason(chromium, exited.result())
                 why = closed.result()
                 log.warning("CDP connection lost while Chromium lives (%s); reconnecting", why)
                 await self._drop_connection()
                 if not await self._reconnect(exited):
+                    if exited.done():
+                        return self._exit_reason(chromium, exited.result())
                     return f"CDP connection lost ({why}) and reconnecting failed"
         finally:
             exited.cancel()
+
+    @staticmethod
+    def _exit_reason(chromium: ChromiumProcess, code: int) -> str:
+        tail = chromium.recent_stderr(3)
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        return f"Chromium {how}" + (f"; stderr: {tail}" if tail else "")
 
     async def _reconnect(self, exited: asyncio.Future) -> bool:
         for attempt in range(RECONNECT_ATTEMPTS):

@@ -152,6 +152,7 @@ async def navigate_tab(request: web.Request) -> web.Response:
             except CDPTimeout:
                 raise ApiError(504, "load_timeout",
                                f"{url} did not finish loading within {timeout} s") from None
+    await tracker.refresh(page.target_id)
     if tracker.find_page(page.target_id) is None:
         raise CDPSessionClosed("the tab closed while navigating")
     return web.json_response(tab_json(page, index))

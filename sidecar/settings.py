@@ -56,6 +56,8 @@ class Settings:
             raise SettingsError("no X display: pass --display / set DISPLAY, or use --headless")
         if self.cdp_timeout <= 0 or self.launch_timeout <= 0:
             raise SettingsError("timeouts must be positive")
+        if not 0 < self.restart_backoff <= self.restart_backoff_max:
+            raise SettingsError(f"the restart backoff must be in (0, {self.restart_backoff_max}] s")
         if self.log_level not in LOG_LEVELS:
             raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
 
@@ -141,6 +143,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                              "tools (env SIDECAR_CDP_PORT; default: a private random port)")
     parser.add_argument("--cdp-timeout", default=env.get("SIDECAR_CDP_TIMEOUT") or None,
                         help="seconds a CDP call may take (env SIDECAR_CDP_TIMEOUT; default 10)")
+    parser.add_argument("--restart-backoff", default=env.get("SIDECAR_RESTART_BACKOFF") or None,
+                        help="seconds before the first restart of a dead Chromium; doubles on each "
+                             "failure up to 30 s (env SIDECAR_RESTART_BACKOFF; default 0.5)")
     parser.add_argument("--log-level", default=(env.get("SIDECAR_LOG_LEVEL") or "INFO").upper(),
                         type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env SIDECAR_LOG_LEVEL)")
     args = parser.parse_args(argv)
@@ -167,6 +172,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         chromium_flags=extra_flags,
         expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
+        restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
         log_level=args.log_level)
     settings.check()
     return settings

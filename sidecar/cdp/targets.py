@@ -170,6 +170,12 @@ class TargetTracker:
             raise CDPTimeout(f"page {target_id} attached but was not configured in {timeout} s") from None
         return page
 
+    async def refresh(self, target_id: str) -> None:
+        """Re-read one target's info now (its title may trail a navigation's load event)."""
+        result = await self.conn.send("Target.getTargetInfo", {"targetId": target_id})
+        if "targetInfo" in result and target_id in self._infos:
+            self._on_info_changed(result, None)
+
     # -- event handlers (sync, called by the connection's reader) -----------------------------
 
     def _changed(self) -> None:
