@@ -126,7 +126,7 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
         if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
             return _render(capture, probe, metrics, options)
         try:
-            capture = await _capture(page, children)
+            capture = await _capture(page, children, probe.device_pixel_ratio)
         except PageChanged:
             continue
         # Trust the capture only if nothing changed while it was taken.
@@ -193,14 +193,14 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 
 # -- capture -----------------------------------------------------------------------------------
 
-async def _capture(page: Any, children: list[Any]) -> Capture:
+async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     frame_tree_call = page.send("Page.getFrameTree")
     snapshot_call = page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)
     ax_call = page.send("Accessibility.getFullAXTree")
-    child_calls = [_capture_child(page, child) for child in children]
+    child_calls = [_capture_child(page, child, dpr) for child in children]
     frame_tree, snapshot_reply, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, _or_exception(ax_call), *child_calls)
-    snapshot = Snapshot(snapshot_reply)
+    snapshot = Snapshot(snapshot_reply, dpr)
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
         raise PageChanged("the snapshot is of another document than the frame tree")
@@ -328,7 +328,7 @@ def _attach(records: list[Record], child_records: list[Record], owner_id: int | 
             owner["childIds"].append(record["nodeId"])
 
 
-async def _capture_child(page: Any, child: Any) -> tuple[Snapshot, list | None, int | None] | None:
+async def _capture_child(page: Any, child: Any, dpr: float) -> tuple[Snapshot, list | None, int | None] | None:
     """An OOPIF's snapshot, AX nodes and owner iframe element (backendNodeId in its parent)."""
     parent_session = page if child.parent_target_id == page.target_id else \
         page.children.get(child.parent_target_id)
@@ -342,7 +342,7 @@ async def _capture_child(page: Any, child: Any) -> tuple[Snapshot, list | None, 
         return None            # the iframe went away or navigated: the rest of the tab stands
     ax_nodes = None if isinstance(ax_reply, BaseException) else ax_reply.get("nodes", [])
     owner_id = None if isinstance(owner, BaseException) else owner.get("backendNodeId")
-    return Snapshot(snapshot_reply), ax_nodes, owner_id
+    return Snapshot(snapshot_reply, dpr), ax_nodes, owner_id
 
 
 def _oopif_root(parent: Snapshot, parent_placements: dict[int, DocumentPlacement],
@@ -402,7 +402,7 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
     for record, placement in zip(records, placements):
         node = dict(record)
         if placement is None:
-            node.update(bounds=None, viewport=None, screen=None, visible=False)
+            node.update(bounds=None, viewport=None, screen=None, visible=False, fullyVisible=False)
         else:
             document = view.to_document(placement)
             viewport = view.document_to_viewport(document)
@@ -414,7 +414,8 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
                 screen={"space": "screen", "borderBox": screen.as_json(),
                         "center": {"x": round(screen.x + screen.width / 2),
                                    "y": round(screen.y + screen.height / 2)}},
-                visible=visible is not None)
+                visible=visible is not None,
+                fullyVisible=visible is not None and _covers(visible, viewport))
         nodes.append(node)
     return {
         "source": capture.source,
@@ -423,6 +424,11 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
         "viewport": _viewport_json(metrics, view),
         "nodes": nodes,
     }
+
+
+def _covers(part: Any, whole: Any) -> bool:
+    """The visible part is (to a rounding error) the whole box."""
+    return part.width >= whole.width - 0.5 and part.height >= whole.height - 0.5
 
 
 def _viewport_json(metrics: dict, view: View) -> dict[str, Any]:

@@ -57,7 +57,10 @@ TOP_LEVEL = DocumentPlacement(0.0, 0.0, top_level=True)
 class Snapshot:
     """A parsed captureSnapshot reply of one session (a page, or an out-of-process iframe)."""
 
-    def __init__(self, reply: dict[str, Any]) -> None:
+    def __init__(self, reply: dict[str, Any], device_pixel_ratio: float = 1.0) -> None:
+        # Layout bounds and scroll offsets in a snapshot are device pixels (CSS px times page
+        # zoom times device scale factor); computed styles stay CSS px.
+        self.scale = 1.0 / (device_pixel_ratio or 1.0)
         self.strings: list[str] = reply.get("strings", [])
         self.documents = [self._read_document(i, d) for i, d in enumerate(reply.get("documents", []))]
         self.owner_document: dict[int, int] = {}     # backendId -> index of the document holding it
@@ -71,8 +74,8 @@ class Snapshot:
     def _read_document(self, index: int, data: dict[str, Any]) -> Document:
         doc = Document(index=index, frame_id=self._string(data.get("frameId", -1)),
                        url=self._string(data.get("documentURL", -1)),
-                       scroll_x=float(data.get("scrollOffsetX", 0.0)),
-                       scroll_y=float(data.get("scrollOffsetY", 0.0)), raw=data)
+                       scroll_x=float(data.get("scrollOffsetX", 0.0)) * self.scale,
+                       scroll_y=float(data.get("scrollOffsetY", 0.0)) * self.scale, raw=data)
         nodes = data.get("nodes", {})
         backend_ids: list[int] = nodes.get("backendNodeId", [])
         parents: list[int] = nodes.get("parentIndex", [])
@@ -82,7 +85,7 @@ class Snapshot:
                                               layout.get("styles", [])):
             backend_id = backend_ids[node_index]
             if backend_id not in doc.boxes:          # first box of a node split over lines
-                doc.boxes[backend_id] = Rect(*bounds[:4])
+                doc.boxes[backend_id] = Rect(*bounds[:4]).scaled(self.scale)
             position = self._string(styles[0]) if styles else ""
             if position in ("fixed", "sticky"):
                 own_position[node_index] = position
@@ -110,8 +113,9 @@ class Snapshot:
             if self._string(names[node_index]) not in ("IFRAME", "FRAME", "FENCEDFRAME"):
                 continue
             border_left, border_top, pad_left, pad_top = (_px(self._string(s)) for s in styles[1:5])
-            doc.content_origin[backend_ids[node_index]] = (bounds[0] + border_left + pad_left,
-                                                           bounds[1] + border_top + pad_top)
+            doc.content_origin[backend_ids[node_index]] = (
+                bounds[0] * self.scale + border_left + pad_left,
+                bounds[1] * self.scale + border_top + pad_top)
 
     def placements(self, root: DocumentPlacement) -> dict[int, DocumentPlacement]:
         """Every document's placement, given the placement of document 0."""

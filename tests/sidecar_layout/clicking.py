@@ -32,6 +32,14 @@ async def element_id(page: Any, node: dict) -> str:
     return dict(zip(attributes[::2], attributes[1::2])).get("id", "")
 
 
+async def scroll_into_view(page: Any, node: dict) -> None:
+    session = session_of(page, node)
+    resolved = await session.send("DOM.resolveNode", {"backendNodeId": node["backendDOMNodeId"]})
+    await session.send("Runtime.callFunctionOn", {
+        "objectId": resolved["object"]["objectId"],
+        "functionDeclaration": "function () { this.scrollIntoView({block: 'center', inline: 'center'}); }"})
+
+
 def buttons_of(layout: dict) -> list[dict]:
     return [n for n in layout["tabs"][0]["layout"]["nodes"] if n["role"] == "button"]
 
@@ -45,12 +53,11 @@ async def click_every_button(chromium: Chromium, desktopd: Desktopd, page: Any,
     clicked = []
     for name in names:
         node = _by_name(await chromium.layout(roles="button"), name)
-        if not node["visible"]:
-            await session_of(page, node).send("DOM.scrollIntoViewIfNeeded",
-                                              {"backendNodeId": node["backendDOMNodeId"]})
+        if not node["fullyVisible"]:
+            await scroll_into_view(page, node)
             await chromium.evaluate(page, NEXT_FRAME_JS)
             node = _by_name(await chromium.layout(roles="button"), name)
-            assert node["visible"], f"{name} still not visible after scrolling it into view"
+            assert node["fullyVisible"], f"{name} not fully visible after scrolling it into view"
         want = await element_id(page, node)
         count = len(await chromium.evaluate(page, "window.__clicks"))
         center = node["screen"]["center"]

@@ -165,6 +165,11 @@ def _stop(process: subprocess.Popen, group: bool = False) -> None:
             _wait_closed(process.stderr)
 
 
+def stop_process_group(process: subprocess.Popen) -> None:
+    """Stop a child started with start_new_session=True and everything it spawned."""
+    _terminate(process, group=True)
+
+
 def _wait_closed(stream: Any) -> None:
     """The drain thread closes the pipe at EOF (the child is gone): wait for that, bounded."""
     deadline = time.monotonic() + 5
@@ -298,3 +303,26 @@ async def start_desktopd(display: str) -> Desktopd:
         raise
     _drain(process.stderr)
     return Desktopd(process, match.group(1))
+
+
+def wait_for_window_manager(display: str, timeout: float = 20.0) -> None:
+    """Return once a EWMH window manager announces itself (_NET_SUPPORTING_WM_CHECK on the root),
+    woken by the root's PropertyNotify events rather than a sleep."""
+    from Xlib import X, display as xdisplay
+
+    conn = xdisplay.Display(display)
+    try:
+        root = conn.screen().root
+        root.change_attributes(event_mask=X.PropertyChangeMask)
+        atom = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
+        deadline = time.monotonic() + timeout
+        while root.get_full_property(atom, X.AnyPropertyType) is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no window manager on {display} within {timeout} s")
+            ready, _, _ = select.select([conn.fileno()], [], [], remaining)
+            if ready:
+                for _ in range(conn.pending_events()):
+                    conn.next_event()
+    finally:
+        conn.close()

@@ -4,14 +4,20 @@ out-of-process iframe, position:fixed and sticky, CSS-transformed, in an inner s
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+
 import pytest
 
-from .clicking import click_every_button
-from .harness import launch_chromium
+from tests.support.capability import have_program, require
+from tests.support.xvfb import start_xvfb
+
+from .clicking import NEXT_FRAME_JS, click_every_button
+from .harness import launch_chromium, start_desktopd, stop_process_group, wait_for_window_manager
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
-MAIN_BUTTONS = 18     # 12 in main.html + 3 in each of its two iframes
 ALL_IDS = {"b-sticky", "b-top", "b-wide", "b-rot", "b-scaled", "b-csszoom", "b-inner", "b-far",
            "b-right", "b-bottom", "b-fixed", "same-f-one", "same-f-two", "same-f-three",
            "cross-f-one", "cross-f-two", "cross-f-three"}
@@ -22,3 +28,56 @@ async def test_every_button_is_clicked_at_its_screen_centre(chromium, desktopd, 
     await chromium.navigate(page, page_server.url("main.html"), children=1)
     clicked = await click_every_button(chromium, desktopd, page, len(ALL_IDS))
     assert set(clicked) == ALL_IDS
+
+
+async def _click_all(display, page_server, *, extra=(), position=(30, 20), size=(1100, 760),
+                     zoom_keys="", expect_zoom=1.0, expect_scale=1.0):
+    browser = await launch_chromium(display, extra=extra, position=position, size=size)
+    service = await start_desktopd(display)
+    try:
+        page = await browser.page()
+        await browser.navigate(page, page_server.url("main.html"), children=1)
+        if zoom_keys:
+            await service.keys(zoom_keys)     # real browser zoom, as a user sets it
+            await browser.evaluate(page, NEXT_FRAME_JS)
+        viewport = (await browser.layout())["tabs"][0]["layout"]["viewport"]
+        assert viewport["visualViewport"]["zoom"] == pytest.approx(expect_zoom)
+        assert viewport["deviceScaleFactor"] == pytest.approx(expect_scale)
+        clicked = await click_every_button(browser, service, page, len(ALL_IDS))
+        assert set(clicked) == ALL_IDS
+    finally:
+        await service.close()
+        await browser.close()
+
+
+async def test_clicks_land_with_browser_page_zoom(xvfb, need_browser, page_server):
+    # Ctrl+= three times: 110 %, 125 %, 150 %.
+    await _click_all(xvfb.display, page_server, zoom_keys="ctrl+equal ctrl+equal ctrl+equal",
+                     expect_zoom=1.5)
+
+
+async def test_clicks_land_at_device_scale_factor_2(xvfb, need_browser, page_server):
+    # 600x380 DIP is 1200x760 screen pixels at scale 2: the window still fits the 1280x800 display.
+    await _click_all(xvfb.display, page_server, extra=("--force-device-scale-factor=2",),
+                     position=(20, 10), size=(600, 380), expect_zoom=1.0, expect_scale=2.0)
+
+
+async def test_clicks_land_at_device_scale_2_and_page_zoom(xvfb, need_browser, page_server):
+    await _click_all(xvfb.display, page_server, extra=("--force-device-scale-factor=2",),
+                     position=(20, 10), size=(600, 380), zoom_keys="ctrl+minus",
+                     expect_zoom=0.9, expect_scale=2.0)
+
+
+async def test_clicks_land_under_a_window_manager(need_browser, page_server, tmp_path):
+    require(have_program("xfwm4") and have_program("dbus-run-session"),
+            "xfwm4 and dbus-run-session (the image's window manager needs a session bus)")
+    server = start_xvfb(1280, 800, log_path=str(tmp_path / "xvfb.log"))
+    wm = subprocess.Popen(["dbus-run-session", "--", "xfwm4", "--compositor=off"],
+                          env={**os.environ, "DISPLAY": server.display}, start_new_session=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        await asyncio.to_thread(wait_for_window_manager, server.display)
+        await _click_all(server.display, page_server, position=(60, 45), size=(1000, 700))
+    finally:
+        stop_process_group(wm)
+        server.stop()
