@@ -1,0 +1,84 @@
+"""HTTP error mapping and auth of the sidecar app (no Chromium needed: it points at a missing one)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from aiohttp import web
+
+from desktopd.web.middlewares import error_middleware
+from sidecar import keys
+from sidecar.app import cdp_error_middleware, init_app
+from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from sidecar.chromium_watch import ChromiumUnavailable
+from sidecar.settings import Settings
+
+
+@pytest.mark.parametrize("exc, status, error", [
+    (ChromiumUnavailable("Chromium is starting"), 503, "unavailable"),
+    (CDPDisconnected("socket gone", method="DOM.getDocument"), 503, "unavailable"),
+    (CDPTimeout("no reply within 10 s", method="Accessibility.getFullAXTree"), 504, "cdp_timeout"),
+    (CDPSessionClosed("the target detached", method="DOMSnapshot.captureSnapshot"), 409, "tab_closed"),
+    (CDPError("No node with given id", code=-32000, method="DOM.getBoxModel"), 502, "cdp_error"),
+])
+async def test_cdp_failures_become_json_with_a_meaningful_status(aiohttp_client, exc: Exception,
+                                                                 status: int, error: str) -> None:
+    async def failing(_request: web.Request) -> web.Response:
+        raise exc
+
+    app = web.Application(middlewares=[error_middleware, cdp_error_middleware])
+    app.router.add_get("/x", failing)
+    client = await aiohttp_client(app)
+    response = await client.get("/x")
+    assert response.status == status
+    body = await response.json()
+    assert body["error"] == error and body["detail"]
+    if status == 503:
+        assert response.headers["Retry-After"] == "1"
+
+
+def missing_chromium_settings(**overrides) -> Settings:
+    base = dict(headless=True, chromium_path="/nonexistent/chromium", restart_backoff=30.0,
+                display=None)
+    base.update(overrides)
+    return Settings(**base)
+
+
+async def test_without_chromium_health_is_degraded_and_api_says_503(aiohttp_client) -> None:
+    app = init_app(missing_chromium_settings())
+    client = await aiohttp_client(app)
+    supervisor = app[keys.SUPERVISOR]
+    await supervisor.wait_until("degraded", 10)
+    response = await client.get("/health")
+    assert response.status == 503
+    body = await response.json()
+    assert body["status"] == "degraded" and body["cdp_connected"] is False and body["pid"] is None
+    assert "/nonexistent/chromium" in body["last_error"]
+    for path in ("/tabs", "/targets", "/layout"):
+        response = await client.get(path)
+        assert response.status == 503, path
+        assert (await response.json())["error"] == "unavailable"
+
+
+async def test_health_is_open_and_everything_else_needs_the_token(aiohttp_client) -> None:
+    client = await aiohttp_client(init_app(missing_chromium_settings(token="s3cret")))
+    assert (await client.get("/health")).status in (200, 503)
+    for method, path in (("GET", "/tabs"), ("GET", "/layout"), ("POST", "/tabs"),
+                         ("DELETE", "/tabs/x"), ("POST", "/tabs/x/navigate")):
+        response = await client.request(method, path)
+        assert response.status == 401, path
+        assert (await response.json())["error"] == "unauthorized"
+    response = await client.get("/tabs", headers={"Authorization": "Bearer s3cret"})
+    assert response.status == 503
+
+
+async def test_starting_before_the_first_connect() -> None:
+    from sidecar.chromium_watch import ChromiumSupervisor
+
+    supervisor = ChromiumSupervisor(missing_chromium_settings())
+    assert supervisor.status == "starting"
+    assert supervisor.health()["status"] == "starting"
+    with pytest.raises(ChromiumUnavailable, match="starting"):
+        supervisor.session()
+    await asyncio.sleep(0)

@@ -1,0 +1,78 @@
+"""CLI flags, env fallbacks and refusals of the sidecar's settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.settings import SettingsError, parse_settings
+
+
+def test_defaults_are_loopback_8122_and_display_from_env() -> None:
+    settings = parse_settings([], {"DISPLAY": ":7"})
+    assert (settings.host, settings.port, settings.display) == ("127.0.0.1", 8122, ":7")
+    assert settings.urls == () and settings.token is None and settings.expose_cdp_port is None
+    assert not settings.headless and not settings.kiosk and settings.window_size is None
+
+
+def test_env_fallbacks() -> None:
+    env = {"SIDECAR_HOST": "127.0.0.2", "SIDECAR_PORT": "9000", "SIDECAR_URLS": "http://a/ http://b/",
+           "CHROMIUM_PATH": "/opt/chrome", "SIDECAR_KIOSK": "1", "SIDECAR_HEADLESS": "true",
+           "SIDECAR_WINDOW_SIZE": "1024x768", "CHROMIUM_FLAGS": "--lang=de '--user-agent=a b'",
+           "SIDECAR_CDP_PORT": "9222"}
+    settings = parse_settings([], env)
+    assert settings.host == "127.0.0.2" and settings.port == 9000
+    assert settings.urls == ("http://a/", "http://b/")
+    assert settings.chromium_path == "/opt/chrome"
+    assert settings.kiosk and settings.headless
+    assert settings.window_size == (1024, 768)
+    assert settings.chromium_flags == ("--lang=de", "--user-agent=a b")
+    assert settings.expose_cdp_port == 9222
+
+
+def test_flags_win_over_env() -> None:
+    settings = parse_settings(["--port", "1234", "--window-size", "800,600", "http://x/",
+                               "--chromium-flag=--force-device-scale-factor=2"],
+                              {"SIDECAR_PORT": "9000", "SIDECAR_URLS": "http://env/",
+                               "CHROMIUM_FLAGS": "--lang=de"})
+    assert settings.port == 1234 and settings.window_size == (800, 600)
+    assert settings.urls == ("http://x/",)
+    assert settings.chromium_flags == ("--lang=de", "--force-device-scale-factor=2")
+
+
+def test_token_sources_and_desktopd_fallback(tmp_path) -> None:
+    secret = tmp_path / "token"
+    secret.write_text("from-file\n")
+    assert parse_settings([], {"SIDECAR_TOKEN": "s"}).token == "s"
+    assert parse_settings([], {"SIDECAR_TOKEN_FILE": str(secret)}).token == "from-file"
+    assert parse_settings([], {"DESKTOPD_TOKEN": "d"}).token == "d"
+    assert parse_settings([], {"DESKTOPD_TOKEN_FILE": str(secret)}).token == "from-file"
+    assert parse_settings([], {"SIDECAR_TOKEN": "s", "DESKTOPD_TOKEN": "d"}).token == "s"
+    assert "from-file" not in repr(parse_settings([], {"SIDECAR_TOKEN_FILE": str(secret)}))
+
+
+def test_refuses_a_public_address_without_a_token() -> None:
+    with pytest.raises(SettingsError, match="without a token"):
+        parse_settings(["--host", "0.0.0.0"], {})
+    assert parse_settings(["--host", "0.0.0.0"], {"SIDECAR_TOKEN": "t"}).host == "0.0.0.0"
+    assert parse_settings(["--host", "0.0.0.0", "--insecure"], {}).insecure
+    assert parse_settings(["--host", "0.0.0.0"], {"SIDECAR_INSECURE": "1"}).insecure
+
+
+@pytest.mark.parametrize("argv, env, message", [
+    (["--window-size", "big"], {}, "window size"),
+    (["--port", "http"], {}, "port"),
+    ([], {"SIDECAR_PORT": "70000"}, "port"),
+    (["--expose-cdp", "0x"], {}, "CDP port"),
+    (["--cdp-timeout", "0"], {}, "timeouts"),
+    (["--restart-backoff", "-1"], {}, "backoff"),
+    ([], {"CHROMIUM_FLAGS": "--user-agent='unterminated"}, "CHROMIUM_FLAGS"),
+    (["--log-level", "chatty"], {}, "log level"),
+])
+def test_bad_values_name_the_setting(argv: list[str], env: dict, message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        parse_settings(argv, env)
+
+
+def test_unreadable_token_file_is_a_settings_error(tmp_path) -> None:
+    with pytest.raises(SettingsError, match="token file"):
+        parse_settings([], {"SIDECAR_TOKEN_FILE": str(tmp_path / "missing")})
