@@ -15,6 +15,9 @@ from . import keys
 from .cdp.connection import CDPConnection, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 
+# Resolves in the committed document once its load event fired (at once if it already did).
+_WAIT_FOR_LOAD = ("document.readyState === 'complete' || new Promise(resolve => "
+                  "addEventListener('load', () => resolve(true), {once: true}))")
 # /layout bodies can be megabytes: no indentation, no spaces.
 _compact_dumps = functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
 
@@ -137,21 +140,21 @@ async def navigate_tab(request: web.Request) -> web.Response:
     timeout = body.get("timeout", _timeout(request))
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 300:
         raise invalid("timeout", f"expected seconds between 0 and 300, got {timeout!r}")
-    conn, tracker = _session(request)
+    _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
-    # Subscribe before navigating, so a fast load cannot fire before we listen.
-    async with conn.events("Page.loadEventFired", session_id=page.session_id, maxsize=16) as loads:
-        await page.send("Page.enable")
-        result = await page.send("Page.navigate", {"url": url})
-        if result.get("errorText"):
-            raise ApiError(502, "navigation_failed", {"url": url, "error": result["errorText"]})
-        # A same-document navigation (#fragment, history API) has no loaderId and no load event.
-        if wait == "load" and result.get("loaderId"):
-            try:
-                await loads.get(timeout=float(timeout))
-            except CDPTimeout:
-                raise ApiError(504, "load_timeout",
-                               f"{url} did not finish loading within {timeout} s") from None
+    # Page.navigate is handled by the browser process, so it also revives a crashed tab; it
+    # answers once the new document committed (or failed), which is why errorText is known here.
+    result = await page.send("Page.navigate", {"url": url}, timeout=float(timeout))
+    if result.get("errorText"):
+        raise ApiError(502, "navigation_failed", {"url": url, "error": result["errorText"]})
+    # A same-document navigation (#fragment, history API) has no loaderId and nothing to wait for.
+    if wait == "load" and result.get("loaderId"):
+        try:
+            await page.send("Runtime.evaluate", {"expression": _WAIT_FOR_LOAD, "awaitPromise": True,
+                                                 "returnByValue": True}, timeout=float(timeout))
+        except CDPTimeout:
+            raise ApiError(504, "load_timeout",
+                           f"{url} did not finish loading within {timeout} s") from None
     await tracker.refresh(page.target_id)
     if tracker.find_page(page.target_id) is None:
         raise CDPSessionClosed("the tab closed while navigating")

@@ -198,6 +198,8 @@ class TargetTracker:
         target_id = info["targetId"]
         page = self._pages.get(target_id)
         if page is not None:
+            # A crashed tab changes its info only when a new document (renderer) replaces it.
+            page.crashed = False
             page.url = info.get("url", page.url)
             page.title = info.get("title", page.title)
         child = self._children.get(target_id)
