@@ -1,0 +1,64 @@
+"""Fixtures for the container tests (marker docker): the images are built once per session;
+containers are published on 127.0.0.1 only and removed by the fixtures themselves (no Ryuk)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.capability import docker_available, require
+
+from .support import CHROMIUM_IMAGE, DESKTOP_IMAGE, Desktop, build_images, remove, start_desktop
+
+# Ryuk (testcontainers' reaper) needs its own image from a registry: none is reachable here, and
+# every fixture removes what it started anyway.
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
+
+# Building from scratch (base bootstrap + both images) runs inside the first test's timeout.
+BUILD_TIMEOUT = 1800
+TEST_TIMEOUT = 600
+HERE = os.path.dirname(__file__)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if str(item.path).startswith(HERE):
+            item.add_marker(pytest.mark.docker)
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT))
+
+
+@pytest.fixture(scope="session")
+def images() -> dict[str, str]:
+    """Both images, built (or cache-checked) once for the session."""
+    require(docker_available(), "a Docker engine (docker.io; scripts/test.sh starts dockerd)")
+    build_images()
+    return {"desktop": DESKTOP_IMAGE, "chromium": CHROMIUM_IMAGE}
+
+
+START_PAGE = ("data:text/html,<title>Container start page</title><h1>Container start page</h1>"
+              "<button style='font-size:28px;margin:40px' onclick=\"this.textContent='Clicked'\">"
+              "Press me</button>")
+
+
+@pytest.fixture(scope="module")
+def desktop(images: dict[str, str]) -> Iterator[Desktop]:
+    """The desktop image (no Chromium), with a token and a VNC password."""
+    tc, running = start_desktop(images["desktop"])
+    try:
+        yield running
+    finally:
+        remove(tc)
+
+
+@pytest.fixture(scope="module")
+def chromium_desktop(images: dict[str, str]) -> Iterator[Desktop]:
+    """The Chromium image showing START_PAGE, with a token."""
+    tc, running = start_desktop(images["chromium"], ports=(8080, 8122, 6080, 5900),
+                                env={"SIDECAR_URLS": START_PAGE, "WIDTH": "1280", "HEIGHT": "800"})
+    try:
+        yield running
+    finally:
+        remove(tc)

@@ -1,0 +1,115 @@
+"""The desktop image: healthy, an XFCE desktop on screen, noVNC and VNC with a password, execute
+as the non-root user, and a dead X server stopping the container (never healthy-but-dead)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import pytest
+import requests
+from PIL import Image
+
+from .support import Desktop, NotReady, remove, start_desktop, wait_exit
+
+XFCE_CLASSES = ("xfce4-panel", "xfdesktop")
+
+
+def wait_for_xfce(desktop: Desktop, timeout: float = 60) -> list[dict]:
+    """The session's panel and desktop windows, once XFCE has mapped them (bounded poll)."""
+    deadline = time.monotonic() + timeout
+    found: list[dict] = []
+    while time.monotonic() < deadline:
+        response = desktop.get(8080, "/api/v1/tree")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        windows = body["windows"] if isinstance(body, dict) else body
+        found = [w for w in windows if any(c in json.dumps(w.get("wm_class")).lower() for c in XFCE_CLASSES)]
+        if {c for c in XFCE_CLASSES if any(c in json.dumps(w.get("wm_class")).lower() for w in found)} == set(XFCE_CLASSES):
+            return found
+        time.sleep(0.5)
+    raise NotReady(f"no XFCE panel and desktop windows after {timeout}s (found {found}):\n{desktop.logs()}")
+
+
+def test_health_reports_the_display(desktop: Desktop) -> None:
+    response = requests.get(desktop.url(8080, "/health"), timeout=10)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["screen"] == {"width": 1920, "height": 1080}
+
+
+def test_api_needs_the_token(desktop: Desktop) -> None:
+    response = requests.get(desktop.url(8080, "/api/v1/tree"), timeout=10)
+    assert response.status_code == 401
+    assert response.json()["error"] == "unauthorized"
+
+
+def test_screenshot_shows_the_xfce_desktop(desktop: Desktop) -> None:
+    wait_for_xfce(desktop)
+    response = desktop.get(8080, "/api/v1/screenshot", params={"format": "png"})
+    assert response.status_code == 200, response.text
+    image = Image.open(io.BytesIO(response.content)).convert("RGB")
+    assert image.size == (1920, 1080)
+    # Not a blank frame: the panel, its icons and text give many colours...
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50, f"only {len(colours or [])} colours on screen"
+    # ...and the top panel's strip differs from the desktop background below it.
+    panel = image.crop((0, 0, 1920, 20)).resize((1, 1)).getpixel((0, 0))
+    background = image.crop((400, 400, 1500, 700)).resize((1, 1)).getpixel((0, 0))
+    assert sum(abs(a - b) for a, b in zip(panel, background)) > 60, (panel, background)
+
+
+def test_execute_runs_as_the_non_root_user(desktop: Desktop) -> None:
+    result = desktop.execute("id -u; id -un; echo $HOME; echo $DISPLAY")
+    assert result["exit_code"] == 0, result
+    assert result["stdout"].split() == ["1000", "desktop", "/home/desktop", ":0"]
+
+
+def test_novnc_serves_its_page(desktop: Desktop) -> None:
+    for path in ("/", "/vnc.html"):
+        response = requests.get(desktop.url(6080, path), timeout=10)
+        assert response.status_code == 200, (path, response.status_code)
+        assert "noVNC" in response.text
+
+
+def test_vnc_speaks_rfb_38_and_checks_the_password(desktop: Desktop) -> None:
+    from .support import vnc_login
+
+    version, accepted, reason = vnc_login(desktop, "wrong" + desktop.vnc_password[:3])
+    assert version == b"RFB 003.008\n"
+    assert not accepted, "a wrong VNC password was accepted"
+    version, accepted, size = vnc_login(desktop, desktop.vnc_password)
+    assert accepted, f"the right VNC password was refused: {size!r}"
+    assert size == (1920).to_bytes(2, "big") + (1080).to_bytes(2, "big")
+
+
+def test_generated_secrets_are_printed_when_none_given(images: dict[str, str]) -> None:
+    tc, running = start_desktop(images["desktop"], token=False, env={"VNC_PASSWORD": ""},
+                                ports=(8080,), wait=False)
+    try:
+        deadline = time.monotonic() + 60
+        while "generated VNC password" not in running.logs() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert "generated VNC password" in running.logs(), running.logs()
+        code, listing = running.exec_in("ls", "-l", "/run/desktop/vnc.password")
+        assert code == 0 and listing.startswith("-rw-------"), listing
+    finally:
+        remove(tc)
+
+
+@pytest.mark.timeout(600)
+def test_killing_xvfb_stops_the_container_non_zero(images: dict[str, str]) -> None:
+    tc, running = start_desktop(images["desktop"], ports=(8080,))
+    try:
+        code, pid = running.exec_in("pgrep", "-x", "Xvfb")
+        assert code == 0, pid
+        code, output = running.exec_in("kill", "-9", pid.strip())
+        assert code == 0, output
+        exit_code = wait_exit(running.container, timeout=120)
+        logs = running.logs()
+        assert exit_code != 0, logs
+        assert "xvfb" in logs.lower() and "stopped because" in logs, logs
+    finally:
+        remove(tc)
