@@ -326,3 +326,35 @@ def wait_for_window_manager(display: str, timeout: float = 20.0) -> None:
                     conn.next_event()
     finally:
         conn.close()
+
+
+@dataclass
+class Sidecar:
+    process: subprocess.Popen
+    url: str
+
+    async def get(self, session: aiohttp.ClientSession, path: str, **query: str) -> tuple[int, Any]:
+        async with session.get(self.url + path, params=query) as response:
+            return response.status, await response.json()
+
+    async def close(self) -> None:
+        _stop(self.process)
+
+
+async def start_sidecar(display: str, *urls: str, extra: Sequence[str] = ()) -> Sidecar:
+    """``python -m sidecar URL... --display :N --port 0``, ready once Chromium is up too."""
+    process = subprocess.Popen([sys.executable, "-m", "sidecar", *urls, "--display", display,
+                                "--host", "127.0.0.1", "--port", "0", *extra],
+                               cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL)
+    try:
+        listening = await asyncio.to_thread(
+            _read_line_matching, process.stderr,
+            re.compile(r"sidecar listening on (http://[\d.]+:\d+)"), process, 40, "sidecar")
+        await asyncio.to_thread(_read_line_matching, process.stderr,
+                                re.compile(r"Chromium ready"), process, 40, "sidecar's Chromium")
+    except BaseException:
+        _stop(process)
+        raise
+    _drain(process.stderr)
+    return Sidecar(process, listening.group(1))
