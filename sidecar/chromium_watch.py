@@ -91,7 +91,29 @@ class ChromiumSupervisor:
             raise ChromiumUnavailable(why)
         return conn, tracker
 
-    def health(self) -> dict[str, Any]:
+    async def health(self) -> dict[str, Any]:
+        """``health_snapshot()`` plus the browser window's actual bounds, asked from Chromium."""
+        body = self.health_snapshot()
+        body["window"] = {"requested": self._window(), "actual": await self._actual_window()}
+        return body
+
+    async def _actual_window(self) -> dict[str, Any] | None:
+        """Where the first tab's window really is (Chromium may shrink a screen-sized window by
+        a pixel, and a window manager may move it). CSS/DIP pixels: screen pixels / DPR."""
+        conn, tracker = self.conn, self.tracker
+        if conn is None or tracker is None or not conn.connected or not tracker.pages():
+            return None
+        try:
+            reply = await conn.send("Browser.getWindowForTarget",
+                                    {"targetId": tracker.pages()[0].target_id}, timeout=2.0)
+        except CDPError:
+            return None
+        bounds = reply.get("bounds", {})
+        return {"x": bounds.get("left"), "y": bounds.get("top"), "width": bounds.get("width"),
+                "height": bounds.get("height"), "state": bounds.get("windowState"),
+                "space": "screen (device-independent pixels)"}
+
+    def health_snapshot(self) -> dict[str, Any]:
         chromium = self.chromium
         tracker = self.tracker
         conn = self.conn
@@ -107,7 +129,6 @@ class ChromiumSupervisor:
             "reconnects": self.reconnects,
             "last_error": self.last_error,
             "headless": self.settings.headless,
-            "window": self._window(),
         }
         if conn is not None:
             body["cdp_stats"] = conn.stats()
@@ -120,7 +141,7 @@ class ChromiumSupervisor:
             return None
         x, y = self.settings.window_position
         return {"x": x, "y": y, "width": self.window_size[0], "height": self.window_size[1],
-                "space": "screen", "note": "as requested at launch; the window manager may adjust it"}
+                "space": "screen"}
 
     async def wait_until(self, status: str, timeout: float) -> None:
         """Wait for ``status`` (tests, startup logging); TimeoutError otherwise."""

@@ -64,7 +64,7 @@ def _find_tab(tracker: TargetTracker, tab_id: str) -> tuple[PageTarget, int]:
 
 async def health(request: web.Request) -> web.Response:
     """200 when Chromium is connected with at least one tab; 503 (same body) otherwise."""
-    body = request.app[keys.SUPERVISOR].health()
+    body = await request.app[keys.SUPERVISOR].health()
     return web.json_response(body, status=200 if body["status"] == "ok" else 503)
 
 

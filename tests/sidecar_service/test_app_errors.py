@@ -78,7 +78,7 @@ async def test_starting_before_the_first_connect() -> None:
 
     supervisor = ChromiumSupervisor(missing_chromium_settings())
     assert supervisor.status == "starting"
-    assert supervisor.health()["status"] == "starting"
+    assert (await supervisor.health())["status"] == "starting"
     with pytest.raises(ChromiumUnavailable, match="starting"):
         supervisor.session()
     await asyncio.sleep(0)

@@ -203,8 +203,11 @@ async def test_runs_on_debian_python_with_bookworm_libraries(chromium: str, site
         assert status == 200 and health["tabs"] == 2, health
         status, created = await sidecar.request("POST", "/tabs", json={"url": sites["second"]})
         assert status == 201, created
+        status, tab = await sidecar.request("POST", f"/tabs/{created['id']}/navigate",
+                                            json={"url": sites["main"]})
+        assert status == 200 and tab["title"] == "Main", tab
         _, targets = await sidecar.get("/targets")
-        assert any(t["type"] == "iframe" for t in targets["targets"])
+        assert [t["parentId"] for t in targets["targets"] if t["type"] == "iframe"].count(tab["id"]) == 1
     finally:
         assert await sidecar.stop() == 0, sidecar.log()
 
