@@ -9,7 +9,7 @@ import pytest
 from tests.support.capability import chromium_path, require
 
 from .fake_cdp import FakeCDPServer
-from .support import serve_pages
+from .support import Sites, serve_pages
 
 
 @pytest.fixture
@@ -37,16 +37,20 @@ def chromium() -> str:
 
 
 @pytest.fixture
-async def sites() -> AsyncIterator[dict[str, str]]:
+async def sites() -> AsyncIterator[Sites]:
     """Two origins: 127.0.0.1:P1 (main pages) and localhost:P2 (a cross-site iframe)."""
     # Bound on 127.0.0.1 but addressed as "localhost": another site, hence another renderer.
     cross_runner, cross_port = await serve_pages({"/frame": FRAME_PAGE})
     cross = f"http://localhost:{cross_port}/frame"
+    sites = Sites({})
     main_runner, main_port = await serve_pages(
-        {"/": MAIN_PAGE.format(cross=cross), "/second": SECOND_PAGE, "/frame": FRAME_PAGE})
+        {"/": MAIN_PAGE.format(cross=cross), "/second": SECOND_PAGE, "/frame": FRAME_PAGE},
+        sites=sites)
     base = f"http://127.0.0.1:{main_port}"
+    sites.update(main=base + "/", second=base + "/second", cross_frame=cross, slow=base + "/slow")
     try:
-        yield {"main": base + "/", "second": base + "/second", "cross_frame": cross}
+        yield sites
     finally:
+        sites.slow_release.set()
         await main_runner.cleanup()
         await cross_runner.cleanup()

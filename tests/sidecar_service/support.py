@@ -17,13 +17,33 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 _LISTENING = re.compile(r"sidecar listening on (http://\S+)")
 
 
-async def serve_pages(pages: Mapping[str, str], host: str = "127.0.0.1") -> tuple[web.AppRunner, int]:
-    """Serve ``{path: html}`` on a free port of ``host``."""
+class Sites(dict):
+    """URLs by name, plus the events of the ``/slow`` page (requested, release)."""
+
+    def __init__(self, urls: Mapping[str, str]) -> None:
+        super().__init__(urls)
+        self.slow_requested = asyncio.Event()
+        self.slow_release = asyncio.Event()
+
+
+async def serve_pages(pages: Mapping[str, str], host: str = "127.0.0.1",
+                      sites: Sites | None = None) -> tuple[web.AppRunner, int]:
+    """Serve ``{path: html}`` on a free port of ``host``. With ``sites``, ``/slow`` answers only
+    once ``sites.slow_release`` is set (at most 30 s): a page that stays loading during a test."""
     app = web.Application()
     for path, html in pages.items():
         async def handler(_request: web.Request, html: str = html) -> web.Response:
             return web.Response(text=html, content_type="text/html")
         app.router.add_get(path, handler)
+    if sites is not None:
+        async def slow(_request: web.Request) -> web.Response:
+            sites.slow_requested.set()
+            try:
+                await asyncio.wait_for(sites.slow_release.wait(), 30)
+            except asyncio.TimeoutError:
+                pass
+            return web.Response(text="<title>Slow</title>", content_type="text/html")
+        app.router.add_get("/slow", slow)
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, host, 0)

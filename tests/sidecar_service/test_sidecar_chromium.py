@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from .support import SidecarProcess, pid_alive, wait_pid_gone
+from .support import SidecarProcess, Sites, pid_alive, wait_pid_gone
 
 pytestmark = pytest.mark.chromium
 
@@ -228,3 +228,19 @@ async def test_crashed_renderer_gives_json_errors_and_navigate_revives_the_tab(
     assert revived["title"] == "Main" and "crashed" not in revived
     _, health = await sidecar.get("/health")
     assert health["status"] == "ok" and health["restarts"] == 0
+
+
+async def test_tab_closed_mid_request_is_a_409_not_a_hang(sidecar: SidecarProcess,
+                                                          sites: Sites) -> None:
+    status, tab = await sidecar.request("POST", "/tabs", json={"url": "about:blank"})
+    assert status == 201
+    # The server holds /slow's response, so this navigation stays pending (timeout 60 s)...
+    navigation = asyncio.ensure_future(sidecar.request(
+        "POST", f"/tabs/{tab['id']}/navigate", json={"url": sites["slow"], "timeout": 60}))
+    await asyncio.wait_for(sites.slow_requested.wait(), 20)
+    assert not navigation.done()
+    # ...until the tab goes away: the pending call must fail at once, not at its timeout.
+    status, _ = await sidecar.request("DELETE", f"/tabs/{tab['id']}")
+    assert status == 200
+    status, reply = await asyncio.wait_for(navigation, 10)
+    assert status == 409 and reply["error"] == "tab_closed", reply
