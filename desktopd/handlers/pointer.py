@@ -56,7 +56,8 @@ def check_on_screen(events: list[dict[str, Any]], prefixes: list[str], size: tup
 
 
 def interpolate(points: list[tuple[int, int]], steps: int) -> list[tuple[int, int]]:
-    """``steps`` points evenly spaced by distance along the polyline, ending on its last point."""
+    """About ``steps`` points along the polyline, evenly spaced by distance, passing through
+    every vertex (a drawn corner stays a corner) and ending on the last point."""
     if len(points) == 1:
         return [points[0]] * steps
     lengths = [math.dist(a, b) for a, b in zip(points, points[1:])]
@@ -64,15 +65,11 @@ def interpolate(points: list[tuple[int, int]], steps: int) -> list[tuple[int, in
     if total == 0:
         return [points[-1]] * steps
     out = []
-    segment, walked = 0, 0.0
-    for k in range(1, steps + 1):
-        target = total * k / steps
-        while segment < len(lengths) - 1 and walked + lengths[segment] < target:
-            walked += lengths[segment]
-            segment += 1
-        (ax, ay), (bx, by) = points[segment], points[segment + 1]
-        f = 0.0 if lengths[segment] == 0 else min(1.0, (target - walked) / lengths[segment])
-        out.append((round(ax + (bx - ax) * f), round(ay + (by - ay) * f)))
+    for (ax, ay), (bx, by), length in zip(points, points[1:], lengths):
+        if length == 0:
+            continue
+        n = max(1, round(steps * length / total))
+        out.extend((round(ax + (bx - ax) * j / n), round(ay + (by - ay) * j / n)) for j in range(1, n + 1))
     return out
 
 
@@ -186,9 +183,10 @@ async def paced_drag(xs: XService, event: dict[str, Any]) -> None:
     loop = asyncio.get_running_loop()
     started = loop.time()
     try:
-        for k, point in enumerate(interpolate(points, steps), start=1):
+        route = interpolate(points, steps)
+        for k, point in enumerate(route, start=1):
             # Sleep until this step's due time (not a fixed sleep: X calls take time too).
-            await asyncio.sleep(max(0.0, started + duration * k / steps - loop.time()))
+            await asyncio.sleep(max(0.0, started + duration * k / len(route) - loop.time()))
             await xs.call(lambda desk, p=point: desk.pointer_move(*p))
     finally:
         # shield: a client that hangs up mid-drag must not leave the button held.

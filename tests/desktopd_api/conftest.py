@@ -3,10 +3,22 @@ real `python -m desktopd` on a real Xvfb (integration tests, marker x11)."""
 
 from __future__ import annotations
 
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
 import pytest
+import requests
 
 from desktopd.app import init_app
 from desktopd.settings import Settings
+from tests.support.capability import have_program, require
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop
 
@@ -28,3 +40,150 @@ def make_client(aiohttp_client, fake_desktop):
 @pytest.fixture
 async def client(make_client):
     return await make_client()
+
+
+# ---- integration: a real desktopd process on a real Xvfb ---------------------------------------
+
+
+
+
+HERE = os.path.dirname(__file__)
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@dataclass
+class DesktopdProcess:
+    process: subprocess.Popen
+    url: str
+    log: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
+    token: str | None = None
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        headers = kwargs.pop("headers", {})
+        if self.token:
+            headers.setdefault("Authorization", f"Bearer {self.token}")
+        return requests.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.reader is not None:
+            self.reader.join(timeout=10)  # reads to EOF, then the pipe can be closed
+        self.process.stderr.close()
+
+
+def start_desktopd(display: str, *extra: str, env: dict[str, str] | None = None,
+                   timeout: float = 30.0) -> DesktopdProcess:
+    """Run `python -m desktopd --port 0`; ready when it logs the address it listens on."""
+    proc = subprocess.Popen([sys.executable, "-m", "desktopd", "--display", display,
+                             "--host", "127.0.0.1", "--port", "0", *extra],
+                            cwd=ROOT, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found: queue.Queue[str | None] = queue.Queue()
+    lines: list[str] = []
+
+    def drain() -> None:  # keeps reading so the pipe never fills; remembers the log for asserts
+        for line in proc.stderr:
+            lines.append(line)
+            match = LISTENING.search(line)
+            if match:
+                found.put(match.group(1))
+        found.put(None)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        url = found.get(timeout=timeout)
+    except queue.Empty:
+        url = None
+    server = DesktopdProcess(proc, url or "", lines, reader=reader)
+    if url is None:
+        server.stop()
+        raise RuntimeError("desktopd did not start:\n" + "".join(lines))
+    return server
+
+
+@pytest.fixture(scope="module")
+def desktopd(xvfb) -> Iterator[DesktopdProcess]:
+    server = start_desktopd(xvfb.display)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Recorder:
+    """The Tk recorder subprocess; events() reads what it saw."""
+
+    def __init__(self, display: str, title: str = "recorder") -> None:
+        require(have_program("python3"), "python3 with tkinter (Debian package python3-tk)")
+        self.events: queue.Queue[dict] = queue.Queue()
+        self.process = subprocess.Popen(
+            ["/usr/bin/python3", os.path.join(HERE, "recorder.py"), title],
+            env={**os.environ, "DISPLAY": display}, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            ready = self.wait_for("ready", timeout=30)
+        except queue.Empty:
+            self.stop()
+            raise RuntimeError("the Tk recorder did not come up") from None
+        self.window_id = ready["id"]
+        self.frame_id = ready["frame"]
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.events.put(json.loads(line))
+
+    def wait_for(self, kind: str, timeout: float = 10) -> dict:
+        """The next event of ``kind`` (earlier ones of other kinds are dropped)."""
+        while True:
+            event = self.events.get(timeout=timeout)
+            if event["ev"] == kind:
+                return event
+
+    def collect(self, until: str, until_b: int | None = None, timeout: float = 10) -> list[dict]:
+        """Events up to and including the first ``until`` event (with button ``until_b``)."""
+        out = []
+        while True:
+            event = self.events.get(timeout=timeout)
+            out.append(event)
+            if event["ev"] == until and (until_b is None or event.get("b") == until_b):
+                return out
+
+    def text(self) -> str:
+        self.process.stdin.write("text\n")
+        self.process.stdin.flush()
+        return self.wait_for("text")["text"]
+
+    def drain(self) -> None:
+        while not self.events.empty():
+            self.events.get_nowait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if not pipe.closed:
+                pipe.close()
+
+
+@pytest.fixture
+def recorder(xvfb) -> Iterator[Recorder]:
+    rec = Recorder(xvfb.display)
+    try:
+        yield rec
+    finally:
+        rec.stop()
