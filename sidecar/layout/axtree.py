@@ -35,10 +35,18 @@ def _state_value(value: Any) -> Any:
     return value
 
 
+# Chromium's per-line text fragments: they repeat their StaticText parent's text, have no DOM
+# node of their own, and are a sixth of a text-heavy tree. Never reported.
+DROPPED_ROLES = frozenset({"InlineTextBox"})
+
+
 def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "") -> list[Record]:
     """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames."""
     records: list[Record] = []
     for node in nodes:
+        role = node.get("role")
+        if role is not None and role.get("value") in DROPPED_ROLES:
+            continue
         states: dict[str, Any] = {}
         properties: dict[str, Any] = {}
         for prop in node.get("properties", ()):
@@ -55,7 +63,7 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
         parent = node.get("parentId")
         records.append({
             "nodeId": id_prefix + str(node["nodeId"]),
-            "role": str(_value(node.get("role")) or ""),
+            "role": str(_value(role) or ""),
             "name": str(_value(node.get("name")) or ""),
             "value": None if value is None or value == "" else str(value),
             "description": None if not description else str(description),
@@ -125,5 +133,23 @@ def truncate(records: list[Record], limit: int) -> list[Record]:
 
 
 def preorder(records: list[Record]) -> list[Record]:
-    """Records in tree pre-order starting from the roots (frames spliced into their iframes)."""
-    return filter_tree(records, lambda _record: True)
+    """The same records in tree pre-order from the roots (frames follow their iframe node), with
+    links to records that are not in the list removed. Records are updated in place."""
+    by_id = {r["nodeId"]: r for r in records}
+    ordered: list[Record] = []
+    seen: set[str] = set()
+    stack = [r for r in reversed(records) if r["parentId"] not in by_id]
+    while stack:
+        record = stack.pop()
+        if record["nodeId"] in seen:
+            continue                              # a malformed tree must not loop
+        seen.add(record["nodeId"])
+        ordered.append(record)
+        children = record["childIds"]
+        if not all(c in by_id for c in children):
+            children = record["childIds"] = [c for c in children if c in by_id]
+        stack.extend(by_id[c] for c in reversed(children))
+    for record in ordered:
+        if record["parentId"] is not None and record["parentId"] not in by_id:
+            record["parentId"] = None
+    return ordered

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Benchmark /layout against the reference design's per-node method and Playwright.
+
+Serves generated pages of 500, 2,000 and 10,000 elements on 127.0.0.1, opens them in a real
+Chromium on a fresh Xvfb, and prints, per size, median times of:
+  * layout cold: sidecar.layout.build_layout right after a DOM change (full capture), plus the
+    JSON encoding of the body (what the HTTP handler adds);
+  * layout warm: the same with nothing changed (probe + metrics, bounds recomputed);
+  * reference: the reference design's method, a new WebSocket per request, getFullAXTree, then
+    DOM.getBoxModel once per node, sequentially (measured here, same run);
+  * playwright: page.locator("body").aria_snapshot() (no bounds at all), if playwright is
+    importable (pip install playwright; it drives /usr/bin/chromium, not a downloaded browser).
+Usage: .venv/bin/python scripts/bench_layout.py [--sizes 500,2000,10000] [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.sidecar_layout.harness import PageServer, launch_chromium  # noqa: E402
+from tests.support.xvfb import start_xvfb  # noqa: E402
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+async def reference_method(ws_url: str) -> int:
+    """The reference design: one WebSocket per request, one getBoxModel round trip per node."""
+    async with websockets.connect(ws_url, max_size=None) as ws:
+        ids = iter(range(1, 10**9))
+
+        async def call(method: str, params: dict | None = None) -> dict:
+            call_id = next(ids)
+            await ws.send(json.dumps({"id": call_id, "method": method, "params": params or {}}))
+            while True:
+                message = json.loads(await ws.recv())
+                if message.get("id") == call_id:
+                    return message.get("result", {})
+
+        nodes = (await call("Accessibility.getFullAXTree"))["nodes"]
+        boxes = 0
+        for node in nodes:
+            backend_id = node.get("backendDOMNodeId")
+            if backend_id is None:
+                continue
+            if (await call("DOM.getBoxModel", {"backendNodeId": backend_id})).get("model"):
+                boxes += 1
+        return boxes
+
+
+async def time_it(coro_factory, runs: int) -> tuple[float, object]:
+    samples, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = await coro_factory()
+        samples.append(time.perf_counter() - start)
+    return median_ms(samples), result
+
+
+async def bench_size(browser, server: PageServer, port: int, size: int, runs: int,
+                     ref_runs: int) -> dict:
+    from sidecar.layout import LayoutOptions, build_layout
+
+    page = await browser.page()
+    await browser.navigate(page, server.url(f"/gen/{size}"))
+    elements = await browser.evaluate(page, "document.body.querySelectorAll('*').length")
+    options = LayoutOptions()
+
+    async def layout_json() -> dict:
+        body = await build_layout(browser.conn, browser.tracker, options)
+        json.dumps(body, separators=(",", ":"))
+        return body
+
+    await layout_json()                     # the tracker's first sight: installs the probe
+    counter = iter(range(10**9))
+
+    async def cold() -> dict:
+        await page.send("Runtime.evaluate", {"expression": f"document.body.dataset.bench = '{next(counter)}'"})
+        return await layout_json()
+
+    cold_ms, body = await time_it(cold, runs)
+    warm_ms, body = await time_it(layout_json, runs)
+    nodes = body["tabs"][0]["layout"]["nodeCount"]
+    interesting_ms, _ = await time_it(
+        lambda: build_layout(browser.conn, browser.tracker, LayoutOptions(interesting=True)), runs)
+    ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
+    ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
+    return {"size": size, "elements": elements, "nodes": nodes, "cold": cold_ms, "warm": warm_ms,
+            "warm_interesting": interesting_ms, "reference": ref_ms, "reference_boxes": boxes}
+
+
+def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str) -> dict[int, float]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {}
+    import os
+    os.environ["DISPLAY"] = display
+    result = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=False,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-quic",
+                                           "--no-first-run", "--disable-background-networking",
+                                           "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        for size in sizes:
+            page.goto(server.url(f"/gen/{size}"))
+            body = page.locator("body")
+            body.aria_snapshot()
+            samples = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                body.aria_snapshot()
+                samples.append(time.perf_counter() - start)
+            result[size] = median_ms(samples)
+        browser.close()
+    return result
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="500,2000,10000")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--reference-runs", type=int, default=3)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    xvfb = start_xvfb(1280, 800)
+    server = PageServer()
+    rows = []
+    try:
+        browser = await launch_chromium(xvfb.display)
+        try:
+            port = int(browser.conn.ws_url.split(":")[2].split("/")[0])
+            for size in sizes:
+                ref_runs = 1 if size >= 10_000 else args.reference_runs
+                rows.append(await bench_size(browser, server, port, size, args.runs, ref_runs))
+        finally:
+            await browser.close()
+        pw = await asyncio.to_thread(playwright_times, server, sizes, args.runs, xvfb.display)
+    finally:
+        server.stop()
+        xvfb.stop()
+
+    print(f"Chromium on Xvfb, medians of {args.runs} runs (reference: {args.reference_runs}, 1 at 10k)")
+    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'cold ms':>8} {'warm ms':>8} {'warm-int':>8} "
+          f"{'ref ms':>8} {'ref/cold':>8} {'ref/warm':>8} {'pw ms':>7} {'pw/cold':>7} {'pw/warm':>7}")
+    for row in rows:
+        p = pw.get(row["size"])
+        pw_cells = (f"{p:7.1f} {p / row['cold']:7.2f} {p / row['warm']:7.1f}" if p
+                    else f"{'n/a':>7} {'':>7} {'':>7}")
+        print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['cold']:8.1f} "
+              f"{row['warm']:8.1f} {row['warm_interesting']:8.1f} {row['reference']:8.1f} "
+              f"{row['reference'] / row['cold']:8.1f} {row['reference'] / row['warm']:8.1f} {pw_cells}")
+    print("cold = full capture after a DOM change; warm = unchanged page (bounds recomputed); "
+          "pw = Playwright aria_snapshot() (no bounds)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
