@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 
@@ -38,9 +39,10 @@ def images() -> dict[str, str]:
     return {"desktop": DESKTOP_IMAGE, "chromium": CHROMIUM_IMAGE}
 
 
-START_PAGE = ("data:text/html,<title>Container start page</title><h1>Container start page</h1>"
-              "<button style='font-size:28px;margin:40px' onclick=\"this.textContent='Clicked'\">"
-              "Press me</button>")
+# SIDECAR_URLS is a whitespace-separated list: the page is percent-encoded into one data: URL.
+START_PAGE = "data:text/html," + quote(
+    "<title>Container start page</title><h1>Container start page</h1>"
+    "<button style='font-size:28px;margin:40px' onclick=\"this.textContent='Clicked'\">Press me</button>")
 
 
 @pytest.fixture(scope="module")
