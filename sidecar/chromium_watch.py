@@ -54,7 +54,6 @@ class ChromiumSupervisor:
     async def start(self) -> None:
         """Begin launching in the background; returns at once (health says ``starting``)."""
         self._user_data_dir = tempfile.mkdtemp(prefix="sidecar-chromium-")
-        self.window_size = await self._resolve_window_size()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -197,6 +196,9 @@ class ChromiumSupervisor:
     async def _launch(self) -> None:
         if self._user_data_dir is None:
             raise LaunchError("the supervisor was not started")
+        if self.window_size is None:
+            # Asked at each launch until known: the display may come up after the sidecar.
+            self.window_size = await self._resolve_window_size()
         first_url = self.settings.urls[0] if self.settings.urls else None
         self.chromium = await launch(self.settings.launch_options(self.window_size),
                                      self._user_data_dir, first_url)
