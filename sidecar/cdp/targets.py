@@ -104,8 +104,11 @@ class TargetTracker:
     # -- queries -----------------------------------------------------------------------------
 
     def pages(self) -> list[PageTarget]:
-        """Attached page targets, in tab (creation) order."""
-        return sorted(self._pages.values(), key=lambda page: page.order)
+        """Attached page targets, in tab (creation) order. A page being prerendered (speculation
+        rules) is a page target too, but not a tab until it is activated."""
+        return sorted((page for page in self._pages.values()
+                       if self._infos.get(page.target_id, {}).get("subtype") != "prerender"),
+                      key=lambda page: page.order)
 
     def targets(self) -> list[dict[str, Any]]:
         """Every known target (pages, iframes, workers...), in creation order."""

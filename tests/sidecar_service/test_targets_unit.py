@@ -125,3 +125,20 @@ async def test_non_page_browser_targets_are_not_tabs(fake_cdp: FakeCDPServer) ->
     finally:
         tracker.stop()
         await conn.close()
+
+
+async def test_prerendered_page_is_not_a_tab_until_activated(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SP", "targetInfo": info("P"),
+                                                        "waitingForDebugger": False})
+        await fake_cdp.emit("Target.attachedToTarget",
+                            {"sessionId": "SR", "targetInfo": {**info("R"), "subtype": "prerender"},
+                             "waitingForDebugger": False})
+        await tracker.wait_for_page("R", 5)
+        assert [p.target_id for p in tracker.pages()] == ["P"]
+        await fake_cdp.emit("Target.targetInfoChanged", {"targetInfo": info("R", url="http://r/")})
+        await tracker.wait_for(lambda: len(tracker.pages()) == 2, 5)
+    finally:
+        tracker.stop()
+        await conn.close()
