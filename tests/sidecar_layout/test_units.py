@@ -1,0 +1,182 @@
+"""Unit tests of the layout builder's pure parts: options, geometry, tree filters, snapshot
+placement and the DOM fallback (no browser; inputs shaped like Chromium's replies)."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktopd.web.errors import ApiError
+from sidecar.layout import axtree
+from sidecar.layout.dom_fallback import dom_records
+from sidecar.layout.geometry import Placement, Rect, View, WindowMetrics, viewport_origin
+from sidecar.layout.options import LayoutOptions
+from sidecar.layout.snapshot import TOP_LEVEL, Snapshot
+
+
+# -- options -------------------------------------------------------------------------------
+
+def test_options_parse_every_parameter():
+    options = LayoutOptions.from_query({"tab": " ABC ", "interesting": "true", "roles": "Button, link",
+                                        "max_nodes": "50"})
+    assert options == LayoutOptions(tab="ABC", interesting=True, roles=frozenset({"button", "link"}),
+                                    max_nodes=50)
+    assert LayoutOptions.from_query({}) == LayoutOptions()
+    assert LayoutOptions.from_query({"interesting": ""}).interesting is True
+
+
+@pytest.mark.parametrize("query, field", [
+    ({"max_nodes": "0"}, "max_nodes"), ({"max_nodes": "-3"}, "max_nodes"),
+    ({"max_nodes": "1e3"}, "max_nodes"), ({"interesting": "sometimes"}, "interesting"),
+    ({"roles": " , "}, "roles"), ({"roles": "button;drop"}, "roles"), ({"tab": "  "}, "tab"),
+    ({"maxnodes": "3"}, "maxnodes"),
+])
+def test_bad_options_are_422_naming_the_parameter(query, field):
+    with pytest.raises(ApiError) as raised:
+        LayoutOptions.from_query(query)
+    assert raised.value.status == 422
+    assert raised.value.field == field
+    assert raised.value.body()["error"] == "invalid_field"
+
+
+# -- geometry ------------------------------------------------------------------------------
+
+def test_viewport_origin_measures_the_browser_ui():
+    # 1000x700 DIP window at (30, 20); content 985+15 x 557 device px: toolbar = 700 - 557.
+    window = WindowMetrics(screen_x=30, screen_y=20, outer_width=1000, outer_height=700,
+                           content_width=1000, content_height=557)
+    assert viewport_origin(window, 1.0) == (30, 20 + 143)
+
+
+def test_viewport_origin_at_device_scale_2_with_a_window_frame():
+    # A WM frame of 4 DIP on the left, right and bottom; DIP * 2 = screen pixels.
+    window = WindowMetrics(screen_x=10, screen_y=5, outer_width=608, outer_height=404,
+                           content_width=1200, content_height=514)
+    left, top = viewport_origin(window, 2.0)
+    assert left == 10 * 2 + 8
+    assert top == 5 * 2 + 404 * 2 - 8 - 514
+
+
+def _view(**overrides) -> View:
+    values = dict(layout_x=0.0, layout_y=0.0, visual_x=0.0, visual_y=0.0, visual_width=800.0,
+                  visual_height=600.0, pinch_scale=1.0, zoom=1.0, device_pixel_ratio=1.0,
+                  origin_x=0.0, origin_y=0.0)
+    values.update(overrides)
+    return View(**values)
+
+
+def test_document_viewport_screen_chain_with_scroll_zoom_and_fixed():
+    view = _view(layout_x=0, layout_y=300, visual_x=0, visual_y=300, device_pixel_ratio=1.5,
+                 zoom=1.5, origin_x=30, origin_y=163)
+    box = Placement(Rect(100, 400, 50, 20))
+    viewport = view.document_to_viewport(view.to_document(box))
+    assert viewport == Rect(100, 100, 50, 20)
+    assert view.viewport_to_screen(viewport) == Rect(180, 313, 75, 30)
+    fixed = Placement(Rect(10, 20, 30, 30), fixed=True)        # stays put in the viewport
+    assert view.document_to_viewport(view.to_document(fixed)) == Rect(10, 20, 30, 30)
+    assert view.to_document(fixed) == Rect(10, 320, 30, 30)
+
+
+def test_visibility_takes_the_frame_clip_into_account():
+    view = _view()
+    inside = Placement(Rect(10, 10, 20, 20), clip=Rect(0, 0, 100, 100))
+    clipped = Placement(Rect(10, 150, 20, 20), clip=Rect(0, 0, 100, 100))
+    assert view.visible_part(inside) == Rect(10, 10, 20, 20)
+    assert view.visible_part(clipped) is None
+    assert view.visible_part(Placement(Rect(10, 700, 20, 20))) is None
+
+
+# -- AX records and filters -------------------------------------------------------------------
+
+def _ax(node_id, role, parent=None, children=(), name="", ignored=False, backend=None, props=()):
+    node = {"nodeId": node_id, "role": {"type": "role", "value": role}, "childIds": list(children),
+            "ignored": ignored, "name": {"type": "computedString", "value": name},
+            "properties": [{"name": k, "value": {"type": "x", "value": v}} for k, v in props]}
+    if parent is not None:
+        node["parentId"] = parent
+    if backend is not None:
+        node["backendDOMNodeId"] = backend
+    return node
+
+
+TREE = [
+    _ax("1", "RootWebArea", children=["2", "5"], backend=1),
+    _ax("2", "generic", "1", ["3", "4"], backend=2),
+    _ax("3", "button", "2", ["6"], name="OK", backend=3,
+        props=[("focusable", True), ("pressed", "mixed"), ("labelledby", [1]), ("level", 2)]),
+    _ax("4", "none", "2", ignored=True, backend=4),
+    _ax("5", "link", "1", name="Home", backend=5),
+    _ax("6", "InlineTextBox", "3"),
+]
+
+
+def test_ax_records_states_properties_and_dropped_text_boxes():
+    records = axtree.ax_records(TREE, "F", "p:")
+    by_id = {r["nodeId"]: r for r in records}
+    assert "p:6" not in by_id
+    ok = by_id["p:3"]
+    assert ok["states"] == {"focusable": True, "pressed": "mixed"}
+    assert ok["properties"] == {"level": 2}
+    assert ok["parentId"] == "p:2" and ok["frameId"] == "F" and ok["value"] is None
+
+
+def test_interesting_filter_reparents_children_and_keeps_order():
+    records = axtree.preorder(axtree.ax_records(TREE, "F"))
+    kept = axtree.filter_tree(records, axtree.is_interesting)
+    assert [(r["nodeId"], r["parentId"], r["childIds"]) for r in kept] == [
+        ("1", None, ["3", "5"]), ("3", "1", []), ("5", "1", [])]
+    assert [r["childIds"] for r in records if r["nodeId"] == "3"] == [[]]   # dangling id removed
+    links = axtree.filter_tree(records, axtree.has_role(frozenset({"link"})))
+    assert [(r["nodeId"], r["parentId"]) for r in links] == [("5", None)]
+    head = axtree.truncate(kept, 2)
+    assert [(r["nodeId"], r["childIds"]) for r in head] == [("1", ["3"]), ("3", [])]
+
+
+# -- snapshot placement ---------------------------------------------------------------------
+
+def _snapshot(dpr=1.0):
+    strings = ["F0", "F1", "HTML", "IFRAME", "BUTTON", "static", "fixed", "2px", "3px", "0px",
+               "http://a/", "http://a/f"]
+    # Document 0: html(1) > iframe(2, border 2px, padding 3px, contentDocument 1), fixed button(3)
+    # Document 1 (scrolled by 10): html(11) > button(12) at (20, 30) in its own document.
+    scale = dpr
+    return Snapshot({"strings": strings, "documents": [
+        {"frameId": 0, "documentURL": 10, "scrollOffsetX": 0, "scrollOffsetY": 100 * scale,
+         "nodes": {"backendNodeId": [1, 2, 3], "parentIndex": [-1, 0, 0], "nodeName": [2, 3, 4],
+                   "contentDocumentIndex": {"index": [1], "value": [1]}},
+         "layout": {"nodeIndex": [0, 1, 2],
+                    "bounds": [[0, 0, 800 * scale, 2000 * scale], [100 * scale, 200 * scale, 310 * scale, 160 * scale],
+                               [10 * scale, 110 * scale, 40 * scale, 20 * scale]],
+                    "styles": [[5, 9, 9, 9, 9], [5, 7, 7, 8, 8], [6, 9, 9, 9, 9]]}},
+        {"frameId": 1, "documentURL": 11, "scrollOffsetX": 0, "scrollOffsetY": 10 * scale,
+         "nodes": {"backendNodeId": [11, 12], "parentIndex": [-1, 0], "nodeName": [2, 4]},
+         "layout": {"nodeIndex": [0, 1], "bounds": [[0, 0, 300 * scale, 500 * scale], [20 * scale, 30 * scale, 50 * scale, 20 * scale]],
+                    "styles": [[5, 9, 9, 9, 9], [5, 9, 9, 9, 9]]}},
+    ]}, dpr)
+
+
+@pytest.mark.parametrize("dpr", [1.0, 3.0])
+def test_iframe_content_box_and_scroll_and_fixed_placement(dpr):
+    snap = _snapshot(dpr)
+    placed = snap.placements(TOP_LEVEL)
+    button = snap.placement_of(12, placed)
+    # iframe content origin (100+2+3, 200+2+3) minus the iframe document's scroll (0, 10).
+    assert button.rect == Rect(105 + 20, 205 + 30 - 10, 50, 20)
+    assert button.clip == Rect(105, 205, 305, 155) and not button.fixed
+    fixed = snap.placement_of(3, placed)
+    assert fixed.fixed and fixed.rect == Rect(10, 10, 40, 20)   # relative to the layout viewport
+    assert snap.placement_of(999, placed) is None
+
+
+def test_dom_fallback_has_the_same_shape():
+    strings = ["HTML", "BODY", "BUTTON", "#text", "Send", "A", "href", "/x", "aria-label", "Menu", "F"]
+    snap = Snapshot({"strings": strings, "documents": [{
+        "frameId": 10, "nodes": {
+            "nodeType": [1, 1, 1, 3, 1], "nodeName": [0, 1, 2, 3, 5], "nodeValue": [-1, -1, -1, 4, -1],
+            "parentIndex": [-1, 0, 1, 2, 1], "backendNodeId": [1, 2, 3, 4, 5],
+            "attributes": [[], [], [], [], [6, 7, 8, 9]]},
+        "layout": {"nodeIndex": [], "bounds": [], "styles": []}}]})
+    records = dom_records(snap.documents[0], snap.strings)
+    by_role = {r["role"]: r for r in records}
+    assert by_role["button"]["name"] == "Send" and by_role["link"]["name"] == "Menu"
+    assert set(by_role["button"]) == set(axtree.ax_records(TREE, "F")[0])
+    assert by_role["button"]["parentId"] == by_role["generic"]["nodeId"]
