@@ -22,12 +22,18 @@ from Xlib import display as xdisplay
 
 from .capture import Capturer, Region
 from .errors import DisplayUnavailable, WindowNotFound, X11Error, is_connection_loss
+from .keyboard import Keyboard
+from .keynames import parse_key_name
 from .pointer import Pointer
+from .windows import Windows
 
 __all__ = ["Desktop", "DisplayUnavailable", "WindowNotFound", "X11Error"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+# Scratch keycodes go back to NoSymbol once typing has been quiet this long.
+SCRATCH_RESTORE_AFTER_S = 2.0
 
 
 class Desktop:
@@ -44,6 +50,7 @@ class Desktop:
         self._windows = None
         self._clipboard = None
         self._xtest = False
+        self._restore_timer: threading.Timer | None = None
         self._lock = threading.RLock()  # belt and braces if a caller strays off the executor
         self.last_error: str | None = None
         self.connected_at: float | None = None
@@ -74,6 +81,8 @@ class Desktop:
                 screen = dpy.screen()
                 self._capturer = Capturer(dpy, self.display_name, allow_shm=self.use_shm)
                 self._pointer = Pointer(dpy, screen.width_in_pixels, screen.height_in_pixels)
+                self._keyboard = Keyboard(dpy)
+                self._windows = Windows(dpy, on_event=self._keyboard.note_event)
             except Exception as exc:
                 self._dpy = dpy
                 self._drop(exc)
@@ -105,6 +114,39 @@ class Desktop:
                 except Exception as exc:  # the server may already be gone
                     log.debug("cleanup on close failed: %s", exc)
             self._drop(None)
+            if self._restore_timer is not None:
+                self._restore_timer.cancel()
+
+    def _schedule_scratch_restore(self) -> None:
+        """After a quiet period, put scratch keycodes back to NoSymbol - on the executor's
+        thread, like every other X call (the timer thread only submits the job)."""
+        if self._keyboard is None or not self._keyboard.scratch_in_use:
+            return
+        if self._restore_timer is not None:
+            self._restore_timer.cancel()
+
+        def submit() -> None:
+            try:
+                self.executor.submit(self._restore_if_quiet)
+            except RuntimeError:  # executor already shut down
+                pass
+
+        self._restore_timer = threading.Timer(SCRATCH_RESTORE_AFTER_S, submit)
+        self._restore_timer.daemon = True
+        self._restore_timer.start()
+
+    def _restore_if_quiet(self) -> None:
+        with self._lock:
+            keyboard = self._keyboard
+            if keyboard is None:
+                return
+            if time.monotonic() - keyboard.last_activity < SCRATCH_RESTORE_AFTER_S * 0.9:
+                self._schedule_scratch_restore()
+                return
+            try:
+                keyboard.restore_scratch()
+            except Exception as exc:
+                log.debug("restoring scratch keycodes failed: %s", exc)
 
     def shutdown(self) -> None:
         """close() on the executor's thread, then stop the executor (for cleanup_ctx)."""
@@ -244,3 +286,62 @@ class Desktop:
             self._need_xtest()
             self._pointer.scroll(int(dx), int(dy))
         self._call(wheel)
+
+    # --------------------------------------------------------------------------- keyboard
+    @staticmethod
+    def parse_key_name(name: str) -> int:
+        return parse_key_name(name)
+
+    def keysym(self, keysym: int, down: bool) -> None:
+        def press() -> None:
+            self._need_xtest()
+            self._keyboard.keysym(int(keysym), bool(down))
+        self._call(press)
+        self._schedule_scratch_restore()
+
+    def key(self, name: str, down: bool) -> None:
+        keysym = parse_key_name(name)  # ValueError before touching the display
+        self.keysym(keysym, down)
+
+    def type_text(self, text: str, delay_ms: float = 0) -> None:
+        if not isinstance(text, str):
+            raise ValueError(f"text: expected a string, got {type(text).__name__}")
+        if delay_ms < 0:
+            raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+
+        def type_() -> None:
+            self._need_xtest()
+            self._keyboard.type_text(text, delay_ms)
+        self._call(type_)
+        self._schedule_scratch_restore()
+
+    def release_all_input(self) -> None:
+        """Release every key and button desktopd holds (e.g. when a client disconnects)."""
+        def release() -> None:
+            self._keyboard.release_all()
+            if self._pointer.held:
+                self._pointer.release_all()
+        self._call(release)
+
+    # ---------------------------------------------------------------------------- windows
+    def windows(self) -> list[dict[str, Any]]:
+        """Top-level windows, bottom to top (see desktopd/x11/windows.py for the fields)."""
+        return self._call(lambda: self._windows.list(), retry=True)
+
+    def window(self, window_id: int) -> dict[str, Any]:
+        return self._call(lambda: self._windows.get(int(window_id)), retry=True)
+
+    def window_manager(self) -> dict[str, Any]:
+        return self._call(lambda: self._windows.wm_info(), retry=True)
+
+    def window_action(self, window_id: int, action: str, **params: Any) -> dict[str, Any]:
+        """focus|close|move(x,y)|resize(width,height)|minimize|maximize|restore.
+
+        Returns {"id", "action", "method" (how it was done), "window" (state afterwards) or
+        "closed"}; raises WindowNotFound, ValueError naming a bad parameter."""
+        def act() -> dict[str, Any]:
+            try:
+                return self._windows.act(int(window_id), action, **params)
+            except xerror.BadWindow:
+                raise WindowNotFound(int(window_id)) from None
+        return self._call(act)
