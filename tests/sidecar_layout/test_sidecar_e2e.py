@@ -58,14 +58,22 @@ async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, p
             assert body["tabs"][0]["layout"]["truncated"] is True
             for role, name, element_id in TARGETS:
                 node = None
+                scrolled_to = None
                 for _ in range(100):    # the OOPIF attaches shortly after the page loads
                     status, body = await sidecar.get(session, "/layout", roles=role)
                     assert status == 200, body
                     tab = body["tabs"][0]
                     matches = [n for n in tab["layout"]["nodes"] if n["name"] == name]
-                    if matches and matches[0]["fullyVisible"]:
+                    # Wheel scrolling is animated: click once the scroll position holds still.
+                    visual = tab["layout"]["viewport"]["visualViewport"]
+                    settled = scrolled_to == (visual["pageX"], visual["pageY"])
+                    scrolled_to = (visual["pageX"], visual["pageY"])
+                    if matches and matches[0]["fullyVisible"] and settled:
                         node = matches[0]
                         break
+                    if matches and matches[0]["fullyVisible"]:
+                        await asyncio.sleep(0.05)
+                        continue
                     if matches:     # scroll it into view the way a user would: the wheel
                         await desktopd.post("/api/v1/tablet", {
                             "action": "scroll", "x": 400, "y": 400,
