@@ -21,6 +21,7 @@ from Xlib import X, error as xerror
 from Xlib import display as xdisplay
 
 from .capture import Capturer, Region
+from .clipboard import Clipboard
 from .errors import DisplayUnavailable, WindowNotFound, X11Error, is_connection_loss
 from .keyboard import Keyboard
 from .keynames import parse_key_name
@@ -345,3 +346,22 @@ class Desktop:
             except xerror.BadWindow:
                 raise WindowNotFound(int(window_id)) from None
         return self._call(act)
+
+    # -------------------------------------------------------------------------- clipboard
+    def _clipboard_owner(self) -> Clipboard:
+        if self._clipboard is None or not self._clipboard._thread.is_alive():
+            if self._clipboard is not None:
+                self._clipboard.close()
+            self._clipboard = Clipboard(self.display_name)
+        return self._clipboard
+
+    def clipboard_get(self, timeout: float = 2.0) -> str | None:
+        """CLIPBOARD as text; None when nobody owns it or the owner has no text."""
+        if not 0 < timeout <= 30:
+            raise ValueError(f"timeout: must be in (0, 30] seconds, got {timeout}")
+        return self._call(lambda: self._clipboard_owner().get_text(timeout), retry=True)
+
+    def clipboard_set(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise ValueError(f"text: expected a string, got {type(text).__name__}")
+        self._call(lambda: self._clipboard_owner().set_text(text))
