@@ -3,9 +3,9 @@
 
 Serves generated pages of 500, 2,000 and 10,000 elements on 127.0.0.1, opens them in a real
 Chromium on a fresh Xvfb, and prints, per size, median times of:
-  * layout cold: sidecar.layout.build_layout right after a DOM change (full capture), plus the
-    JSON encoding of the body (what the HTTP handler adds);
-  * layout warm: the same with nothing changed (probe + metrics, bounds recomputed);
+  * cold: GET /layout from the real sidecar (python -m sidecar) right after a DOM change, so the
+    tab is captured again (AX tree + DOM snapshot);
+  * warm: GET /layout with nothing changed (one probe + fresh metrics; bounds recomputed);
   * reference: the reference design's method, a new WebSocket per request, getFullAXTree, then
     DOM.getBoxModel once per node, sequentially (measured here, same run);
   * playwright: page.locator("body").aria_snapshot() (no bounds at all), if playwright is
@@ -23,11 +23,16 @@ import sys
 import time
 from pathlib import Path
 
+import urllib.request
+
+import aiohttp
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.sidecar_layout.harness import PageServer, launch_chromium  # noqa: E402
+from sidecar.cdp.connection import CDPConnection  # noqa: E402
+from sidecar.cdp.targets import TargetTracker  # noqa: E402
+from tests.sidecar_layout.harness import PageServer, free_port, start_sidecar  # noqa: E402
 from tests.support.xvfb import start_xvfb  # noqa: E402
 
 
@@ -68,36 +73,39 @@ async def time_it(coro_factory, runs: int) -> tuple[float, object]:
     return median_ms(samples), result
 
 
-async def bench_size(browser, server: PageServer, port: int, size: int, runs: int,
-                     ref_runs: int) -> dict:
-    from sidecar.layout import LayoutOptions, build_layout
+async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int, size: int,
+                     runs: int, ref_runs: int) -> dict:
+    page = tracker.pages()[0]
+    async with cdp.events("Page.loadEventFired", session_id=page.session_id) as loads:
+        await page.send("Page.enable")
+        await page.send("Page.navigate", {"url": server.url(f"/gen/{size}")})
+        await loads.get(timeout=60)
+    reply = await page.send("Runtime.evaluate", {"expression": "document.body.querySelectorAll('*').length",
+                                                 "returnByValue": True})
+    elements = reply["result"]["value"]
 
-    page = await browser.page()
-    await browser.navigate(page, server.url(f"/gen/{size}"))
-    elements = await browser.evaluate(page, "document.body.querySelectorAll('*').length")
-    options = LayoutOptions()
+    async def get_layout(**query: str) -> bytes:
+        async with http.get(sidecar.url + "/layout", params={"tab": page.target_id, **query}) as response:
+            body = await response.read()
+            if response.status != 200:
+                raise RuntimeError(f"/layout: {response.status} {body[:300]!r}")
+            return body
 
-    async def layout_json() -> dict:
-        body = await build_layout(browser.conn, browser.tracker, options)
-        json.dumps(body, separators=(",", ":"))
-        return body
-
-    await layout_json()                     # the tracker's first sight: installs the probe
+    await get_layout()                      # the tab's first sight: installs the change probe
     counter = iter(range(10**9))
 
-    async def cold() -> dict:
+    async def cold() -> bytes:              # a DOM change, so the whole tab is captured again
         await page.send("Runtime.evaluate", {"expression": f"document.body.dataset.bench = '{next(counter)}'"})
-        return await layout_json()
+        return await get_layout()
 
     cold_ms, body = await time_it(cold, runs)
-    warm_ms, body = await time_it(layout_json, runs)
-    nodes = body["tabs"][0]["layout"]["nodeCount"]
-    interesting_ms, _ = await time_it(
-        lambda: build_layout(browser.conn, browser.tracker, LayoutOptions(interesting=True)), runs)
+    warm_ms, body = await time_it(get_layout, runs)
+    nodes = json.loads(body)["tabs"][0]["layout"]["nodeCount"]
+    buttons_ms, _ = await time_it(lambda: get_layout(roles="button", interesting="true"), runs)
     ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
     ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
-    return {"size": size, "elements": elements, "nodes": nodes, "cold": cold_ms, "warm": warm_ms,
-            "warm_interesting": interesting_ms, "reference": ref_ms, "reference_boxes": boxes}
+    return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms,
+            "warm": warm_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes}
 
 
 def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str) -> dict[int, float]:
@@ -139,31 +147,43 @@ async def main() -> int:
     server = PageServer()
     rows = []
     try:
-        browser = await launch_chromium(xvfb.display)
+        port = free_port()
+        sidecar = await start_sidecar(xvfb.display, "about:blank", extra=("--expose-cdp", str(port)))
         try:
-            port = int(browser.conn.ws_url.split(":")[2].split("/")[0])
-            for size in sizes:
-                ref_runs = 1 if size >= 10_000 else args.reference_runs
-                rows.append(await bench_size(browser, server, port, size, args.runs, ref_runs))
+            version = await asyncio.to_thread(
+                lambda: json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=10)))
+            cdp = await CDPConnection.connect(version["webSocketDebuggerUrl"], call_timeout=60)
+            tracker = TargetTracker(cdp)
+            await tracker.start()
+            await tracker.wait_for(lambda: bool(tracker.pages()), 20)
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
+                for size in sizes:
+                    ref_runs = 1 if size >= 10_000 else args.reference_runs
+                    rows.append(await bench_size(cdp, tracker, sidecar, http, server, port, size,
+                                                 args.runs, ref_runs))
+            tracker.stop()
+            await cdp.close()
         finally:
-            await browser.close()
+            await sidecar.close()
         pw = await asyncio.to_thread(playwright_times, server, sizes, args.runs, xvfb.display)
     finally:
         server.stop()
         xvfb.stop()
 
-    print(f"Chromium on Xvfb, medians of {args.runs} runs (reference: {args.reference_runs}, 1 at 10k)")
-    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'cold ms':>8} {'warm ms':>8} {'warm-int':>8} "
+    print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
+          f"runs (reference: {args.reference_runs}, 1 at 10k)")
+    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'cold ms':>8} {'warm ms':>8} {'btn ms':>7} "
           f"{'ref ms':>8} {'ref/cold':>8} {'ref/warm':>8} {'pw ms':>7} {'pw/cold':>7} {'pw/warm':>7}")
     for row in rows:
         p = pw.get(row["size"])
         pw_cells = (f"{p:7.1f} {p / row['cold']:7.2f} {p / row['warm']:7.1f}" if p
                     else f"{'n/a':>7} {'':>7} {'':>7}")
-        print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['cold']:8.1f} "
-              f"{row['warm']:8.1f} {row['warm_interesting']:8.1f} {row['reference']:8.1f} "
+        print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
+              f"{row['cold']:8.1f} {row['warm']:8.1f} {row['buttons']:7.1f} {row['reference']:8.1f} "
               f"{row['reference'] / row['cold']:8.1f} {row['reference'] / row['warm']:8.1f} {pw_cells}")
-    print("cold = full capture after a DOM change; warm = unchanged page (bounds recomputed); "
-          "pw = Playwright aria_snapshot() (no bounds)")
+    print("cold: right after a DOM change (full capture); warm: page unchanged (probe + fresh "
+          "metrics); btn: ?roles=button&interesting=true warm; ref: per-node reference method; "
+          "pw: Playwright aria_snapshot() (no bounds)")
     return 0
 
 
