@@ -36,7 +36,7 @@ ensure_venv() {
 NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
-    libx11-6 libxext6 libxfixes3
+    libx11-6 libxext6 libxfixes3 xclip dbus-daemon
 )
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)
