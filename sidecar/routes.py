@@ -12,7 +12,7 @@ from aiohttp import web
 from desktopd.web.errors import ApiError, invalid, not_found, read_json_object
 
 from . import keys
-from .cdp.connection import CDPConnection, CDPSessionClosed, CDPTimeout
+from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 
 # Resolves in the committed document once its load event fired (at once if it already did).
@@ -27,6 +27,7 @@ def setup_routes(app: web.Application) -> None:
     app.router.add_get("/targets", list_targets)
     app.router.add_get("/tabs", list_tabs)
     app.router.add_post("/tabs", open_tab)
+    app.router.add_get("/tabs/{tab_id}", get_tab)
     app.router.add_delete("/tabs/{tab_id}", close_tab)
     app.router.add_post("/tabs/{tab_id}/activate", activate_tab)
     app.router.add_post("/tabs/{tab_id}/navigate", navigate_tab)
@@ -42,10 +43,10 @@ def _timeout(request: web.Request) -> float:
     return request.app[keys.SETTINGS].cdp_timeout
 
 
-def tab_json(page: PageTarget, index: int) -> dict[str, Any]:
+def tab_json(page: PageTarget, index: int, visible: bool | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"id": page.target_id, "type": "page", "title": page.title,
                             "url": page.url, "attached": True, "index": index,
-                            "frames": len(page.children)}
+                            "frames": len(page.children), "visible": visible}
     if page.opener_id:
         body["openerId"] = page.opener_id
     if page.crashed:
@@ -73,9 +74,31 @@ async def list_targets(request: web.Request) -> web.Response:
     return web.json_response({"targets": tracker.targets()})
 
 
+async def _visible(page: PageTarget) -> bool | None:
+    """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
+    the tab cannot say (crashed, busy)."""
+    if page.crashed:
+        return None
+    try:
+        reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                     "returnByValue": True}, timeout=2.0)
+    except CDPError:
+        return None
+    return reply.get("result", {}).get("value") == "visible"
+
+
 async def list_tabs(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
-    return web.json_response({"tabs": [tab_json(p, i) for i, p in enumerate(tracker.pages())]})
+    pages = tracker.pages()
+    visible = await asyncio.gather(*(_visible(p) for p in pages))
+    return web.json_response({"tabs": [tab_json(p, i, v) for i, (p, v) in
+                                       enumerate(zip(pages, visible))]})
+
+
+async def get_tab(request: web.Request) -> web.Response:
+    _conn, tracker = _session(request)
+    page, index = _find_tab(tracker, request.match_info["tab_id"])
+    return web.json_response(tab_json(page, index, await _visible(page)))
 
 
 # -- tab actions --------------------------------------------------------------------------------
@@ -127,7 +150,7 @@ async def activate_tab(request: web.Request) -> web.Response:
     conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     await conn.send("Target.activateTarget", {"targetId": page.target_id})
-    return web.json_response(tab_json(page, index))
+    return web.json_response(tab_json(page, index, await _visible(page)))
 
 
 async def navigate_tab(request: web.Request) -> web.Response:

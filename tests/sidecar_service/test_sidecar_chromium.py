@@ -100,8 +100,13 @@ async def test_navigate_waits_for_load_and_updates_the_tab(sidecar: SidecarProce
     assert tab["url"] == sites["main"]
     _, tabs = await sidecar.get("/tabs")
     assert tabs["tabs"][1]["url"] == sites["main"] and tabs["tabs"][1]["title"] == "Main"
+    assert [t["visible"] for t in tabs["tabs"]] == [True, False]   # the first tab is in front
     status, tab = await sidecar.request("POST", f"/tabs/{second}/activate")
-    assert status == 200 and tab["id"] == second
+    assert status == 200 and tab["id"] == second and tab["visible"] is True
+    _, tabs = await sidecar.get("/tabs")
+    assert [t["visible"] for t in tabs["tabs"]] == [False, True]
+    status, one = await sidecar.get(f"/tabs/{second[:8]}")
+    assert status == 200 and one["id"] == second and one["title"] == "Main" and one["index"] == 1
 
 
 @pytest.mark.parametrize("path, body, field", [
