@@ -175,10 +175,6 @@ async def test_stopping_the_sidecar_stops_chromium(chromium: str, sites: dict[st
 
 
 async def test_layout_route_delegates_to_the_layout_builder(sidecar: SidecarProcess) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("sidecar.layout") is None:
-        pytest.skip("sidecar.layout (the layout builder) is not in this checkout yet")
     _, tabs = await sidecar.get("/tabs")
     status, body = await sidecar.get("/layout")
     assert status == 200, body
@@ -249,3 +245,26 @@ async def test_tab_closed_mid_request_is_a_409_not_a_hang(sidecar: SidecarProces
     assert status == 200
     status, reply = await asyncio.wait_for(navigation, 10)
     assert status == 409 and reply["error"] == "tab_closed", reply
+
+
+async def test_cdp_is_private_unless_exposed_on_a_fixed_loopback_port(chromium: str,
+                                                                      sites: Sites) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sidecar = await start_sidecar(sites, "--expose-cdp", str(port))
+    try:
+        _, health = await sidecar.get("/health")
+        assert health["cdp_url"].startswith(f"ws://127.0.0.1:{port}/devtools/browser/")
+        async with sidecar.http.get(f"http://127.0.0.1:{port}/json/version") as response:
+            assert response.status == 200
+            assert (await response.json())["webSocketDebuggerUrl"] == health["cdp_url"]
+    finally:
+        await sidecar.stop()
+
+
+async def test_health_does_not_reveal_the_private_cdp_url(sidecar: SidecarProcess) -> None:
+    _, health = await sidecar.get("/health")
+    assert "cdp_url" not in health
