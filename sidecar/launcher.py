@@ -16,7 +16,7 @@ import os
 import re
 import shlex
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 log = logging.getLogger(__name__)
@@ -103,10 +103,17 @@ def parse_flags(text: str | None) -> tuple[str, ...]:
     return tuple(shlex.split(text)) if text else ()
 
 
-def _die_with_parent() -> None:
-    """Runs in the child between fork and exec: SIGKILL it when the parent thread dies."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+def _death_signal_setter() -> Callable[[], None]:
+    """A preexec_fn that makes the kernel SIGKILL the child when the parent thread dies.
+
+    libc is loaded here, in the parent: between fork and exec only the already-resolved
+    function is called, because dlopen in a forked child of a threaded process can deadlock."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def set_death_signal() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return set_death_signal
 
 
 @dataclass
@@ -172,7 +179,7 @@ async def launch(options: LaunchOptions, user_data_dir: str, url: str | None = N
         process = await asyncio.create_subprocess_exec(
             *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE, env=child_env, start_new_session=True,
-            preexec_fn=_die_with_parent)
+            preexec_fn=_death_signal_setter())
     except OSError as exc:
         raise LaunchError(f"cannot execute {options.chromium_path!r}: {exc}") from exc
     chromium = ChromiumProcess(process=process, ws_url="", command=cmd)
