@@ -37,6 +37,8 @@ NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
+    # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
+    python3-aiohttp python3-websockets python3-xlib python3-pil
 )
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)
