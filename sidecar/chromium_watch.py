@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 HEADLESS_WINDOW = (1280, 800)
 RECONNECT_ATTEMPTS = 3
+# Chromium's window flags and bounds are in device-independent pixels: screen pixels / scale.
+WINDOW_SPACE = "screen (device-independent pixels)"
 # A Chromium that stayed up this long resets the restart backoff.
 STABLE_AFTER_S = 60.0
 
@@ -110,7 +112,7 @@ class ChromiumSupervisor:
         bounds = reply.get("bounds", {})
         return {"x": bounds.get("left"), "y": bounds.get("top"), "width": bounds.get("width"),
                 "height": bounds.get("height"), "state": bounds.get("windowState"),
-                "space": "screen (device-independent pixels)"}
+                "space": WINDOW_SPACE}
 
     def health_snapshot(self) -> dict[str, Any]:
         chromium = self.chromium
@@ -140,7 +142,7 @@ class ChromiumSupervisor:
             return None
         x, y = self.settings.window_position
         return {"x": x, "y": y, "width": self.window_size[0], "height": self.window_size[1],
-                "space": "screen"}
+                "space": WINDOW_SPACE}
 
     async def wait_until(self, status: str, timeout: float) -> None:
         """Wait for ``status`` (tests, startup logging); TimeoutError otherwise."""

@@ -32,7 +32,8 @@ async def test_window_fills_the_display_at_the_origin(chromium: str, xvfb, displ
         assert status == 200 and health["headless"] is False, health
         # Default window size: the display's size, read from the X server.
         assert health["window"]["requested"] == {"x": 0, "y": 0, "width": xvfb.width,
-                                                 "height": xvfb.height, "space": "screen"}
+                                                 "height": xvfb.height,
+                                                 "space": "screen (device-independent pixels)"}
         actual = health["window"]["actual"]
         windows = (await run("xdotool", "search", "--onlyvisible", "--pid", str(health["pid"]),
                              env=display_env)).split()
