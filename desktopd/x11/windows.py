@@ -366,7 +366,7 @@ class Windows:
             if action == "focus":
                 return info["focused"]
             if action == "restore":
-                return info["visible"] and not info["minimized"]
+                return info["visible"] and not info["minimized"] and not info["maximized"]
             return True
 
         window = self._dpy.create_resource_object("window", wid)
