@@ -185,7 +185,7 @@ class Clipboard:
         self._owned_since = self._server_time()
         self._window.set_selection_owner(self.CLIPBOARD, self._owned_since)
         owner = self._dpy.get_selection_owner(self.CLIPBOARD)
-        if owner.id != self._window.id:
+        if isinstance(owner, int) or owner.id != self._window.id:
             self._text = None
             raise X11Error("clipboard: could not take ownership of CLIPBOARD")
 
@@ -199,10 +199,15 @@ class Clipboard:
         return event.time if event is not None else X.CurrentTime
 
     def _read(self, timeout: float) -> str | None:
-        if self._text is not None:  # we own it: no round trip through the server needed
-            return self._text.decode("utf-8")
-        if self._dpy.get_selection_owner(self.CLIPBOARD) == X.NONE:
+        # Ask the server who owns it (a SelectionClear may still be in flight to us).
+        owner = self._dpy.get_selection_owner(self.CLIPBOARD)
+        owner_id = owner if isinstance(owner, int) else owner.id
+        if owner_id == X.NONE:
+            self._text = None
             return None
+        if owner_id == self._window.id and self._text is not None:
+            return self._text.decode("utf-8")  # ours: no conversion through the server
+        self._text = None
         for target in (self.UTF8, Xatom.STRING):
             data = self._convert(target, timeout)
             if data is not None:
@@ -215,6 +220,7 @@ class Clipboard:
         self._dpy.flush()
         notify = self._wait_for(lambda e: e.type == X.SelectionNotify
                                 and e.selection == self.CLIPBOARD, timeout)
+        log.debug("clipboard: SelectionNotify %s", notify)
         if notify is None or notify.property == X.NONE:
             return None
         prop = self._window.get_full_property(self.PROPERTY, X.AnyPropertyType)
@@ -234,6 +240,7 @@ class Clipboard:
             event = self._wait_for(lambda e: e.type == X.PropertyNotify
                                    and e.atom == self.PROPERTY and e.state == X.PropertyNewValue,
                                    INCR_CHUNK_WAIT_S)
+            log.debug("clipboard: INCR chunk event %s", event)
             if event is None:
                 return None
             prop = self._window.get_full_property(self.PROPERTY, X.AnyPropertyType)
