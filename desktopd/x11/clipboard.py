@@ -20,10 +20,10 @@ from concurrent.futures import Future
 from typing import Any
 
 from Xlib import X, Xatom
-from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 
+from .connection import open_display
 from .errors import DisplayUnavailable, X11Error, is_connection_loss
 
 log = logging.getLogger(__name__)
@@ -34,10 +34,7 @@ INCR_CHUNK_WAIT_S = 2.0
 
 class Clipboard:
     def __init__(self, display_name: str) -> None:
-        try:
-            self._dpy = xdisplay.Display(display_name)
-        except (xerror.DisplayError, OSError, EOFError) as exc:
-            raise DisplayUnavailable(f"clipboard: cannot open display {display_name}: {exc}") from None
+        self._dpy = open_display(display_name, "clipboard display")
         self._dpy.set_error_handler(lambda err, req: log.debug("clipboard X error: %s", err))
         root = self._dpy.screen().root
         self._window = root.create_window(-10, -10, 1, 1, 0, X.CopyFromParent,

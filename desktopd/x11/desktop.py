@@ -17,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from PIL import Image
-from Xlib import X, error as xerror
-from Xlib import display as xdisplay
+from Xlib import error as xerror
+from Xlib import display as xdisplay  # for annotations
 
 from .capture import Capturer, Region
 from .clipboard import Clipboard
+from .connection import open_display
 from .errors import DisplayUnavailable, WindowNotFound, X11Error, is_connection_loss
 from .keyboard import Keyboard
 from .keynames import parse_key_name
@@ -71,10 +72,10 @@ class Desktop:
             if self._dpy is not None:
                 return
             try:
-                dpy = xdisplay.Display(self.display_name)
-            except (xerror.DisplayError, OSError, EOFError) as exc:
-                self.last_error = f"cannot open display {self.display_name}: {exc}"
-                raise DisplayUnavailable(self.last_error) from None
+                dpy = open_display(self.display_name)
+            except DisplayUnavailable as exc:
+                self.last_error = str(exc)
+                raise
             try:
                 # Errors of requests without replies arrive asynchronously; log, never print.
                 dpy.set_error_handler(self._async_x_error)
