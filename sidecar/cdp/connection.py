@@ -9,7 +9,10 @@ Design points, each one a bug seen in other CDP clients:
   ``EventStream`` queues for async consumers: a slow consumer loses events (counted), it never
   grows memory without bound;
 - multi-MB replies (a 10,000-node AX tree is ~10 MB) are parsed with the cyclic GC paused: the
-  parse allocates millions of objects and the collector's passes over them doubled the parse time.
+  parse allocates millions of objects and the collector's passes over them doubled the parse time;
+- events nobody listens to are not parsed at all: Chromium writes ``{"method":"..."`` first, so
+  the method name is read from the prefix (a page with Network or DOM events enabled by someone
+  else can emit thousands per second).  Parsing in a thread would not help: json holds the GIL.
 
 Reconnecting is the owner's job (``sidecar.chromium_watch``): a CDPConnection is single-use, and
 ``wait_closed()`` tells the owner when it died.
@@ -27,6 +30,7 @@ import inspect
 import itertools
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +46,10 @@ EventCallback = Callable[[dict, "str | None"], None]
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 # Replies larger than this are parsed with the cyclic garbage collector paused.
 LARGE_MESSAGE_CHARS = 256 * 1024
+# Chromium serialises events with "method" first; lets us skip parsing unwanted ones.
+_EVENT_PREFIX = re.compile(r'\{"method":"([^"]+)"')
+# Events the connection itself acts on, listened to or not.
+_BUILTIN_EVENTS = frozenset({"Target.detachedFromTarget", "Inspector.targetCrashed"})
 # Chromium's reply when a message names a session that no longer exists.
 SESSION_NOT_FOUND = -32001
 
@@ -177,6 +185,7 @@ class CDPConnection:
         self._dropped_events = 0
         self._sent = 0
         self._received = 0
+        self._skipped_events = 0
         self.close_reason: str | None = None
         self._reader: asyncio.Task | None = None
 
@@ -202,7 +211,7 @@ class CDPConnection:
 
     def stats(self) -> dict[str, int]:
         return {"sent": self._sent, "received": self._received, "pending": len(self._pending),
-                "dropped_events": self._dropped_events}
+                "dropped_events": self._dropped_events, "skipped_events": self._skipped_events}
 
     async def wait_closed(self) -> str:
         """Wait until the socket is gone; return why."""
@@ -282,6 +291,11 @@ class CDPConnection:
         try:
             async for raw in self._ws:
                 self._received += 1
+                if isinstance(raw, str) and raw.startswith('{"method":"'):
+                    prefix = _EVENT_PREFIX.match(raw)
+                    if prefix is not None and not self._wanted(prefix.group(1)):
+                        self._skipped_events += 1
+                        continue
                 try:
                     message = _parse(raw)
                 except ValueError:
@@ -301,6 +315,10 @@ class CDPConnection:
             if self.close_reason is None:
                 self.close_reason = reason
             self._shutdown()
+
+    def _wanted(self, method: str) -> bool:
+        return (method in _BUILTIN_EVENTS or bool(self._listeners.get(method))
+                or any(method in stream.methods for stream in self._streams))
 
     def _shutdown(self) -> None:
         """Fail every pending call and end every stream: nobody waits for a dead socket."""

@@ -252,3 +252,22 @@ def test_large_parse_pauses_the_gc_and_restores_it() -> None:
     with pytest.raises(ValueError):
         connection_module._parse("[" + "1," * 200000)
     assert gc.isenabled()
+
+
+async def test_events_nobody_listens_to_are_not_parsed(fake_cdp: FakeCDPServer) -> None:
+    conn = await CDPConnection.connect(fake_cdp.url)
+    try:
+        # Not even valid JSON after the method: proof that it was never parsed.
+        for _ in range(5):
+            await fake_cdp.send_raw('{"method":"Network.dataReceived","params":{broken')
+        await conn.send("Sync.barrier")
+        assert conn.stats()["skipped_events"] == 5
+        async with conn.events("Network.dataReceived") as stream:
+            await fake_cdp.emit("Network.dataReceived", {"n": 1})
+            assert await stream.get(timeout=5) == ("Network.dataReceived", {"n": 1}, None)
+        # Detaches are always handled (they fail the session's pending calls).
+        await fake_cdp.emit("Target.detachedFromTarget", {"sessionId": "S"})
+        await conn.send("Sync.barrier")
+        assert conn.stats()["skipped_events"] == 5
+    finally:
+        await conn.close()
