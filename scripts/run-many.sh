@@ -40,7 +40,7 @@ docker image inspect "$image" >/dev/null 2>&1 || {
     exit 1
 }
 
-declare -A started_at password
+declare -A started_at=() password=()
 names=()
 for i in $(seq 1 "$count"); do
     name=$name_prefix-$i
@@ -60,7 +60,7 @@ for i in $(seq 1 "$count"); do
 done
 
 # Wait for Docker's own health verdict (the image's HEALTHCHECK: desktopd and sidecar say ok).
-declare -A healthy_after
+declare -A healthy_after=()
 deadline=$((SECONDS + timeout))
 while [ ${#healthy_after[@]} -lt "$count" ]; do
     for name in "${names[@]}"; do
