@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import tempfile
 from typing import Any
@@ -23,6 +24,10 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 HEADLESS_WINDOW = (1280, 800)
+PROFILE_PREFIX = "sidecar-chromium-"
+# The sidecar's pid, in its profile dir: a dir whose sidecar is gone (killed with SIGKILL, so it
+# could not clean up) is removed by the next sidecar that starts.
+OWNER_FILE = "sidecar.pid"
 RECONNECT_ATTEMPTS = 3
 # Chromium's window flags and bounds are in device-independent pixels: screen pixels / scale.
 WINDOW_SPACE = "screen (device-independent pixels)"
@@ -55,7 +60,10 @@ class ChromiumSupervisor:
 
     async def start(self) -> None:
         """Begin launching in the background; returns at once (health says ``starting``)."""
-        self._user_data_dir = tempfile.mkdtemp(prefix="sidecar-chromium-")
+        _remove_stale_profiles()
+        self._user_data_dir = tempfile.mkdtemp(prefix=PROFILE_PREFIX)
+        with open(os.path.join(self._user_data_dir, OWNER_FILE), "w", encoding="ascii") as owner:
+            owner.write(str(os.getpid()))
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -327,3 +335,32 @@ def _display_size(display: str) -> tuple[int, int]:
         return screen.width_in_pixels, screen.height_in_pixels
     finally:
         connection.close()
+
+
+def _remove_stale_profiles() -> None:
+    root = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(PROFILE_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(root, name)
+        try:
+            with open(os.path.join(path, OWNER_FILE), encoding="ascii") as owner:
+                pid = int(owner.read().strip())
+        except (OSError, ValueError):
+            continue            # not ours, or still being created: leave it alone
+        if pid == os.getpid() or _alive(pid):
+            continue
+        log.info("removing the profile of a sidecar that is gone: %s", path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

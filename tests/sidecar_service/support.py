@@ -6,8 +6,10 @@ import asyncio
 import os
 import re
 import select
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 
 import aiohttp
@@ -58,6 +60,7 @@ class SidecarProcess:
         self.process = process
         self.lines: list[str] = []
         self.base_url = ""
+        self.tmpdir: str | None = None
         self._new_line = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
         self.http = aiohttp.ClientSession()
@@ -65,12 +68,15 @@ class SidecarProcess:
     @classmethod
     async def start(cls, args: Sequence[str], *, python: str = sys.executable,
                     env: Mapping[str, str] | None = None, timeout: float = 60) -> SidecarProcess:
-        child_env = {**os.environ, "PYTHONPATH": REPO, **(env or {})}
+        # A temp dir of its own: a sidecar killed with SIGKILL cannot remove its profile.
+        tmpdir = tempfile.mkdtemp(prefix="sidecar-test-")
+        child_env = {**os.environ, "PYTHONPATH": REPO, "TMPDIR": tmpdir, **(env or {})}
         process = await asyncio.create_subprocess_exec(
             python, "-m", "sidecar", "--port", "0", *args, cwd=REPO, env=child_env,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE)
         sidecar = cls(process)
+        sidecar.tmpdir = tmpdir
         try:
             line = await sidecar.wait_for_line(_LISTENING, timeout)
             sidecar.base_url = _LISTENING.search(line).group(1)
@@ -132,6 +138,8 @@ class SidecarProcess:
                 self.process.kill()
                 await self.process.wait()
         await asyncio.wait_for(self._reader, 10)
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
         return self.process.returncode
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 
 import pytest
@@ -172,6 +173,8 @@ async def test_stopping_the_sidecar_stops_chromium(chromium: str, sites: dict[st
         assert code == 0, sidecar.log()
     # SIGTERM: the app's cleanup stops it; SIGKILL: the kernel does (PR_SET_PDEATHSIG).
     assert await wait_pid_gone(pid, 20), f"Chromium {pid} outlived the sidecar"
+    if sidecar.tmpdir is not None:   # after SIGKILL, Chromium's children wrote there until now
+        shutil.rmtree(sidecar.tmpdir, ignore_errors=True)
 
 
 async def test_layout_route_delegates_to_the_layout_builder(sidecar: SidecarProcess) -> None:

@@ -80,3 +80,27 @@ async def test_dead_browser_is_restarted_and_stop_removes_the_profile(fake_brows
         await supervisor.stop()
     assert await wait_pid_gone(new_pid, 10)
     assert not os.path.exists(profile)
+
+
+def test_profiles_of_dead_sidecars_are_removed_and_others_kept(tmp_path, monkeypatch) -> None:
+    import subprocess
+    import tempfile
+
+    from sidecar import chromium_watch
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    exited = subprocess.Popen(["true"])     # a pid that has certainly exited (and been reaped)
+    exited.wait()
+    profiles = {}
+    for name, owner in (("dead", str(exited.pid)), ("alive", str(os.getppid())),
+                        ("foreign", None)):
+        path = tmp_path / f"{chromium_watch.PROFILE_PREFIX}{name}"
+        path.mkdir()
+        if owner is not None:
+            (path / chromium_watch.OWNER_FILE).write_text(owner)
+        profiles[name] = path
+    other = tmp_path / "unrelated"
+    other.mkdir()
+    chromium_watch._remove_stale_profiles()
+    assert not profiles["dead"].exists()
+    assert profiles["alive"].exists() and profiles["foreign"].exists() and other.exists()
