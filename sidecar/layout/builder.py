@@ -47,6 +47,8 @@ class Capture:
     placements: list[Placement | None]
     source: str                                  # "accessibility" or "dom"
     sticky: bool                                 # position:sticky content moves with scroll
+    sessions: list[str]                          # per record: the target id whose DOM holds it
+    structure: tuple = ()                        # the signal without scroll counts
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
     rendered: tuple[tuple, dict[str, Any]] | None = None     # the last answer and its view
 
@@ -129,8 +131,13 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
         capture = cache.get(page.target_id)
         if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
             return _render(capture, probe, metrics, options)
+        structure = _signal(probe, metrics, child_probes, children, scrolls=False)
         try:
-            capture = await _capture(page, children, probe.device_pixel_ratio)
+            if capture is not None and structure is not None and capture.structure == structure:
+                # Only scrolling inside the page: same nodes, new boxes from fresh snapshots.
+                capture = await _replace(page, children, probe.device_pixel_ratio, capture)
+            else:
+                capture = await _capture(page, children, probe.device_pixel_ratio)
         except PageChanged:
             continue
         # Trust the capture only if nothing changed while it was taken.
@@ -142,6 +149,8 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
         after_signal = _signal(after, after_metrics, after_children, children)
         cacheable = after_signal is not None and (signal is not None or _untouched(after_frames))
         capture.signal = _with_scroll(after_signal, capture, after_metrics) if cacheable else (object(),)
+        capture.structure = _signal(after, after_metrics, after_children, children, scrolls=False) \
+            if cacheable else (object(),)
         cache[page.target_id] = capture
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
@@ -159,7 +168,7 @@ def _untouched(frames: tuple[tuple[str, ...], list]) -> bool:
     """True when every tracker, installed by the probe before the capture, counted no change."""
     main, children = frames
     every = list(main) + [f for child in children for f in (child or ("?",))]
-    return all(f == "x" or f.endswith(":0") for f in every)
+    return all(f == "x" or f.split(":")[1:] == ["0", "0"] for f in every)
 
 
 def _parse_or_none(reply: Any) -> ProbeResult | None:
@@ -172,8 +181,9 @@ def _parse_or_none(reply: Any) -> ProbeResult | None:
 
 
 def _signal(probe: ProbeResult, metrics: dict, child_probes: list[ProbeResult | None],
-            children: list[Any]) -> tuple | None:
-    """A key that changes whenever cached placements could be wrong, or None (never cache)."""
+            children: list[Any], *, scrolls: bool = True) -> tuple | None:
+    """A key that changes whenever cached placements could be wrong, or None (never cache).
+    Without ``scrolls``: a key that changes whenever the nodes themselves could be."""
     if not probe.trackable or any(c is None or not c.trackable for c in child_probes):
         return None
     unreachable = probe.unreachable_frames + sum(c.unreachable_frames for c in child_probes if c)
@@ -181,8 +191,9 @@ def _signal(probe: ProbeResult, metrics: dict, child_probes: list[ProbeResult | 
         return None          # a cross-origin frame in this process: its changes are invisible
     layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})
-    return (probe.frames, tuple(sorted(c.target_id for c in children)),
-            tuple(c.frames for c in child_probes if c),
+    frames = (lambda p: p.frames) if scrolls else (lambda p: p.structure)
+    return (frames(probe), tuple(sorted(c.target_id for c in children)),
+            tuple(frames(c) for c in child_probes if c),
             layout.get("clientWidth"), layout.get("clientHeight"), visual.get("zoom"),
             probe.device_pixel_ratio, probe.inner_width, probe.inner_height)
 
@@ -209,9 +220,8 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
         raise PageChanged("the snapshot is of another document than the frame tree")
-    placements = snapshot.placements(TOP_LEVEL)
     source = "accessibility"
-    sessions: list[tuple[Snapshot, dict[int, DocumentPlacement], list[Record]]] = []
+    sessions: list[tuple[str, list[Record]]] = []
     if isinstance(ax_reply, BaseException):
         if type(ax_reply).__name__ in ("CDPSessionClosed", "CDPDisconnected", "CDPTimeout"):
             raise ax_reply
@@ -223,59 +233,94 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         with gc_paused():
             records = axtree.ax_records(ax_reply.get("nodes", []), main_frame)
         records += await _same_process_frames(page, snapshot, main_frame, records)
-    sessions.append((snapshot, placements, records))
+    sessions.append((page.target_id, records))
     _link_frames(snapshot, records)
 
     # Out-of-process iframes, parents before children, each placed by its owner element.
-    by_target = {page.target_id: (snapshot, placements)}
-    pending = list(zip(children, child_results))
-    while pending:
-        progressed = False
-        for item in list(pending):
-            child, result = item
-            parent = by_target.get(child.parent_target_id)
-            if parent is None:
-                continue
-            pending.remove(item)
-            progressed = True
-            if result is None:
-                continue
-            child_snapshot, child_ax, owner_id = result
-            root = _oopif_root(parent[0], parent[1], owner_id, child_snapshot)
-            child_placements = child_snapshot.placements(root) if root else {}
-            by_target[child.target_id] = (child_snapshot, child_placements)
-            prefix = f"{child.target_id[:8]}:"
-            if child_ax is not None:
-                child_records = axtree.ax_records(child_ax, child.target_id, prefix)
-            else:
-                source = "dom"
-                child_records = [r for doc in child_snapshot.documents
-                                 for r in dom_records(doc, child_snapshot.strings, f"{prefix}d{doc.index}:")]
-            _attach(records, child_records, owner_id, parent_frame_records=sessions)
-            sessions.append((child_snapshot, child_placements, child_records))
-        if not progressed:
-            break
+    found = {child.target_id: result for child, result in zip(children, child_results) if result}
+    placed = _place_sessions(page, snapshot, children,
+                             {tid: (snap, owner) for tid, (snap, _ax, owner) in found.items()})
+    for target_id in placed:                 # parents first: an owner's node exists already
+        if target_id not in found:
+            continue
+        child_snapshot, child_ax, owner_id = found[target_id]
+        prefix = f"{target_id[:8]}:"
+        if child_ax is not None:
+            child_records = axtree.ax_records(child_ax, target_id, prefix)
+        else:
+            source = "dom"
+            child_records = [r for doc in child_snapshot.documents
+                             for r in dom_records(doc, child_snapshot.strings, f"{prefix}d{doc.index}:")]
+        _attach(child_records, owner_id, [recs for _key, recs in sessions])
+        sessions.append((target_id, child_records))
 
     with gc_paused():
-        return _assemble(sessions, source)
+        ordered = axtree.preorder([r for _key, recs in sessions for r in recs])
+        session_of = {r["nodeId"]: key for key, recs in sessions for r in recs}
+        keys = [session_of[r["nodeId"]] for r in ordered]
+        return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
+                       source=source, sticky=_sticky(placed), sessions=keys)
 
 
-def _assemble(sessions: list[tuple[Snapshot, dict[int, DocumentPlacement], list[Record]]],
-              source: str) -> Capture:
-    """All sessions' records in one pre-order list, each with its scroll-independent placement."""
-    all_records: list[Record] = [r for _snap, _placed, recs in sessions for r in recs]
-    ordered = axtree.preorder(all_records)
-    where: dict[str, tuple[Snapshot, dict[int, DocumentPlacement]]] = {}
-    for snap, placed, recs in sessions:
-        for record in recs:
-            where[record["nodeId"]] = (snap, placed)
-    node_placements: list[Placement | None] = []
-    for record in ordered:
+async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture) -> Capture:
+    """The same nodes with boxes from fresh DOM snapshots (after scrolling inside the page)."""
+    frame_tree, snapshot_reply, *child_results = await asyncio.gather(
+        page.send("Page.getFrameTree"), page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS),
+        *(_capture_child(page, child, dpr, accessibility=False) for child in children))
+    with gc_paused():
+        snapshot = Snapshot(snapshot_reply, dpr)
+    if snapshot.documents and snapshot.documents[0].frame_id not in ("", frame_tree["frameTree"]["frame"]["id"]):
+        raise PageChanged("the snapshot is of another document than the frame tree")
+    found = {child.target_id: (result[0], result[2]) for child, result in zip(children, child_results) if result}
+    placed = _place_sessions(page, snapshot, children, found)
+    with gc_paused():
+        return Capture(signal=(), records=capture.records,
+                       placements=_placements(capture.records, capture.sessions, placed),
+                       source=capture.source, sticky=_sticky(placed), sessions=capture.sessions)
+
+
+Placed = dict[str, tuple[Snapshot, dict[int, DocumentPlacement]]]
+
+
+def _place_sessions(page: Any, snapshot: Snapshot, children: list[Any],
+                    found: dict[str, tuple[Snapshot, int | None]]) -> Placed:
+    """Every session's documents placed in the tab: the page's, then each out-of-process iframe
+    through its owner element in its parent (parents first, so nesting works)."""
+    placed: Placed = {page.target_id: (snapshot, snapshot.placements(TOP_LEVEL))}
+    pending = [child for child in children if child.target_id in found]
+    progressed = True
+    while pending and progressed:
+        progressed = False
+        for child in list(pending):
+            parent = placed.get(child.parent_target_id)
+            if parent is None:
+                continue
+            pending.remove(child)
+            progressed = True
+            child_snapshot, owner_id = found[child.target_id]
+            root = _oopif_root(parent[0], parent[1], owner_id, child_snapshot)
+            placed[child.target_id] = (child_snapshot, child_snapshot.placements(root) if root else {})
+    return placed
+
+
+def _placements(records: list[Record], keys: list[str], placed: Placed) -> list[Placement | None]:
+    result: list[Placement | None] = []
+    for record, key in zip(records, keys):
         backend_id = record.get("backendDOMNodeId")
-        snap, placed = where[record["nodeId"]]
-        node_placements.append(snap.placement_of(backend_id, placed) if backend_id is not None else None)
-    sticky = any(doc.has_sticky for snap, _p, _r in sessions for doc in snap.documents)
-    return Capture(signal=(), records=ordered, placements=node_placements, source=source, sticky=sticky)
+        session = placed.get(key)
+        if backend_id is None or session is None:
+            result.append(None)
+        else:
+            result.append(session[0].placement_of(backend_id, session[1]))
+    return result
+
+
+def _sticky(placed: Placed) -> bool:
+    return any(doc.has_sticky for snap, _p in placed.values() for doc in snap.documents)
+
+
+async def _nothing() -> dict:
+    return {}
 
 
 async def _or_exception(call: Any) -> Any:
@@ -323,16 +368,12 @@ def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
             owner["childIds"].append(record["nodeId"])
 
 
-def _attach(records: list[Record], child_records: list[Record], owner_id: int | None,
-            parent_frame_records: list) -> None:
+def _attach(child_records: list[Record], owner_id: int | None,
+            parent_records: list[list[Record]]) -> None:
     """Hang an out-of-process iframe's roots under its owner iframe's node (any session)."""
     if owner_id is None:
         return
-    owner = None
-    for _snap, _placed, recs in parent_frame_records:
-        owner = next((r for r in recs if r["backendDOMNodeId"] == owner_id), None)
-        if owner is not None:
-            break
+    owner = next((r for recs in parent_records for r in recs if r["backendDOMNodeId"] == owner_id), None)
     if owner is None:
         return
     for record in child_records:
@@ -341,7 +382,8 @@ def _attach(records: list[Record], child_records: list[Record], owner_id: int | 
             owner["childIds"].append(record["nodeId"])
 
 
-async def _capture_child(page: Any, child: Any, dpr: float) -> tuple[Snapshot, list | None, int | None] | None:
+async def _capture_child(page: Any, child: Any, dpr: float, *, accessibility: bool = True,
+                         ) -> tuple[Snapshot, list | None, int | None] | None:
     """An OOPIF's snapshot, AX nodes and owner iframe element (backendNodeId in its parent)."""
     parent_session = page if child.parent_target_id == page.target_id else \
         page.children.get(child.parent_target_id)
@@ -349,7 +391,7 @@ async def _capture_child(page: Any, child: Any, dpr: float) -> tuple[Snapshot, l
         return None
     snapshot_reply, ax_reply, owner = await asyncio.gather(
         _or_exception(child.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)),
-        _or_exception(child.send("Accessibility.getFullAXTree")),
+        _or_exception(child.send("Accessibility.getFullAXTree")) if accessibility else _nothing(),
         _or_exception(parent_session.send("DOM.getFrameOwner", {"frameId": child.target_id})))
     if isinstance(snapshot_reply, BaseException):
         return None            # the iframe went away or navigated: the rest of the tab stands

@@ -1,9 +1,11 @@
 """One cheap in-page call per request: the window's metrics and a change signal for the cache.
 
-The change signal is per frame ``token:count``: a MutationObserver (plus the events that move
-layout without a DOM mutation: input, focus, scrolling inside the page, loads, transitions,
-fonts) counts changes in every frame script can reach; the token is new for every document, so
-a navigation changes it too. A frame seen for the first time gets its tracker then and reports
+The change signal is per frame ``token:changes:scrolls``. ``changes`` counts DOM mutations (a
+MutationObserver) and the events that can change the accessibility tree or layout without one
+(input, focus, loads, transitions, animations, fonts, resize); ``scrolls`` counts scrolling inside
+the page (inner scrollers, iframes), which moves boxes but never changes the accessibility tree,
+so only the DOM snapshot is taken again. The token is new for every document, so a navigation
+changes it too. A frame seen for the first time gets its tracker then and reports
 ``?`` (not cacheable this time); a running animation reports ``a``; a frame the walk cannot enter
 (cross-origin) reports ``x`` and must be covered by its own out-of-process session's probe.
 Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
@@ -21,7 +23,7 @@ _PROBE = r"""
 (() => {
   const KEY = "__desktopdLayoutTracker";
   const install = (w) => {
-    const state = { token: Math.random().toString(36).slice(2), changes: 0 };
+    const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0 };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     const bump = () => { state.changes++; };
     new w.MutationObserver(bump).observe(w.document, {
@@ -33,7 +35,7 @@ _PROBE = r"""
     }
     const isTop = w === w.top;
     w.addEventListener("scroll", (e) => {
-      if (!isTop || e.target !== w.document) bump();
+      if (!isTop || e.target !== w.document) state.scrolls++;
     }, true);
     if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", bump);
   };
@@ -46,7 +48,7 @@ _PROBE = r"""
         state = w[KEY];
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
-        frames.push(running ? "a" : state.token + ":" + state.changes);
+        frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);
       }
     } catch (e) {
       frames.push("x");
@@ -85,6 +87,11 @@ class ProbeResult:
     @property
     def unreachable_frames(self) -> int:
         return sum(1 for f in self.frames if f == "x")
+
+    @property
+    def structure(self) -> tuple[str, ...]:
+        """The frames' signal without scroll counts: what the accessibility tree depends on."""
+        return tuple(f.rsplit(":", 1)[0] if f.count(":") == 2 else f for f in self.frames)
 
     @property
     def trackable(self) -> bool:
