@@ -4,6 +4,7 @@ XGetImage over the python-xlib connection; optional composite of the real pointe
 from __future__ import annotations
 
 import array
+import ctypes
 import logging
 import sys
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ Region = tuple[int, int, int, int]
 @dataclass
 class Frame:
     """BGRX pixels (4 bytes a pixel) of a screen rectangle whose top-left is (x, y)."""
-    data: bytes | memoryview
+    data: bytes | ctypes.Array  # a ctypes array is the live SHM segment: copy before keeping
     stride: int
     x: int
     y: int
@@ -35,9 +36,10 @@ class Frame:
                                 self.stride, 1)
 
     def to_bytes(self) -> bytes:
+        view = memoryview(self.data).cast("B")
         if self.stride == self.width * 4:
-            return bytes(self.data)
-        return b"".join(bytes(self.data[row * self.stride:row * self.stride + self.width * 4])
+            return view.tobytes()
+        return b"".join(view[row * self.stride:row * self.stride + self.width * 4].tobytes()
                         for row in range(self.height))
 
 

@@ -27,8 +27,10 @@ log = logging.getLogger(__name__)
 
 SHIFT_L = 0xFFE1
 # A keycode re-mapped sooner than this after its last key event might still be unread by a slow
-# client; pace the (rare) recycling instead of racing it.
-RECYCLE_GUARD_S = 0.05
+# client; pace the (rare) recycling instead of racing it. Keycodes are recycled in LRU order, so
+# one wait ages a whole pool's worth: typing N distinct unmapped characters costs about
+# N / pool-size waits (50 ms proved too short for Tk on a loaded 2-core machine).
+RECYCLE_GUARD_S = 0.2
 MAX_SCRATCH = 24
 
 

@@ -218,8 +218,8 @@ class ShmCapturer:
         self._segment = segment
         self.size = size
 
-    def grab(self, x: int, y: int, width: int, height: int) -> tuple[memoryview, int]:
-        """Capture a rectangle; returns (view of the BGRX pixels in the shared segment, stride).
+    def grab(self, x: int, y: int, width: int, height: int) -> tuple[ctypes.Array, int]:
+        """Capture a rectangle; returns (the BGRX pixels in the shared segment, stride).
 
         The view is only valid until the next grab: copy what you keep."""
         if self._dpy is None:
@@ -233,7 +233,9 @@ class ShmCapturer:
             raise ShmUnavailable(f"XShmGetImage failed (X error {code})")
         stride = image.contents.bytes_per_line
         buffer = (ctypes.c_char * (stride * height)).from_address(self._segment.shmaddr)
-        return memoryview(buffer).cast("B"), stride
+        # The ctypes array itself, not a memoryview: Pillow 9.4 (bookworm) parses decoder input
+        # with "y#", which refuses any buffer that has a release hook (memoryview does).
+        return buffer, stride
 
     @property
     def alive(self) -> bool:
