@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktopd.web.errors import ApiError
+from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
 from . import axtree
 from .axtree import Record
@@ -97,27 +98,27 @@ async def _tab_or_error(page: Any, options: LayoutOptions, cache: dict[str, Capt
                         headers={"Retry-After": "1"})
     except ApiError as exc:
         return exc
-    except Exception as exc:     # CDP errors: classified by name, the client owns the types
+    except Exception as exc:     # CDP errors and the rest: a JSON error for this tab only
         return _classify(page, exc)
 
 
 def _classify(page: Any, exc: Exception) -> ApiError:
-    kind = type(exc).__name__
     if getattr(page, "crashed", False):
         return ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
                         headers={"Retry-After": "1"})
-    if kind == "CDPSessionClosed":
+    if isinstance(exc, CDPSessionClosed):
         return ApiError(404, "tab_closed", f"the tab closed during the request ({exc})")
-    if kind == "CDPTimeout":
+    if isinstance(exc, CDPTimeout):
         return ApiError(503, "tab_unresponsive", str(exc), headers={"Retry-After": "1"})
-    if kind == "CDPDisconnected":
+    if isinstance(exc, CDPDisconnected):
         return ApiError(503, "chromium_unavailable", str(exc), headers={"Retry-After": "1"})
     if isinstance(exc, PageChanged):
         return ApiError(409, "tab_changing", str(exc))
-    if kind == "CDPError" or isinstance(exc, ValueError):
+    if isinstance(exc, (CDPError, ValueError)):
+        # Chromium refused a call (e.g. "Frame not found" as the page navigates away).
         return ApiError(503, "layout_unavailable", str(exc), headers={"Retry-After": "1"})
     log.exception("layout of tab %s failed", getattr(page, "target_id", "?"))
-    return ApiError(500, "internal_error", f"{kind}: {exc}")
+    return ApiError(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
 async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture]) -> dict[str, Any]:
@@ -223,7 +224,7 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     source = "accessibility"
     sessions: list[tuple[str, list[Record]]] = []
     if isinstance(ax_reply, BaseException):
-        if type(ax_reply).__name__ in ("CDPSessionClosed", "CDPDisconnected", "CDPTimeout"):
+        if isinstance(ax_reply, (CDPSessionClosed, CDPDisconnected, CDPTimeout)):
             raise ax_reply
         log.info("AX tree unavailable (%s): DOM fallback", ax_reply)
         source = "dom"
@@ -343,7 +344,7 @@ async def _same_process_frames(page: Any, snapshot: Snapshot, main_frame: str,
     records: list[Record] = []
     for doc, reply in zip(frames, replies):
         if isinstance(reply, BaseException):
-            if type(reply).__name__ in ("CDPSessionClosed", "CDPDisconnected"):
+            if isinstance(reply, (CDPSessionClosed, CDPDisconnected)):
                 raise reply
             records += dom_records(doc, snapshot.strings, f"d{doc.index}:")
             continue
