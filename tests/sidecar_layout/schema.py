@@ -18,6 +18,12 @@ def layout_schema() -> dict[str, Any]:
 
 
 def validate_layout(body: Any) -> None:
-    import jsonschema
+    from tests.support.capability import require
+
+    try:
+        import jsonschema
+    except ImportError:
+        require(False, "jsonschema (pip install -e .[test])")
+        raise
 
     jsonschema.Draft202012Validator(layout_schema()).validate(body)

@@ -15,6 +15,7 @@ from tests.support.xvfb import start_xvfb
 
 from .clicking import NEXT_FRAME_JS, click_every_button
 from .harness import launch_chromium, start_desktopd, stop_process_group, wait_for_window_manager
+from .schema import validate_layout
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -40,7 +41,9 @@ async def _click_all(display, page_server, *, extra=(), position=(30, 20), size=
         if zoom_keys:
             await service.keys(zoom_keys)     # real browser zoom, as a user sets it
             await browser.evaluate(page, NEXT_FRAME_JS)
-        viewport = (await browser.layout())["tabs"][0]["layout"]["viewport"]
+        body = await browser.layout()
+        validate_layout(body)
+        viewport = body["tabs"][0]["layout"]["viewport"]
         assert viewport["visualViewport"]["zoom"] == pytest.approx(expect_zoom)
         assert viewport["deviceScaleFactor"] == pytest.approx(expect_scale)
         clicked = await click_every_button(browser, service, page, len(ALL_IDS))
