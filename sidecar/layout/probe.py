@@ -10,6 +10,9 @@ changes it too. A frame seen for the first time gets its tracker then and report
 (cross-origin) reports ``x`` and must be covered by its own out-of-process session's probe.
 Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
 and those are recomputed from fresh metrics on every request.
+
+Known limits: scroll events fire with the next frame, so a request in the same frame as a script
+scrolling an inner scroller still sees the old boxes; :hover styles that move layout are not seen.
 """
 
 from __future__ import annotations
@@ -38,6 +41,20 @@ _PROBE = r"""
       if (!isTop || e.target !== w.document) state.scrolls++;
     }, true);
     if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", bump);
+    // Setting a control's value or checkedness from script fires no event and no mutation,
+    // yet changes the accessibility tree: count those setters too (they still do their job).
+    const setters = [[w.HTMLInputElement, ["value", "checked", "indeterminate"]],
+                     [w.HTMLTextAreaElement, ["value"]],
+                     [w.HTMLSelectElement, ["value", "selectedIndex"]],
+                     [w.HTMLOptionElement, ["selected"]]];
+    for (const [kind, names] of setters) {
+      for (const name of names) {
+        const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
+        if (!d || !d.set || !d.configurable) continue;
+        Object.defineProperty(kind.prototype, name, { ...d,
+          set(v) { bump(); return d.set.call(this, v); } });
+      }
+    }
   };
   const frames = [];
   const walk = (w) => {

@@ -94,6 +94,11 @@ async def test_a_cached_layout_is_never_stale(chromium, page_server):
     moved = await check("moving a button")
     assert moved["b-top"]["bounds"]["borderBox"]["x"] == pytest.approx(333, abs=0.5)
 
+    field = "document.getElementById('field')"
+    await chromium.evaluate(page, f"{field}.value = 'set by script'")   # no event, no mutation
+    fields = [n for n in (await chromium.layout(roles="textbox"))["tabs"][0]["layout"]["nodes"]]
+    assert [n["value"] for n in fields] == ["set by script"]
+
     await chromium.evaluate(page, "scrollTo(0, 400)")
     scrolled = await check("scrolling the page")
     assert scrolled["b-far"]["bounds"] == moved["b-far"]["bounds"]           # document space
