@@ -11,8 +11,9 @@ changes it too. A frame seen for the first time gets its tracker then and report
 Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
 and those are recomputed from fresh metrics on every request.
 
-Known limits: scroll events fire with the next frame, so a request in the same frame as a script
-scrolling an inner scroller still sees the old boxes; :hover styles that move layout are not seen.
+Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
+scrollBy, scrollIntoView...) is counted as it is called. Known limit: :hover styles that move
+layout are not seen.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ _PROBE = r"""
 (() => {
   const KEY = "__desktopdLayoutTracker";
   const install = (w) => {
+    const isTop = w === w.top;
     const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0 };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     const bump = () => { state.changes++; };
@@ -36,7 +38,6 @@ _PROBE = r"""
                         "animationend", "fullscreenchange"]) {
       w.addEventListener(type, bump, true);
     }
-    const isTop = w === w.top;
     w.addEventListener("scroll", (e) => {
       if (!isTop || e.target !== w.document) state.scrolls++;
     }, true);
@@ -55,6 +56,25 @@ _PROBE = r"""
           set(v) { bump(); return d.set.call(this, v); } });
       }
     }
+    // Scroll events come with the next frame: count script scrolling when it happens.
+    const scrolled = () => { state.scrolls++; };
+    const E = w.Element && w.Element.prototype;
+    for (const name of ["scrollTop", "scrollLeft"]) {
+      const d = E && Object.getOwnPropertyDescriptor(E, name);
+      if (d && d.set && d.configurable) {
+        Object.defineProperty(E, name, { ...d, set(v) { scrolled(); return d.set.call(this, v); } });
+      }
+    }
+    const wrap = (owner, name) => {
+      const f = owner && owner[name];
+      if (typeof f === "function") {
+        owner[name] = function (...args) { scrolled(); return f.apply(this, args); };
+      }
+    };
+    for (const name of ["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"]) {
+      wrap(E, name);
+    }
+    if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };
   const frames = [];
   const walk = (w) => {

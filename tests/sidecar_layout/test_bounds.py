@@ -80,8 +80,9 @@ async def test_a_cached_layout_is_never_stale(chromium, page_server):
     again = await boxes_by_id(chromium, page, await chromium.layout(roles="button"))
     assert again == first
 
-    async def check(step: str) -> dict[str, dict]:
-        await chromium.evaluate(page, NEXT_FRAME_JS)
+    async def check(step: str, *, next_frame: bool = True) -> dict[str, dict]:
+        if next_frame:
+            await chromium.evaluate(page, NEXT_FRAME_JS)
         nodes = await boxes_by_id(chromium, page, await chromium.layout(roles="button"))
         rects = await page_rects(chromium, page)
         try:
@@ -106,6 +107,11 @@ async def test_a_cached_layout_is_never_stale(chromium, page_server):
 
     await chromium.evaluate(page, "document.getElementById('scroller').scrollTop = 100")
     await check("scrolling an inner scroller")
+    # Asked before the scroll event fires (the same frame): still fresh.
+    await chromium.evaluate(page, "document.getElementById('scroller').scrollTop = 40")
+    await check("scrolling an inner scroller, asked at once", next_frame=False)
+    await chromium.evaluate(page, "document.getElementById('b-inner').scrollIntoView()")
+    await check("scrollIntoView, asked at once", next_frame=False)
 
     await chromium.evaluate(page, "document.getElementById('same').contentWindow.scrollTo(0, 40)")
     await check("scrolling a same-origin iframe")
