@@ -1,12 +1,15 @@
 """Image encoders for screenshots (pure Pillow + zlib; no X needed).
 
 PNG is the expensive one: Pillow's encoder spends ~20 ms on 1080p in its adaptive row filter
-before zlib even starts (~55 ms at its default level, ~32 ms at level 1). Screens are mostly flat
-colour and text, where "no filter" at zlib level 1 compresses about as well, so ``fast_png``
-writes the PNG itself: filter byte 0 on every row, the deflate work split into row bands that
-compress on a few threads (zlib releases the GIL), joined pigz-style - each band is a raw deflate
-stream ended with a full flush (byte aligned, no back-references across the seam), so the
-concatenation plus one zlib header and the Adler-32 of all rows is one valid zlib stream.
+(it tries all five filters on every row) before zlib even starts (~55 ms at its default level,
+~32 ms at level 1). ``fast_png`` writes the PNG itself with one fixed filter, "Up" (each byte
+minus the byte above), computed in one C pass by ImageChops.subtract_modulo against the image
+shifted down a row: flat UI, text and vertical gradients become runs of zeros. Measured on a
+1080p desktop (terminals over a photo gradient): Up + zlib level 1 is as fast as no filter and
+2.5x smaller (124 vs 313 KiB), about Pillow level 1's size in half its time. The deflate work can
+be split into row bands on threads (zlib releases the GIL), joined pigz-style - each band a raw
+deflate stream ended with a full flush (byte aligned, no back-references across the seam), so
+the concatenation plus one zlib header and the Adler-32 of all rows is one valid zlib stream.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 FORMATS = ("png", "jpeg", "webp", "raw")
 MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
@@ -77,16 +80,18 @@ def _deflate_band(rows: bytes, last: bool) -> bytes:
 
 
 def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
-    """A valid PNG of an RGB/RGBA/L image: no row filter, zlib level 1, bands on threads."""
+    """A valid PNG of an RGB/RGBA/L image: "Up" row filter, zlib level 1, bands on threads."""
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     width, height = image.size
     channels = {"L": 1, "RGB": 3, "RGBA": 4}[image.mode]
     color_type = {"L": 0, "RGB": 2, "RGBA": 6}[image.mode]
     stride = width * channels
-    pixels = image.tobytes()
-    # Filter type 0 (None) in front of every row.
-    raw = b"".join([b"\x00" + pixels[offset:offset + stride]
+    # Up filter: subtract the row above (crop past the top edge pads with zeros, which is what
+    # PNG defines as the row above the first one).
+    above = image.crop((0, -1, width, height - 1))
+    pixels = ImageChops.subtract_modulo(image, above).tobytes()
+    raw = b"".join([b"\x02" + pixels[offset:offset + stride]
                     for offset in range(0, stride * height, stride)])
     pool = _deflate_pool() if threads is None or threads > 1 else None
     bands = 1 if pool is None else max(1, min(threads or pool._max_workers,
