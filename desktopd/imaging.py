@@ -1,19 +1,23 @@
-"""Scaling and encoding of captured images for the HTTP layer.
-
-The fast encoders belong to the X layer (desktopd/x11/encode.py); until it provides them this
-module encodes with Pillow directly (PNG at compress_level=1: several times faster than Pillow's
-default level for screen content, at a slightly larger size)."""
+"""From a captured image to a response body: the X layer's encoders (desktopd/x11/encode.py:
+fast PNG, JPEG, WebP, downscaling) plus the raw layout this API documents (BGRX rows)."""
 
 from __future__ import annotations
 
-import io
-from typing import Any
+from dataclasses import dataclass
 
 from PIL import Image
 
-CONTENT_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
-                 "raw": "application/octet-stream"}
-DEFAULT_QUALITY = 80
+from desktopd.x11 import encode as x11_encode
+
+
+@dataclass(frozen=True)
+class Rendered:
+    body: bytes
+    content_type: str
+    width: int      # of the returned image
+    height: int
+    scale: float    # returned / captured pixels; screen_x = region_x + image_x / scale
+    headers: dict[str, str]
 
 
 def raw_headers(width: int, height: int) -> dict[str, str]:
@@ -22,32 +26,24 @@ def raw_headers(width: int, height: int) -> dict[str, str]:
             "X-Raw-Stride": str(width * 4), "X-Raw-Format": "BGRX"}
 
 
-def scale(image: Image.Image, size: tuple[int, int]) -> Image.Image:
-    if image.size == tuple(size):
-        return image
-    # reducing_gap: a cheap box pre-reduction first, then bilinear: fast and free of aliasing.
-    return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+def output_size(width: int, height: int, scale: float | None, max_width: int | None,
+                max_height: int | None) -> tuple[int, int, float]:
+    """(width, height, factor) of the image returned for a width x height capture; never upscales."""
+    return x11_encode.target_size(width, height, scale=scale, max_width=max_width,
+                                  max_height=max_height)
 
 
-def encode(image: Image.Image, fmt: str, quality: int | None) -> bytes:
-    out = io.BytesIO()
-    if fmt == "png":
-        image.save(out, "PNG", compress_level=1)
-    elif fmt == "jpeg":
-        image.save(out, "JPEG", quality=quality or DEFAULT_QUALITY)
-    elif fmt == "webp":
-        image.save(out, "WEBP", quality=quality or DEFAULT_QUALITY, method=0)
-    else:
-        raise ValueError(f"unknown format {fmt!r}")
-    return out.getvalue()
-
-
-def scale_and_encode(image: Image.Image, size: tuple[int, int], fmt: str,
-                     quality: int | None) -> tuple[bytes, str, dict[str, Any]]:
-    """(body, content type, extra headers) for ``image`` scaled to ``size`` in ``fmt``."""
-    image = scale(image, size)
+def render(image: Image.Image, fmt: str, quality: int | None, scale: float | None,
+           max_width: int | None, max_height: int | None) -> Rendered:
+    """CPU work only (no X): call it off the event loop and off the X thread."""
     if fmt == "raw":
+        out_w, out_h, factor = output_size(*image.size, scale, max_width, max_height)
+        if (out_w, out_h) != image.size:
+            image = image.resize((out_w, out_h), Image.Resampling.BOX)
         if image.mode != "RGB":
             image = image.convert("RGB")
-        return image.tobytes("raw", "BGRX"), CONTENT_TYPES["raw"], raw_headers(*image.size)
-    return encode(image, fmt, quality), CONTENT_TYPES[fmt], {}
+        return Rendered(image.tobytes("raw", "BGRX"), x11_encode.MEDIA_TYPES["raw"], out_w, out_h,
+                        factor, raw_headers(out_w, out_h))
+    encoded = x11_encode.encode(image, fmt, quality=quality, scale=scale, max_width=max_width,
+                                max_height=max_height)
+    return Rendered(encoded.data, encoded.media_type, encoded.width, encoded.height, encoded.scale, {})

@@ -10,7 +10,8 @@ from desktopd.web.errors import invalid
 from .common import optional_json_body, xservice
 
 ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
-                 "maximize": EMPTY_BODY, "move": WINDOW_MOVE_BODY, "resize": WINDOW_RESIZE_BODY}
+                 "maximize": EMPTY_BODY, "restore": EMPTY_BODY, "move": WINDOW_MOVE_BODY,
+                 "resize": WINDOW_RESIZE_BODY}
 
 
 def window_id(raw: str) -> int:
@@ -26,10 +27,16 @@ def window_id(raw: str) -> int:
 
 async def tree(request: web.Request) -> web.Response:
     xs = xservice(request)
-    windows = await xs.call(lambda desk: desk.windows())
+
+    def read(desk):
+        wm = desk.window_manager() if hasattr(desk, "window_manager") else None
+        return desk.windows(), wm
+
+    windows, wm = await xs.call(read)
     width, height = xs.screen or (None, None)
     return web.json_response({"screen": {"width": width, "height": height},
-                              "coordinate_space": "screen pixels", "windows": windows})
+                              "coordinate_space": "screen pixels", "window_manager": wm,
+                              "windows": windows})
 
 
 def window_action_handler(action: str):

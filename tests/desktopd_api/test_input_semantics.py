@@ -124,3 +124,29 @@ async def test_screenshot_scaling_headers(client):
     assert len(data) == 30 * 40 * 4 and data[:4] == bytes([30, 20, 10, 0])
     resp = await client.get("/api/v1/screenshot?format=raw&scale=0.5")
     assert resp.headers["X-Raw-Width"] == "640" and len(await resp.read()) == 640 * 400 * 4
+
+
+async def test_a_slow_drag_does_not_block_other_requests(client, fake_desktop):
+    import asyncio
+    drag = asyncio.ensure_future(client.post("/api/v1/tablet", json={
+        "action": "drag", "path": [[0, 0], [500, 0]], "duration_ms": 3000}))
+    for _ in range(1000):  # until the drag has started (bounded)
+        if ("button", 1, True) in fake_desktop.calls:
+            break
+        await asyncio.sleep(0.01)
+    resp = await client.post("/api/v1/keyboard", json={"keys": "Return"})
+    assert resp.status == 200
+    assert not drag.done()  # the key went through while the drag was still going
+    assert ("key", "Return", True) in fake_desktop.calls
+    assert (await drag).status == 200
+    calls = input_calls(fake_desktop)
+    assert calls.index(("key", "Return", True)) < calls.index(("button", 1, False))
+
+
+async def test_execute_does_not_block_the_x_thread(client, fake_desktop):
+    import asyncio
+    slow = asyncio.ensure_future(client.post("/api/v1/execute", json={"command": "sleep 3"}))
+    await asyncio.sleep(0.2)
+    resp = await client.post("/api/v1/tablet", json={"x": 9, "y": 9, "action": "tap"})
+    assert resp.status == 200 and not slow.done()
+    assert (await (await slow).json())["exit_code"] == 0
