@@ -23,9 +23,10 @@ async def serve(settings: Settings) -> None:
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         for host, port, *_ in runner.addresses:
-            # Tests and scripts wait for this line (the real port when --port 0).
-            log.info("desktopd listening on http://%s:%s (display %s, token %s)", host, port,
-                     settings.display, "required" if settings.token else "off")
+            # Printed whatever the log level: tests and scripts wait for this line (it has the
+            # real port when --port 0).
+            print(f"desktopd listening on http://{host}:{port} (display {settings.display}, "
+                  f"token {'required' if settings.token else 'off'})", file=sys.stderr, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import keys
+from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.settings import Settings
 from desktopd.web.middlewares import error_middleware, token_auth_middleware
@@ -29,6 +31,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app[keys.SETTINGS] = settings
     app[keys.STARTED_AT] = time.time()
     app[keys.ROUTES] = ROUTES
+    app[keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))
 
     async def x_context(app: web.Application) -> AsyncIterator[None]:
         factory = desktop_factory or real_desktop

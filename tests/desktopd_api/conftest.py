@@ -82,7 +82,9 @@ class DesktopdProcess:
 def start_desktopd(display: str, *extra: str, env: dict[str, str] | None = None,
                    timeout: float = 30.0) -> DesktopdProcess:
     """Run `python -m desktopd --port 0`; ready when it logs the address it listens on."""
-    proc = subprocess.Popen([sys.executable, "-m", "desktopd", "--display", display,
+    # DESKTOPD_TEST_PYTHON=/usr/bin/python3 runs the server on Debian's packages (as the images do).
+    python = os.environ.get("DESKTOPD_TEST_PYTHON") or sys.executable
+    proc = subprocess.Popen([python, "-m", "desktopd", "--display", display,
                              "--host", "127.0.0.1", "--port", "0", *extra],
                             cwd=ROOT, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
