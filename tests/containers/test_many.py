@@ -32,7 +32,7 @@ def parse(line: str) -> tuple[str, dict[str, str]]:
     return name, dict(pair.split("=", 1) for pair in pairs)
 
 
-def test_four_desktops_side_by_side(many) -> None:
+def test_four_desktops_side_by_side(many, images: dict[str, str]) -> None:
     script, env = many
     result = subprocess.run([script, str(COUNT)], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"run-many failed:\n{result.stdout}\n{result.stderr}"
@@ -58,6 +58,7 @@ def test_four_desktops_side_by_side(many) -> None:
     memory = dict(line.split("\t", 1) for line in stats.stdout.splitlines())
     for name, urls in desktops.items():
         print(f"  {name}: healthy after {urls['healthy_after_s']} s, memory/cpu {memory.get(name, '?')}")
-    for image in ("desktopd/desktop", "desktopd/chromium", "debian"):
-        for tagged in client.images.list(name=image):
-            print(f"  image {', '.join(tagged.tags)}: {tagged.attrs['Size'] / 1e6:.0f} MB")
+    base = subprocess.run(["sed", "-n", "s/^ARG BASE_IMAGE=//p", str(ROOT / "images/desktop/Dockerfile")],
+                          capture_output=True, text=True).stdout.strip()
+    for image in (base, *images.values()):
+        print(f"  image {image}: {client.images.get(image).attrs['Size'] / 1e6:.0f} MB")
