@@ -21,7 +21,12 @@ from .common import json_body
 def argv_of(body: dict[str, Any]) -> list[str]:
     command = body["command"]
     if isinstance(command, list):
+        for i, arg in enumerate(command):
+            if "\0" in arg:
+                raise invalid(f"command[{i}]", "must not contain NUL characters")
         return command
+    if "\0" in command:
+        raise invalid("command", "must not contain NUL characters")
     if body["shell"] is False:
         try:
             argv = shlex.split(command)
@@ -36,7 +41,12 @@ def argv_of(body: dict[str, Any]) -> list[str]:
 def environment(display: str, extra: dict[str, str] | None) -> dict[str, str]:
     env = {**os.environ, "DISPLAY": display}
     env.pop("DESKTOPD_TOKEN", None)  # the daemon's secret is not the commands' business
-    env.update(extra or {})
+    for name, value in (extra or {}).items():
+        if not name or "=" in name or "\0" in name:
+            raise invalid(f"env.{name}", "a variable name must be non-empty, without '=' or NUL")
+        if "\0" in value:
+            raise invalid(f"env.{name}", "must not contain NUL characters")
+        env[name] = value
     return env
 
 

@@ -108,6 +108,9 @@ async def test_screenshot_invalid_query(client, query, field):
     ({"command": ["ls"], "shell": True}, "shell"),
     ({"command": "unbalanced 'quote", "shell": False}, "command"),
     ({"command": "true", "detach": True, "stdin": "x"}, "stdin"),
+    ({"command": ["echo", "a\u0000b"]}, "command[1]"),
+    ({"command": "true", "env": {"A=B": "x"}}, "env.A=B"),
+    ({"command": "true", "env": {"A": "x\u0000"}}, "env.A"),
 ])
 async def test_execute_invalid_fields(client, body, field):
     resp = await client.post("/api/v1/execute", json=body)
