@@ -223,35 +223,21 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         raise PageChanged("the snapshot is of another document than the frame tree")
     source = "accessibility"
     sessions: list[tuple[str, list[Record]]] = []
-    if isinstance(ax_reply, BaseException):
-        if isinstance(ax_reply, (CDPSessionClosed, CDPDisconnected, CDPTimeout)):
-            raise ax_reply
-        log.info("AX tree unavailable (%s): DOM fallback", ax_reply)
-        source = "dom"
-        records = [r for doc in snapshot.documents for r in dom_records(
-            doc, snapshot.strings, "" if doc.index == 0 else f"d{doc.index}:")]
-    else:
-        with gc_paused():
-            records = axtree.ax_records(ax_reply.get("nodes", []), main_frame)
-        records += await _same_process_frames(page, snapshot, main_frame, records)
+    records, source = await _session_records(page, snapshot, main_frame, ax_reply, "")
     sessions.append((page.target_id, records))
-    _link_frames(snapshot, records)
 
     # Out-of-process iframes, parents before children, each placed by its owner element.
     found = {child.target_id: result for child, result in zip(children, child_results) if result}
     placed = _place_sessions(page, snapshot, children,
-                             {tid: (snap, owner) for tid, (snap, _ax, owner) in found.items()})
+                             {tid: (snap, owner) for tid, (snap, _recs, owner, _src) in found.items()})
     for target_id in placed:                 # parents first: an owner's node exists already
         if target_id not in found:
             continue
-        child_snapshot, child_ax, owner_id = found[target_id]
-        prefix = f"{target_id[:8]}:"
-        if child_ax is not None:
-            child_records = axtree.ax_records(child_ax, target_id, prefix)
-        else:
+        _snapshot, child_records, owner_id, child_source = found[target_id]
+        if child_records is None:
+            continue
+        if child_source == "dom":
             source = "dom"
-            child_records = [r for doc in child_snapshot.documents
-                             for r in dom_records(doc, child_snapshot.strings, f"{prefix}d{doc.index}:")]
         _attach(child_records, owner_id, [recs for _key, recs in sessions])
         sessions.append((target_id, child_records))
 
@@ -333,23 +319,46 @@ async def _or_exception(call: Any) -> Any:
         return exc
 
 
-async def _same_process_frames(page: Any, snapshot: Snapshot, main_frame: str,
-                               main_records: list[Record]) -> list[Record]:
-    """AX trees of the iframes rendered in the page's own process (e.g. same-origin ones)."""
-    known = {r["backendDOMNodeId"] for r in main_records}
-    frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != main_frame]
+async def _session_records(session: Any, snapshot: Snapshot, frame_id: str, ax_reply: Any,
+                           prefix: str) -> tuple[list[Record], str]:
+    """The nodes of one session (a page or an OOPIF) and all frames in its process: its AX tree,
+    its same-process iframes' AX trees hung under their iframe nodes, or the DOM fallback."""
+    if isinstance(ax_reply, BaseException):
+        if isinstance(ax_reply, (CDPSessionClosed, CDPDisconnected, CDPTimeout)):
+            raise ax_reply
+        log.info("AX tree unavailable (%s): DOM fallback", ax_reply)
+        records = [r for doc in snapshot.documents for r in dom_records(
+            doc, snapshot.strings, prefix + ("" if doc.index == 0 else f"d{doc.index}:"))]
+        source = "dom"
+    else:
+        with gc_paused():
+            records = axtree.ax_records(ax_reply.get("nodes", []), frame_id, prefix)
+        records += await _same_process_frames(session, snapshot, frame_id, records, prefix)
+        source = "accessibility"
+    _link_frames(snapshot, records)
+    target_id = session.target_id
+    for record in records:
+        record["targetId"] = target_id
+    return records, source
+
+
+async def _same_process_frames(session: Any, snapshot: Snapshot, root_frame: str,
+                               root_records: list[Record], prefix: str) -> list[Record]:
+    """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones)."""
+    known = {r["backendDOMNodeId"] for r in root_records}
+    frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != root_frame]
     replies = await asyncio.gather(*(
-        _or_exception(page.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
+        _or_exception(session.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
         for doc in frames))
     records: list[Record] = []
     for doc, reply in zip(frames, replies):
         if isinstance(reply, BaseException):
             if isinstance(reply, (CDPSessionClosed, CDPDisconnected)):
                 raise reply
-            records += dom_records(doc, snapshot.strings, f"d{doc.index}:")
+            records += dom_records(doc, snapshot.strings, f"{prefix}d{doc.index}:")
             continue
         nodes = [n for n in reply.get("nodes", []) if n.get("backendDOMNodeId") not in known]
-        records += axtree.ax_records(nodes, doc.frame_id, f"f{doc.index}:")
+        records += axtree.ax_records(nodes, doc.frame_id, f"{prefix}f{doc.index}:")
     return records
 
 
@@ -384,8 +393,10 @@ def _attach(child_records: list[Record], owner_id: int | None,
 
 
 async def _capture_child(page: Any, child: Any, dpr: float, *, accessibility: bool = True,
-                         ) -> tuple[Snapshot, list | None, int | None] | None:
-    """An OOPIF's snapshot, AX nodes and owner iframe element (backendNodeId in its parent)."""
+                         ) -> tuple[Snapshot, list[Record] | None, int | None, str] | None:
+    """An OOPIF's snapshot, nodes (with its own same-process frames) and owner iframe element
+    (its backendNodeId in the parent). None when the iframe went away meanwhile: the rest of
+    the tab still stands."""
     parent_session = page if child.parent_target_id == page.target_id else \
         page.children.get(child.parent_target_id)
     if parent_session is None:
@@ -395,10 +406,18 @@ async def _capture_child(page: Any, child: Any, dpr: float, *, accessibility: bo
         _or_exception(child.send("Accessibility.getFullAXTree")) if accessibility else _nothing(),
         _or_exception(parent_session.send("DOM.getFrameOwner", {"frameId": child.target_id})))
     if isinstance(snapshot_reply, BaseException):
-        return None            # the iframe went away or navigated: the rest of the tab stands
-    ax_nodes = None if isinstance(ax_reply, BaseException) else ax_reply.get("nodes", [])
+        return None
     owner_id = None if isinstance(owner, BaseException) else owner.get("backendNodeId")
-    return Snapshot(snapshot_reply, dpr), ax_nodes, owner_id
+    with gc_paused():
+        snapshot = Snapshot(snapshot_reply, dpr)
+    if not accessibility:
+        return snapshot, None, owner_id, ""
+    try:
+        records, source = await _session_records(child, snapshot, child.target_id, ax_reply,
+                                                 f"{child.target_id[:8]}:")
+    except (CDPSessionClosed, CDPTimeout):
+        return None
+    return snapshot, records, owner_id, source
 
 
 def _oopif_root(parent: Snapshot, parent_placements: dict[int, DocumentPlacement],

@@ -22,7 +22,7 @@ NEXT_FRAME_JS = "new Promise((r) => requestAnimationFrame(() => requestAnimation
 
 def session_of(page: Any, node: dict) -> Any:
     """The CDP session a node's backendDOMNodeId belongs to (its OOPIF's, or the page's)."""
-    return page.children.get(node["frameId"], page)
+    return page if node["targetId"] == page.target_id else page.children[node["targetId"]]
 
 
 async def element_id(page: Any, node: dict) -> str:

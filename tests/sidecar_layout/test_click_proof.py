@@ -84,3 +84,13 @@ async def test_clicks_land_under_a_window_manager(need_browser, page_server, tmp
     finally:
         stop_process_group(wm)
         server.stop()
+
+
+async def test_clicks_land_in_nested_frames(chromium, desktopd, page_server):
+    """An out-of-process frame inside a same-origin one, and a frame inside an out-of-process
+    one (in that one's process): offsets chain through every level."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("nested.html"), children=2)
+    clicked = await click_every_button(chromium, desktopd, page, 7)
+    assert set(clicked) == {"n-top", "deep-f-one", "deep-f-two", "deep-f-three",
+                            "inner-f-one", "inner-f-two", "inner-f-three"}

@@ -178,5 +178,5 @@ def test_dom_fallback_has_the_same_shape():
     records = dom_records(snap.documents[0], snap.strings)
     by_role = {r["role"]: r for r in records}
     assert by_role["button"]["name"] == "Send" and by_role["link"]["name"] == "Menu"
-    assert set(by_role["button"]) == set(axtree.ax_records(TREE, "F")[0])
+    assert set(by_role["button"]) == set(axtree.ax_records(TREE, "F")[0])   # targetId: builder
     assert by_role["button"]["parentId"] == by_role["generic"]["nodeId"]
