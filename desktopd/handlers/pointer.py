@@ -200,7 +200,6 @@ async def run_pointer_events(xs: XService, events: list[dict[str, Any]], prefixe
     if names:
         await xs.call(check_key_names, names)
     batch: list[dict[str, Any]] = []
-    position = None
     for event in events:
         if event["action"] == "drag" and event["duration_ms"] > 0:
             if batch:
@@ -209,8 +208,7 @@ async def run_pointer_events(xs: XService, events: list[dict[str, Any]], prefixe
             await paced_drag(xs, event)
         else:
             batch.append(event)
-    position = await xs.call(do_events, batch)  # an empty batch just reads the position
-    return position
+    return await xs.call(do_events, batch)  # an empty batch just reads the position
 
 
 async def tablet(request: web.Request) -> web.Response:
