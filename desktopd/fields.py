@@ -43,6 +43,7 @@ class Int(Spec):
     minimum: int | None = None
     maximum: int | None = None
     description: str = ""
+    round_floats: bool = False  # coordinates: 512.4 from a scaled screenshot means pixel 512
 
     def validate(self, value: Any, path: str, coerce: bool = False) -> int:
         if coerce and isinstance(value, str):
@@ -51,15 +52,17 @@ class Int(Spec):
             except ValueError:
                 raise invalid(path, f"expected an integer, got {value!r}") from None
         # bool is an int subclass in Python; JSON true is not a coordinate.
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
+        if isinstance(value, float) and math.isfinite(value) and (
+                value.is_integer() or self.round_floats):
+            value = int(round(value))
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid(path, f"expected an integer, got {_kind(value)}")
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
     def schema(self) -> dict[str, Any]:
-        return self._with_doc(_ranged({"type": "integer"}, self.minimum, self.maximum))
+        kind = "number" if self.round_floats else "integer"
+        return self._with_doc(_ranged({"type": kind}, self.minimum, self.maximum))
 
 
 @dataclass

@@ -8,6 +8,12 @@ from typing import Any
 from desktopd.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
 
 COORD_LIMIT = 1 << 15  # X coordinates are 16-bit; the screen check comes later, against the real size
+
+
+def coord(description: str = "") -> Int:
+    """A screen-pixel coordinate; fractional values (from scaled screenshots) are rounded."""
+    return Int(-COORD_LIMIT, COORD_LIMIT, description=description, round_floats=True)
+
 BUTTONS = ("left", "middle", "right")
 
 
@@ -53,9 +59,8 @@ SCREENSHOT_QUERY = Model("ScreenshotQuery", [
 POINTER_ACTIONS = ("tap", "move", "click", "double_click", "down", "up", "drag", "scroll")
 
 POINT = AnyOf([
-    ListOf(Int(-COORD_LIMIT, COORD_LIMIT), min_items=2, max_items=2),
-    Model("Point", [F("x", Int(-COORD_LIMIT, COORD_LIMIT), required=True),
-                    F("y", Int(-COORD_LIMIT, COORD_LIMIT), required=True)]),
+    ListOf(coord(), min_items=2, max_items=2),
+    Model("Point", [F("x", coord(), required=True), F("y", coord(), required=True)]),
 ], description="A screen-pixel point, [x, y] or {\"x\":..,\"y\":..}.")
 
 
@@ -79,8 +84,8 @@ def _pointer_check(e: dict[str, Any]) -> tuple[str, str] | None:
 POINTER_EVENT = Model("PointerEvent", [
     F("action", Enum(POINTER_ACTIONS), default="tap",
       description="tap = move + left click (what tablet harnesses send)."),
-    F("x", Int(-COORD_LIMIT, COORD_LIMIT), description="Screen pixels; must be on screen."),
-    F("y", Int(-COORD_LIMIT, COORD_LIMIT), description="Screen pixels; must be on screen."),
+    F("x", coord(), description="Screen pixels (rounded); must be on screen."),
+    F("y", coord(), description="Screen pixels (rounded); must be on screen."),
     F("button", AnyOf([Enum(BUTTONS), Int(1, 9)]), default="left",
       description="left/middle/right or an X button number 1..9."),
     F("clicks", Int(1, 3), default=1, description="Click count for click (double_click means 2)."),
@@ -179,8 +184,8 @@ def _xy_together(e: dict[str, Any]) -> tuple[str, str] | None:
 
 COMPAT_TABLET_EVENT = Model("CompatTabletEvent", [
     F("type", Enum(("click", "tap", "double_click", "move", "down", "up", "scroll")), required=True),
-    F("x", Int(-COORD_LIMIT, COORD_LIMIT)),
-    F("y", Int(-COORD_LIMIT, COORD_LIMIT)),
+    F("x", coord("Screen pixels.")),
+    F("y", coord("Screen pixels.")),
     F("button", AnyOf([Enum(BUTTONS), Int(1, 9)]), default="left"),
     F("dx", Int(-200, 200), default=0),
     F("dy", Int(-200, 200), default=0),

@@ -56,6 +56,7 @@ class XService:
         self.last_error: str | None = None
         self.state_since = time.time()
         self.screen: tuple[int, int] | None = None
+        self._connects: int | None = None
 
     # -- state bookkeeping (called on the X thread, read on the loop: plain attribute writes) --
     def _mark(self, connected: bool, error: str | None = None) -> None:
@@ -73,8 +74,12 @@ class XService:
         was_connected = self.connected
         try:
             self.desktop.ensure_connected()
-            if not was_connected or self.screen is None:
+            # A server that restarted between two requests may have another size: re-read it
+            # after every new connection (the X layer counts them).
+            connects = getattr(self.desktop, "connects", None)
+            if not was_connected or self.screen is None or connects != self._connects:
                 self.screen = tuple(self.desktop.screen_size())  # type: ignore[assignment]
+                self._connects = connects
             self._mark(True)
             return fn(self.desktop, *args, **kwargs)
         except self.errors.unavailable as exc:

@@ -150,3 +150,10 @@ async def test_execute_does_not_block_the_x_thread(client, fake_desktop):
     resp = await client.post("/api/v1/tablet", json={"x": 9, "y": 9, "action": "tap"})
     assert resp.status == 200 and not slow.done()
     assert (await (await slow).json())["exit_code"] == 0
+
+
+async def test_fractional_coordinates_are_rounded(client, fake_desktop):
+    resp = await client.post("/api/v1/tablet", json={"x": 100.4, "y": 199.6, "action": "tap"})
+    assert await resp.json() == {"x": 100, "y": 200, "events": 1}
+    resp = await client.post("/api/v1/tablet", json={"x": 1279.7, "y": 1, "action": "tap"})
+    assert resp.status == 422 and (await resp.json())["field"] == "x"  # rounds to 1280: off screen
