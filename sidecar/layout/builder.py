@@ -230,6 +230,7 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     found = {child.target_id: result for child, result in zip(children, child_results) if result}
     placed = _place_sessions(page, snapshot, children,
                              {tid: (snap, owner) for tid, (snap, _recs, owner, _src) in found.items()})
+    parents = {child.target_id: child.parent_target_id for child in children}
     for target_id in placed:                 # parents first: an owner's node exists already
         if target_id not in found:
             continue
@@ -238,7 +239,9 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
             continue
         if child_source == "dom":
             source = "dom"
-        _attach(child_records, owner_id, [recs for _key, recs in sessions])
+        # backendNodeIds are per renderer: look for the owner in the parent's session only.
+        parent_records = next((recs for key, recs in sessions if key == parents[target_id]), [])
+        _attach(child_records, owner_id, parent_records)
         sessions.append((target_id, child_records))
 
     with gc_paused():
@@ -378,12 +381,11 @@ def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
             owner["childIds"].append(record["nodeId"])
 
 
-def _attach(child_records: list[Record], owner_id: int | None,
-            parent_records: list[list[Record]]) -> None:
-    """Hang an out-of-process iframe's roots under its owner iframe's node (any session)."""
+def _attach(child_records: list[Record], owner_id: int | None, parent_records: list[Record]) -> None:
+    """Hang an out-of-process iframe's roots under its owner iframe's node in its parent."""
     if owner_id is None:
         return
-    owner = next((r for recs in parent_records for r in recs if r["backendDOMNodeId"] == owner_id), None)
+    owner = next((r for r in parent_records if r["backendDOMNodeId"] == owner_id), None)
     if owner is None:
         return
     for record in child_records:

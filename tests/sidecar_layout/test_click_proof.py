@@ -94,3 +94,18 @@ async def test_clicks_land_in_nested_frames(chromium, desktopd, page_server):
     clicked = await click_every_button(chromium, desktopd, page, 7)
     assert set(clicked) == {"n-top", "deep-f-one", "deep-f-two", "deep-f-three",
                             "inner-f-one", "inner-f-two", "inner-f-three"}
+
+
+async def test_clicks_land_in_a_frame_of_the_page_origin_inside_a_cross_origin_one(
+        chromium, desktopd, page_server):
+    """this origin > other origin > this origin (ads do this): the innermost frame is its own
+    target, and its owner element lives in the middle frame's renderer, not the page's."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("aba.html"), children=2)
+    layout = (await chromium.layout(roles="RootWebArea,Iframe,button"))["tabs"][0]["layout"]
+    by_id = {n["nodeId"]: n for n in layout["nodes"]}
+    inner = next(n for n in layout["nodes"] if n["role"] == "RootWebArea" and n["name"] == "frame")
+    owner = by_id[inner["parentId"]]
+    assert owner["role"] == "Iframe" and owner["targetId"] != page.target_id
+    clicked = await click_every_button(chromium, desktopd, page, 4)
+    assert set(clicked) == {"aba-top", "back-f-one", "back-f-two", "back-f-three"}
