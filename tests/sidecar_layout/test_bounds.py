@@ -14,7 +14,10 @@ RECTS_JS = """
 (() => {
   const out = {};
   const walk = (w, dx, dy) => {
-    for (const b of w.document.querySelectorAll("button")) {
+    const buttons = [...w.document.querySelectorAll("button")];
+    for (const host of w.document.querySelectorAll("*"))
+      if (host.shadowRoot) buttons.push(...host.shadowRoot.querySelectorAll("button"));
+    for (const b of buttons) {
       const r = b.getBoundingClientRect();
       out[b.id] = [r.x + dx, r.y + dy, r.width, r.height];
     }

@@ -20,7 +20,7 @@ from .schema import validate_layout
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 ALL_IDS = {"b-sticky", "b-top", "b-wide", "b-rot", "b-scaled", "b-csszoom", "b-inner", "b-far",
-           "b-right", "b-bottom", "b-fixed", "same-f-one", "same-f-two", "same-f-three",
+           "b-right", "b-bottom", "b-fixed", "b-shadow", "same-f-one", "same-f-two", "same-f-three",
            "cross-f-one", "cross-f-two", "cross-f-three"}
 
 
