@@ -144,9 +144,14 @@ async def run_keys(xs: XService, body: dict[str, Any]) -> None:
             await asyncio.sleep(delay_s)
 
 
+TEXT_CHUNK = 256  # characters per X job: long texts never hold the X thread for long
+
+
 async def run_text(xs: XService, text: str, delay_s: float) -> None:
     if delay_s <= 0:
-        await xs.call(lambda desk: desk.type_text(text), field="text")
+        for start in range(0, len(text), TEXT_CHUNK):
+            chunk = text[start:start + TEXT_CHUNK]
+            await xs.call(lambda desk, c=chunk: desk.type_text(c), field="text")
         return
     for char in text:
         await xs.call(lambda desk, c=char: desk.type_text(c), field="text")

@@ -157,3 +157,11 @@ async def test_fractional_coordinates_are_rounded(client, fake_desktop):
     assert await resp.json() == {"x": 100, "y": 200, "events": 1}
     resp = await client.post("/api/v1/tablet", json={"x": 1279.7, "y": 1, "action": "tap"})
     assert resp.status == 422 and (await resp.json())["field"] == "x"  # rounds to 1280: off screen
+
+
+async def test_long_text_goes_in_chunks_in_order(client, fake_desktop):
+    text = "".join(chr(0x4E00 + i % 500) for i in range(1000))
+    resp = await client.post("/api/v1/keyboard", json={"text": text})
+    assert resp.status == 200
+    typed = [c[1] for c in input_calls(fake_desktop)]
+    assert "".join(typed) == text and len(typed) > 1
