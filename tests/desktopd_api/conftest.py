@@ -3,6 +3,7 @@ real `python -m desktopd` on a real Xvfb (integration tests, marker x11)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -18,7 +19,7 @@ import requests
 
 from desktopd.app import init_app
 from desktopd.settings import Settings
-from tests.support.capability import have_program, require
+from tests.support.capability import require
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop
 
@@ -121,11 +122,20 @@ def desktopd(xvfb) -> Iterator[DesktopdProcess]:
         server.stop()
 
 
+@functools.lru_cache(maxsize=1)
+def have_tkinter() -> bool:
+    try:
+        return subprocess.run(["/usr/bin/python3", "-c", "import tkinter"], capture_output=True,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 class Recorder:
     """The Tk recorder subprocess; events() reads what it saw."""
 
     def __init__(self, display: str, title: str = "recorder") -> None:
-        require(have_program("python3"), "python3 with tkinter (Debian package python3-tk)")
+        require(have_tkinter(), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
         self.events: queue.Queue[dict] = queue.Queue()
         self.process = subprocess.Popen(
             ["/usr/bin/python3", os.path.join(HERE, "recorder.py"), title],
