@@ -27,6 +27,30 @@ EXECUTE_RESULT = {"type": "object", "properties": {
     "stdout_bytes": {"type": "integer"}, "stderr_bytes": {"type": "integer"},
     "duration_s": {"type": "number"}, "pid": {"type": "integer"},
     "detached": {"type": "boolean"}, "log": {"type": ["string", "null"]}}}
+RECT = {"type": "object", "properties": {
+    "x": {"type": "integer"}, "y": {"type": "integer"}, "width": {"type": "integer"},
+    "height": {"type": "integer"}, "space": {"const": "screen"}}}
+TREE = {"type": "object", "properties": {
+    "screen": {"type": "object", "properties": {"width": {"type": "integer"}, "height": {"type": "integer"}}},
+    "coordinate_space": {"const": "screen pixels"},
+    "window_manager": {"type": ["object", "null"]},
+    "windows": {"type": "array", "description": "Bottom to top.", "items": {"type": "object", "properties": {
+        "id": {"type": "integer"}, "frame_id": {"type": "integer"}, "title": {"type": "string"},
+        "wm_class": {"type": ["array", "null"], "items": {"type": "string"}},
+        "pid": {"type": ["integer", "null"]}, "desktop": {"type": ["integer", "null"]},
+        "stacking": {"type": "integer"}, "focused": {"type": "boolean"},
+        "minimized": {"type": "boolean"}, "maximized": {"type": "boolean"},
+        "visible": {"type": "boolean"},
+        "frame": {**RECT, "description": "With decorations, screen pixels."},
+        "client": {**RECT, "description": "The application's own area, screen pixels."}}}}}}
+HEALTH = {"type": "object", "properties": {
+    "status": {"enum": ["ok", "degraded"]}, "version": {"type": "string"},
+    "display": {"type": "string"}, "x_connected": {"type": "boolean"},
+    "x_state_since": {"type": "number", "description": "Unix time of the last connect/disconnect."},
+    "screen": {"type": ["object", "null"]}, "uptime_s": {"type": "number"},
+    "x": {"type": "object", "description": "X layer details (extensions, capture backend, errors)."}}}
+CLIPBOARD = {"type": "object", "properties": {"text": {"type": ["string", "null"]},
+                                               "empty": {"type": "boolean"}}}
 IMAGE_HEADERS = {
     "X-Screen-Width": "Screen width in pixels.", "X-Screen-Height": "Screen height in pixels.",
     "X-Region": "Captured rectangle x,y,width,height in screen pixels.",
@@ -70,6 +94,7 @@ def _window_routes() -> list[Route]:
 ROUTES: list[Route] = [
     Route("GET", "/health", health.health, "Liveness and X connection state (no token needed)",
           "meta", uses_x=False, public=True,
+          success={"application/json": {"schema": HEALTH}},
           description="200 while the X display answers; 503 with the same body while it does not."),
     Route("GET", "/api/v1/openapi.json", openapi.openapi_json, "This document", "meta", uses_x=False),
     Route("GET", "/api/v1/screenshot", screenshot.screenshot, "Capture the screen or a region",
@@ -86,13 +111,14 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
           "input", body=models.KEYBOARD_BODY),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
+          success={"application/json": {"schema": TREE}},
           description="Geometry fields are screen pixels (see each window's fields)."),
     *_window_routes(),
     Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
           "system", body=models.EXECUTE_BODY, uses_x=False,
           success={"application/json": {"schema": EXECUTE_RESULT}}),
     Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
-          "clipboard"),
+          "clipboard", success={"application/json": {"schema": CLIPBOARD}}),
     Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
           "clipboard", body=models.CLIPBOARD_BODY,
           description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
