@@ -1,0 +1,64 @@
+"""The field-spec module: values, coercion from query strings, errors naming the exact field."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktopd.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
+from desktopd.web.errors import ApiError
+
+ITEM = Model("Item", [F("n", Int(0, 9), required=True), F("tag", Enum(("a", "b")), default="a")])
+ROOT = Model("Root", [
+    F("items", ListOf(ITEM, min_items=1)),
+    F("env", MapOf(Str(max_length=3))),
+    F("either", AnyOf([Str(min_length=1), ListOf(Int())])),
+    F("ratio", Number(maximum=1, exclusive_minimum=0)),
+    F("flag", Bool(), default=False),
+])
+
+
+def error_field(value, model=ROOT, coerce=False) -> str:
+    with pytest.raises(ApiError) as info:
+        model.validate(value, coerce=coerce)
+    assert info.value.status == 422
+    return info.value.field
+
+
+def test_valid_values_and_defaults():
+    out = ROOT.validate({"items": [{"n": 3}], "env": {"K": "v"}, "either": [1, 2], "ratio": 0.5})
+    assert out == {"items": [{"n": 3, "tag": "a"}], "env": {"K": "v"}, "either": [1, 2],
+                   "ratio": 0.5, "flag": False}
+
+
+@pytest.mark.parametrize("value, field", [
+    ({"items": [{"n": 1}, {"n": 10}]}, "items[1].n"),
+    ({"items": [{"n": 1, "tag": "c"}]}, "items[0].tag"),
+    ({"items": [{}]}, "items[0].n"),
+    ({"items": []}, "items"),
+    ({"env": {"K": "long"}}, "env.K"),
+    ({"either": [1, "x"]}, "either[1]"),
+    ({"either": ""}, "either"),
+    ({"ratio": 0}, "ratio"),
+    ({"ratio": float("nan")}, "ratio"),
+    ({"flag": "yes"}, "flag"),
+    ({"typo": 1}, "typo"),
+])
+def test_errors_name_the_field(value, field):
+    assert error_field(value) == field
+
+
+def test_query_strings_coerce():
+    query = Model("Q", [F("n", Int(0, 100)), F("on", Bool()), F("r", Number())])
+    assert query.validate({"n": "0x10", "on": "true", "r": "0.25"}, coerce=True) == \
+        {"n": 16, "on": True, "r": 0.25}
+    assert error_field({"n": "ten"}, query, coerce=True) == "n"
+    assert error_field({"on": "maybe"}, query, coerce=True) == "on"
+
+
+def test_schema_matches_the_rules():
+    schema = ROOT.schema()
+    assert schema["additionalProperties"] is False
+    item = schema["properties"]["items"]["items"]
+    assert item["required"] == ["n"] and item["properties"]["n"] == {"type": "integer", "minimum": 0, "maximum": 9}
+    assert schema["properties"]["ratio"]["exclusiveMinimum"] == 0
+    assert len(schema["properties"]["either"]["anyOf"]) == 2
