@@ -40,7 +40,8 @@ def argv_of(body: dict[str, Any]) -> list[str]:
 
 def environment(display: str, extra: dict[str, str] | None) -> dict[str, str]:
     env = {**os.environ, "DISPLAY": display}
-    env.pop("DESKTOPD_TOKEN", None)  # the daemon's secret is not the commands' business
+    for secret in ("DESKTOPD_TOKEN", "DESKTOPD_TOKEN_FILE", "SIDECAR_TOKEN", "SIDECAR_TOKEN_FILE"):
+        env.pop(secret, None)  # the daemons' secrets are not the commands' business
     for name, value in (extra or {}).items():
         if not name or "=" in name or "\0" in name:
             raise invalid(f"env.{name}", "a variable name must be non-empty, without '=' or NUL")
