@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
@@ -56,3 +57,16 @@ def test_main_exits_2_with_a_clear_message():
                           env={"PATH": "/usr/bin:/bin"})
     assert proc.returncode == 2
     assert "refusing to listen on non-loopback" in proc.stderr and "DESKTOPD_TOKEN" in proc.stderr
+
+
+def test_bad_port_env_exits_2():
+    proc = subprocess.run([sys.executable, "-m", "desktopd"], capture_output=True, text=True,
+                          timeout=60, env={"PATH": "/usr/bin:/bin", "DESKTOPD_PORT": "eighty"})
+    assert proc.returncode == 2 and "DESKTOPD_PORT" in proc.stderr
+
+
+async def test_oversized_body_is_a_json_413(client):
+    resp = await client.put("/api/v1/clipboard", data=io.BytesIO(b"x" * (17 << 20)),
+                            headers={"Content-Type": "text/plain"})
+    assert resp.status == 413
+    assert (await resp.json())["error"] == "request_entity_too_large"
