@@ -113,6 +113,8 @@ ROUTES: list[Route] = [
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
           success={"application/json": {"schema": TREE}},
           description="Geometry fields are screen pixels (see each window's fields)."),
+    Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
+          "windows", not_found=True, success={"application/json": {"schema": TREE["properties"]["windows"]["items"]}}),
     *_window_routes(),
     Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
           "system", body=models.EXECUTE_BODY, uses_x=False,

@@ -39,6 +39,11 @@ async def tree(request: web.Request) -> web.Response:
                               "windows": windows})
 
 
+async def window(request: web.Request) -> web.Response:
+    wid = window_id(request.match_info["id"])
+    return web.json_response(await xservice(request).call(lambda desk: desk.window(wid)))
+
+
 def window_action_handler(action: str):
     model = ACTION_BODIES[action]
 

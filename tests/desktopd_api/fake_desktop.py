@@ -106,6 +106,11 @@ class FakeDesktop:
     def windows(self) -> list[dict[str, Any]]:
         return [{"id": wid, "title": "fake"} for wid in sorted(self.window_ids)]
 
+    def window(self, window_id: int) -> dict[str, Any]:
+        if window_id not in self.window_ids:
+            raise FakeWindowNotFound(f"no window with id {window_id:#x}")
+        return {"id": window_id, "title": "fake"}
+
     def window_action(self, window_id: int, action: str, **params: Any) -> dict[str, Any]:
         if window_id not in self.window_ids:
             raise FakeWindowNotFound(f"no window with id {window_id:#x}")

@@ -118,6 +118,9 @@ async def test_execute_invalid_fields(client, body, field):
 
 
 async def test_unknown_window_is_404_and_bad_id_422(client):
+    await expect_error(await client.get("/api/v1/windows/0x123"), 404)
+    await expect_error(await client.get("/api/v1/windows/zz"), 422, "id")
+    assert (await (await client.get("/api/v1/windows/0x400001")).json())["id"] == 0x400001
     await expect_error(await client.post("/api/v1/windows/0x123/focus"), 404)
     await expect_error(await client.post("/api/v1/windows/notanid/close"), 422, "id")
     await expect_error(await client.post("/api/v1/windows/0x400001/move", json={"x": 1}), 422, "y")

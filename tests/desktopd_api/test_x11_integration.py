@@ -149,6 +149,7 @@ def test_tree_focus_move_and_close(desktopd, recorder):
     mine = next(w for w in windows if w["title"] == "recorder")
     assert mine["client"] == {"x": 100, "y": 100, "width": 400, "height": 300, "space": "screen"}
     wid = mine["id"]
+    assert desktopd.request("GET", f"/api/v1/windows/{wid:#x}").json()["client"] == mine["client"]
     assert post(desktopd, f"/api/v1/windows/{wid}/focus", {})["ok"] is True
     post(desktopd, f"/api/v1/windows/{wid:#x}/move", {"x": 150, "y": 120})
     moved = next(w for w in desktopd.request("GET", "/api/v1/tree").json()["windows"] if w["id"] == wid)
