@@ -67,3 +67,14 @@ def _alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+async def test_detached_output_goes_to_the_app_log_dir(make_client, tmp_path):
+    client = await make_client(app_log_dir=str(tmp_path / "logs"))
+    out = await run(client, command=["sh", "-c", "echo from-the-app"], detach=True)
+    assert out["log"].startswith(str(tmp_path / "logs"))
+    deadline = time.monotonic() + 10
+    while _alive(out["pid"]) and time.monotonic() < deadline:  # the app is short-lived
+        time.sleep(0.02)
+    with open(out["log"]) as fh:
+        assert fh.read() == "from-the-app\n"
