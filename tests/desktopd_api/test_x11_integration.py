@@ -247,3 +247,23 @@ def test_token_protects_a_real_server(xvfb):
         assert server.request("GET", "/api/v1/tree").status_code == 200
     finally:
         server.stop()
+
+
+def test_starts_before_the_display_and_connects_when_it_appears():
+    require(have_program("Xvfb"), "Xvfb")
+    number = _free_high_display()
+    server = start_desktopd(f":{number}")  # nothing listens on that display yet
+    xvfb = None
+    try:
+        health = server.request("GET", "/health")
+        assert health.status_code == 503 and health.json()["status"] == "degraded"
+        resp = server.request("GET", "/api/v1/tree")
+        assert resp.status_code == 503 and "Retry-After" in resp.headers
+        xvfb = _start_xvfb_on(number)
+        assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
+        assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+    finally:
+        server.stop()
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(timeout=10)
