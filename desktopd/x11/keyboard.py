@@ -2,7 +2,7 @@
 
 A character whose keysym is in the current keymap (plain or with Shift) is typed with its own
 keycode. Anything else (accents the layout lacks, CJK, emoji) is typed on a *scratch* keycode -
-one the keymap leaves empty - temporarily mapped to the character's keysym. The known failure of
+one the keymap leaves empty (or holds only multimedia keysyms) - temporarily mapped to the character's keysym. The known failure of
 xdotool's version of this is a race: it restores the mapping right after the key event, so a
 client that looks the keycode up a moment later (after its MappingNotify) sees the restored map
 and types nothing or the wrong character. Here scratch keycodes form a small LRU pool: a mapping
@@ -31,7 +31,10 @@ SHIFT_L = 0xFFE1
 # one wait ages a whole pool's worth: typing N distinct unmapped characters costs about
 # N / pool-size waits (50 ms proved too short for Tk on a loaded 2-core machine).
 RECYCLE_GUARD_S = 0.2
-MAX_SCRATCH = 24
+MAX_SCRATCH = 128
+# After a batch of mapping changes, before the first key event that needs them (see _premap).
+MAPPING_SETTLE_S = 0.02
+XF86_FIRST, XF86_LAST = 0x1008FF00, 0x1008FFFF
 
 
 class Keyboard:
@@ -43,9 +46,19 @@ class Keyboard:
         mapping = self._read_mapping()
         self._per_keycode = max(1, len(mapping[0]) if mapping else 1)
         modifier_keycodes = {kc for row in xdisplay.get_modifier_mapping() for kc in row if kc}
-        # Empty keycodes at startup become the scratch pool (never keycode 8: some clients drop it).
-        self._pool = [kc for kc, syms in zip(range(self._min, self._max + 1), mapping)
-                      if not any(syms) and kc > 8 and kc not in modifier_keycodes][-MAX_SCRATCH:]
+        rows = [(kc, syms) for kc, syms in zip(range(self._min, self._max + 1), mapping)
+                if kc > 8 and kc not in modifier_keycodes]  # some clients drop keycode 8
+        # The scratch pool: keycodes the keymap leaves empty first, then (borrowed, and given
+        # back exactly) keycodes holding only XF86 multimedia keysyms - nothing types text with
+        # those, and a big pool means a keycode is rarely re-mapped while a client may still be
+        # about to look it up. XF86 keys still work: like any absent keysym, via the pool.
+        empty = [kc for kc, syms in rows if not any(syms)]
+        media = [kc for kc, syms in rows
+                 if any(syms) and all(not sym or XF86_FIRST <= sym <= XF86_LAST for sym in syms)]
+        self._pool = (empty + media)[:MAX_SCRATCH]
+        self._original = {kc: list(syms) + [X.NoSymbol] * (self._per_keycode - len(syms))
+                          for kc, syms in zip(range(self._min, self._max + 1), mapping)
+                          if kc in set(self._pool)}
         self._scratch: OrderedDict[int, int] = OrderedDict()   # keycode -> keysym, LRU first
         self._scratch_used: dict[int, float] = {}              # keycode -> last key event time
         self._lookup: dict[int, tuple[int, int]] = {}
@@ -97,7 +110,7 @@ class Keyboard:
             self._stale = True
 
     # ---------------------------------------------------------------------- scratch pool
-    def _scratch_keycode(self, keysym: int) -> int:
+    def _scratch_keycode(self, keysym: int, *, sync: bool = True) -> int:
         for keycode, sym in self._scratch.items():
             if sym == keysym:
                 self._scratch.move_to_end(keycode)
@@ -117,16 +130,17 @@ class Keyboard:
                 time.sleep(RECYCLE_GUARD_S - since)
             del self._scratch[keycode]
         self._dpy.change_keyboard_mapping(keycode, [[keysym] * self._per_keycode])
-        # The round trip guarantees the MappingNotify went out before our key event.
-        self._dpy.sync()
+        if sync:
+            # The round trip guarantees the MappingNotify went out before our key event.
+            self._dpy.sync()
         self._scratch[keycode] = keysym
         return keycode
 
     def restore_scratch(self) -> None:
-        """Map every scratch keycode back to NoSymbol (the keymap as we found it)."""
+        """Give every scratch keycode back its original keysyms (the keymap as we found it)."""
         busy = {kc for kc, _ in self._held.values()}
         for keycode in [kc for kc in self._scratch if kc not in busy]:
-            self._dpy.change_keyboard_mapping(keycode, [[X.NoSymbol] * self._per_keycode])
+            self._dpy.change_keyboard_mapping(keycode, [self._original[keycode]])
             del self._scratch[keycode]
         self._dpy.sync()
 
@@ -186,6 +200,42 @@ class Keyboard:
     def key(self, name: str, down: bool) -> None:
         self.keysym(parse_key_name(name), down)
 
+    def _premap(self, keysyms: list[int], plain: bool) -> None:
+        """Map every scratch keysym a run of text needs before its first key event, then let
+        clients catch up once. Clients look keycodes up lazily (libX11/XKB refetch the map when
+        they process the key, input methods filter keys as they are read), so a mapping that
+        changes between key events can be seen late; one batch up front, one sync and one short
+        settle (there is no protocol signal for "every client has re-read the keymap") makes the
+        whole run see a keymap that no longer changes under it."""
+        needed = [k for k in dict.fromkeys(keysyms) if not (plain and k in self._lookup)]
+        mapped = {sym: kc for kc, sym in self._scratch.items()}
+        for keysym in needed:  # mark this run's mapped keysyms most recent: never evicted below
+            if keysym in mapped:
+                self._scratch.move_to_end(mapped[keysym])
+        changed = False
+        for keysym in needed:
+            if keysym not in mapped:
+                self._scratch_keycode(keysym, sync=False)
+                changed = True
+        if changed:
+            self._dpy.sync()
+            time.sleep(MAPPING_SETTLE_S)
+
+    def _runs(self, keysyms: list[int], plain: bool) -> list[list[int]]:
+        """Split text so each run's distinct unmapped keysyms fit in the scratch pool."""
+        runs: list[list[int]] = [[]]
+        distinct: set[int] = set()
+        room = max(1, len(self._pool) - len(self._held))
+        for keysym in keysyms:
+            needs_scratch = not (plain and keysym in self._lookup)
+            if needs_scratch and keysym not in distinct and len(distinct) >= room:
+                runs.append([])
+                distinct = set()
+            if needs_scratch:
+                distinct.add(keysym)
+            runs[-1].append(keysym)
+        return runs
+
     def type_text(self, text: str, delay_ms: float = 0) -> None:
         """Type ``text`` exactly. Every key pressed here is released, even on error."""
         keysyms = [char_to_keysym(ch) for ch in text.replace("\r\n", "\n")]  # validate first
@@ -193,25 +243,27 @@ class Keyboard:
         self.last_activity = time.monotonic()
         plain = self._plain_state()
         shift_code = self._lookup.get(SHIFT_L, (None, 0))[0]
+        if shift_code is None:
+            plain = False  # no Shift key in the map: type everything through the pool
         pressed: list[int] = []
         try:
-            for index, keysym in enumerate(keysyms):
-                keycode, shift = self._resolve(keysym, plain_state=plain)
-                if shift and shift_code is None:
-                    keycode, shift = self._scratch_keycode(keysym), False
-                if shift:
-                    self._fake(shift_code, True)
-                    pressed.append(shift_code)
-                self._fake(keycode, True)
-                pressed.append(keycode)
-                self._fake(keycode, False)
-                pressed.pop()
-                if shift:
-                    self._fake(shift_code, False)
+            for run in self._runs(keysyms, plain):
+                self._premap(run, plain)
+                for keysym in run:
+                    keycode, shift = self._resolve(keysym, plain_state=plain)
+                    if shift:
+                        self._fake(shift_code, True)
+                        pressed.append(shift_code)
+                    self._fake(keycode, True)
+                    pressed.append(keycode)
+                    self._fake(keycode, False)
                     pressed.pop()
-                if delay_ms > 0 and index + 1 < len(keysyms):
-                    self._dpy.sync()
-                    time.sleep(delay_ms / 1000.0)
+                    if shift:
+                        self._fake(shift_code, False)
+                        pressed.pop()
+                    if delay_ms > 0:
+                        self._dpy.sync()
+                        time.sleep(delay_ms / 1000.0)
         finally:
             for keycode in reversed(pressed):
                 self._fake(keycode, False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from desktopd.x11.desktop import Desktop, WindowNotFound
@@ -53,7 +55,11 @@ def test_move_and_resize(desktop: Desktop, start_recorder) -> None:
     assert (moved["frame"]["x"], moved["frame"]["y"]) == (400, 300)
     resized = desktop.window_action(wid, "resize", width=333, height=222)["window"]
     assert (resized["client"]["width"], resized["client"]["height"]) == (333, 222)
-    assert desktop.capture().getpixel((400 + 332, 300 + 221)) == (255, 0, 0)
+    # Tk resizes its inner window when it processes the ConfigureNotify: give it a moment.
+    deadline = time.monotonic() + 10
+    while desktop.capture().getpixel((400 + 332, 300 + 221)) != (255, 0, 0):
+        assert time.monotonic() < deadline, "the client never filled its resized window"
+        time.sleep(0.05)
 
 
 def test_minimize_maximize_restore_degrade_without_wm(desktop: Desktop, start_recorder) -> None:
