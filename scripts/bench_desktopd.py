@@ -60,7 +60,12 @@ def row(label: str, ours: float | None, baseline: float | None = None,
         baseline_label: str = "") -> None:
     text = f"  {label:<44} {ours:9.2f} ms" if ours is not None else f"  {label:<44} {'-':>9}   "
     if baseline is not None:
-        ratio = f"{baseline / ours:6.1f}x faster" if ours else ""
+        if not ours:
+            ratio = ""
+        elif baseline >= ours:
+            ratio = f"{baseline / ours:6.1f}x faster"
+        else:
+            ratio = f"{ours / baseline:6.1f}x slower"
         text += f"   | {baseline_label:<30} {baseline:9.2f} ms  {ratio}"
     print(text, flush=True)
 
