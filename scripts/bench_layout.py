@@ -5,7 +5,10 @@ Serves generated pages of 500, 2,000 and 10,000 elements on 127.0.0.1, opens the
 Chromium on a fresh Xvfb, and prints, per size, median times of:
   * cold: GET /layout from the real sidecar (python -m sidecar) right after a DOM change, so the
     tab is captured again (AX tree + DOM snapshot);
-  * warm: GET /layout with nothing changed (one probe + fresh metrics; bounds recomputed);
+  * cold300: the same change, then GET /layout ~300 ms later (an agent's act -> observe loop);
+  * warm: GET /layout with nothing changed (one probe + fresh metrics; the encoded body reused),
+    also with gzip and with If-None-Match (304); enc0: json.dumps of that body, the per-request
+    cost before encoded bodies were reused;
   * reference: the reference design's method, a new WebSocket per request, getFullAXTree, then
     DOM.getBoxModel once per node, sequentially (measured here, same run);
   * playwright: page.locator("body").aria_snapshot() (no bounds at all), if playwright is
@@ -84,28 +87,61 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
                                                  "returnByValue": True})
     elements = reply["result"]["value"]
 
-    async def get_layout(**query: str) -> bytes:
-        async with http.get(sidecar.url + "/layout", params={"tab": page.target_id, **query}) as response:
+    async def get_layout(encoding: str = "identity", etag: str | None = None, **query: str) -> bytes:
+        headers = {"Accept-Encoding": encoding}
+        if etag:
+            headers["If-None-Match"] = etag
+        async with http.get(sidecar.url + "/layout", params={"tab": page.target_id, **query},
+                            headers=headers) as response:
             body = await response.read()
-            if response.status != 200:
+            if response.status not in (200, 304) or (etag and response.status != 304):
                 raise RuntimeError(f"/layout: {response.status} {body[:300]!r}")
+            etags[encoding] = response.headers.get("ETag", "")
             return body
 
+    etags: dict[str, str] = {}
     await get_layout()                      # the tab's first sight: installs the change probe
     counter = iter(range(10**9))
 
-    async def cold() -> bytes:              # a DOM change, so the whole tab is captured again
+    async def change() -> None:
         await page.send("Runtime.evaluate", {"expression": f"document.body.dataset.bench = '{next(counter)}'"})
+
+    async def cold() -> bytes:              # a DOM change, so the whole tab is captured again
+        await change()
         return await get_layout()
 
+    async def cold_after(delay: float) -> float:   # an agent acts, then looks ~delay s later
+        samples = []
+        for _ in range(runs):
+            await change()
+            await asyncio.sleep(delay)
+            start = time.perf_counter()
+            await get_layout()
+            samples.append(time.perf_counter() - start)
+        return median_ms(samples)
+
     cold_ms, body = await time_it(cold, runs)
+    cold300_ms = await cold_after(0.3)
+    await get_layout()
     warm_ms, body = await time_it(get_layout, runs)
-    nodes = json.loads(body)["tabs"][0]["layout"]["nodeCount"]
+    await get_layout("gzip")
+    gzip_ms, gz_body = await time_it(lambda: get_layout("gzip"), runs)
+    etag_ms, _ = await time_it(lambda: get_layout(etag=etags["identity"]), runs)
+    parsed = json.loads(body)
+    nodes = parsed["tabs"][0]["layout"]["nodeCount"]
+    # What every warm request used to cost before the encoded body was reused: json.dumps.
+    encode_ms, _ = await time_it(lambda: _async(json.dumps, parsed, separators=(",", ":"),
+                                                ensure_ascii=False), runs)
     buttons_ms, _ = await time_it(lambda: get_layout(roles="button", interesting="true"), runs)
     ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
     ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
     return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms,
-            "warm": warm_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes}
+            "cold300": cold300_ms, "warm": warm_ms, "gzip": gzip_ms, "etag": etag_ms,
+            "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes}
+
+
+async def _async(function, *args, **kwargs):
+    return function(*args, **kwargs)
 
 
 def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str) -> dict[int, float]:
@@ -172,18 +208,23 @@ async def main() -> int:
 
     print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
           f"runs (reference: {args.reference_runs}, 1 at 10k)")
-    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'cold ms':>8} {'warm ms':>8} {'btn ms':>7} "
-          f"{'ref ms':>8} {'ref/cold':>8} {'ref/warm':>8} {'pw ms':>7} {'pw/cold':>7} {'pw/warm':>7}")
+    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'cold':>7} {'cold300':>7} {'warm':>6} "
+          f"{'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} {'ref/cold':>8} {'ref/warm':>8} "
+          f"{'pw':>6} {'pw/cold':>7} {'pw/c300':>7} {'pw/warm':>7}")
     for row in rows:
         p = pw.get(row["size"])
-        pw_cells = (f"{p:7.1f} {p / row['cold']:7.2f} {p / row['warm']:7.1f}" if p
-                    else f"{'n/a':>7} {'':>7} {'':>7}")
+        pw_cells = (f"{p:6.1f} {p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['warm']:7.1f}"
+                    if p else f"{'n/a':>6} {'':>7} {'':>7} {'':>7}")
         print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
-              f"{row['cold']:8.1f} {row['warm']:8.1f} {row['buttons']:7.1f} {row['reference']:8.1f} "
+              f"{row['cold']:7.1f} {row['cold300']:7.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
+              f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {row['reference']:8.1f} "
               f"{row['reference'] / row['cold']:8.1f} {row['reference'] / row['warm']:8.1f} {pw_cells}")
-    print("cold: right after a DOM change (full capture); warm: page unchanged (probe + fresh "
-          "metrics); btn: ?roles=button&interesting=true warm; ref: per-node reference method; "
-          "pw: Playwright aria_snapshot() (no bounds)")
+    print("all ms. cold: asked right after a DOM change; cold300: asked 300 ms after a DOM change "
+          "(act -> observe); warm: page unchanged, identity body; gzip: warm with Accept-Encoding: "
+          "gzip (client inflates); 304: warm with If-None-Match; enc0: json.dumps of the body "
+          "(what each warm request cost before bodies were reused); btn: ?roles=button&"
+          "interesting=true warm; ref: per-node reference method; pw: Playwright aria_snapshot() "
+          "(no bounds)")
     return 0
 
 

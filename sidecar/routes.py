@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 from typing import Any
 
 from aiohttp import web
@@ -18,8 +16,6 @@ from .cdp.targets import PageTarget, TargetTracker
 # Resolves in the committed document once its load event fired (at once if it already did).
 _WAIT_FOR_LOAD = ("document.readyState === 'complete' || new Promise(resolve => "
                   "addEventListener('load', () => resolve(true), {once: true}))")
-# /layout bodies can be megabytes: no indentation, no spaces.
-_compact_dumps = functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
 
 
 def setup_routes(app: web.Application) -> None:
@@ -187,11 +183,16 @@ async def navigate_tab(request: web.Request) -> web.Response:
 # -- layout ----------------------------------------------------------------------------------
 
 async def layout(request: web.Request) -> web.Response:
-    """Delegates to sidecar.layout (the layout builder); the whole request is time-bounded."""
+    """Delegates to sidecar.layout (the layout builder); the whole request is time-bounded.
+
+    The body is reused while the tabs' layouts are unchanged (see sidecar.layout.encoding); it
+    carries an ETag (If-None-Match -> 304) and is gzipped when the client accepts gzip."""
     try:
         from .layout import LayoutOptions, build_layout
+        from .layout.encoding import GZIP_MIN_BYTES, accepts_gzip, encoder_for, etag_matches
     except ImportError as exc:
-        if exc.name not in ("sidecar.layout", "sidecar.layout.builder", "sidecar.layout.options"):
+        if exc.name not in ("sidecar.layout", "sidecar.layout.builder", "sidecar.layout.options",
+                            "sidecar.layout.encoding"):
             raise
         raise ApiError(501, "not_implemented", "the layout builder (sidecar.layout) is not installed") from None
     options = LayoutOptions.from_query(request.query)
@@ -201,4 +202,14 @@ async def layout(request: web.Request) -> web.Response:
         body = await asyncio.wait_for(build_layout(conn, tracker, options), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
-    return web.json_response(body, dumps=_compact_dumps)
+    encoder = encoder_for(tracker)
+    encoded = encoder.encode(body, (options.interesting, options.roles, options.max_nodes))
+    # no-cache: a client may keep the body but must revalidate (cheaply, with If-None-Match).
+    headers = {"ETag": encoded.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+    if etag_matches(request.headers.get("If-None-Match"), encoded.etag):
+        return web.Response(status=304, headers=headers)
+    data = encoded.data
+    if len(data) >= GZIP_MIN_BYTES and accepts_gzip(request.headers.get("Accept-Encoding")):
+        data = await asyncio.get_running_loop().run_in_executor(None, encoder.gzipped, encoded)
+        headers["Content-Encoding"] = "gzip"
+    return web.Response(body=data, headers=headers, content_type="application/json", charset="utf-8")

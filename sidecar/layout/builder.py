@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import weakref
@@ -27,12 +28,14 @@ from .dom_fallback import dom_records
 from .geometry import Placement, View, viewport_origin
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, parse_probe
+from .refresh import EagerRefresher
 from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
 log = logging.getLogger(__name__)
 
 TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the client's timeout
 CAPTURE_ATTEMPTS = 3        # a page that navigates during a capture is captured again
+MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
 
 
 class PageChanged(Exception):
@@ -51,10 +54,44 @@ class Capture:
     sessions: list[str]                          # per record: the target id whose DOM holds it
     structure: tuple = ()                        # the signal without scroll counts
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
-    rendered: tuple[tuple, dict[str, Any]] | None = None     # the last answer and its view
+    # Per query options: the last answer and the view it was built for. Returning the very same
+    # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.encoding).
+    rendered: dict[LayoutOptions, tuple[View, dict[str, Any]]] = field(default_factory=dict)
 
 
-_captures: weakref.WeakKeyDictionary[Any, dict[str, Capture]] = weakref.WeakKeyDictionary()
+@dataclass
+class _TrackerState:
+    """Per target tracker (i.e. per Chromium connection): captures and the eager refresher."""
+
+    cache: dict[str, Capture]
+    refresher: EagerRefresher | None
+
+
+_states: weakref.WeakKeyDictionary[Any, _TrackerState] = weakref.WeakKeyDictionary()
+
+
+def _state_for(conn: Any, tracker: Any) -> _TrackerState:
+    state = _states.get(tracker) if _weakly_referable(tracker) else None
+    if state is None:
+        state = _TrackerState(cache={}, refresher=None)
+        if hasattr(conn, "on") and hasattr(tracker, "page_for_session"):
+            cache = state.cache
+
+            async def refresh_tab(page: Any, options: LayoutOptions) -> None:
+                await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+
+            state.refresher = EagerRefresher(conn, tracker, refresh_tab)
+        if _weakly_referable(tracker):
+            _states[tracker] = state
+    return state
+
+
+def _weakly_referable(value: Any) -> bool:
+    try:
+        weakref.ref(value)
+    except TypeError:
+        return False
+    return True
 
 
 async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[str, Any]:
@@ -69,14 +106,13 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
         pages = [page]
     else:
         pages = tracker.pages()
-    try:
-        cache = _captures.setdefault(tracker, {})
-    except TypeError:                            # an object that cannot be weakly referenced
-        cache = {}
+    state = _state_for(conn, tracker)
     live = {page.target_id for page in tracker.pages()}
-    for stale in set(cache) - live:
-        cache.pop(stale, None)
-    results = await asyncio.gather(*(_tab_or_error(page, options, cache) for page in pages))
+    for stale in set(state.cache) - live:
+        state.cache.pop(stale, None)
+    if state.refresher is not None:
+        state.refresher.forget(live)
+    results = await asyncio.gather(*(_tab_or_error(page, options, state) for page in pages))
     if options.tab is not None and isinstance(results[0], ApiError):
         raise results[0]
     tabs = []
@@ -86,13 +122,15 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
             entry.update(layout=None, error=result.body())
         else:
             entry["layout"] = result
+            if state.refresher is not None:
+                state.refresher.asked(page, options)
         tabs.append(entry)
     return {"tabs": tabs}
 
 
-async def _tab_or_error(page: Any, options: LayoutOptions, cache: dict[str, Capture]) -> Any:
+async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState) -> Any:
     try:
-        return await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+        return await asyncio.wait_for(_locked_tab_layout(page, options, state), TAB_TIMEOUT)
     except asyncio.TimeoutError:
         return ApiError(503, "tab_unresponsive", f"no layout within {TAB_TIMEOUT:g} s",
                         headers={"Retry-After": "1"})
@@ -100,6 +138,15 @@ async def _tab_or_error(page: Any, options: LayoutOptions, cache: dict[str, Capt
         return exc
     except Exception as exc:     # CDP errors and the rest: a JSON error for this tab only
         return _classify(page, exc)
+
+
+async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerState) -> dict[str, Any]:
+    """One layout of a tab at a time: a request waits for a background refresh (or another
+    request) in flight, then checks freshness itself, usually finding the capture warm."""
+    if state.refresher is None:
+        return await _tab_layout(page, options, state.cache)
+    async with state.refresher.state(page.target_id).lock:
+        return await _tab_layout(page, options, state.cache)
 
 
 def _classify(page: Any, exc: Exception) -> ApiError:
@@ -470,9 +517,10 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
 
 def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions) -> dict[str, Any]:
     view = _view(probe, metrics)
-    key = (view, options)
-    if capture.rendered is not None and capture.rendered[0] == key:
-        return capture.rendered[1]           # nothing moved: the same answer, already built
+    options = dataclasses.replace(options, tab=None)     # the same answer for ?tab= or every tab
+    last = capture.rendered.get(options)
+    if last is not None and last[0] == view:
+        return last[1]                       # nothing moved: the same answer, already built
     records, placements = _selected(capture, options)
     truncated = options.max_nodes is not None and len(records) > options.max_nodes
     if truncated:
@@ -487,7 +535,9 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
         "viewport": _viewport_json(metrics, view),
         "nodes": nodes,
     }
-    capture.rendered = (key, layout)
+    if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
+        capture.rendered.pop(next(iter(capture.rendered)))
+    capture.rendered[options] = (view, layout)
     return layout
 
 

@@ -22,15 +22,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from .geometry import WindowMetrics
+from .refresh import BINDING
 
 _PROBE = r"""
 (() => {
-  const KEY = "__desktopdLayoutTracker";
+  const KEY = "__desktopdLayoutTracker", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const install = (w) => {
     const isTop = w === w.top;
     const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0 };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
-    const bump = () => { state.changes++; };
+    // Tell the sidecar (Runtime.addBinding, see refresh.py) shortly after a burst of changes,
+    // so it can rebuild the layout before it is asked for.
+    let notifying = false;
+    const notify = () => {
+      if (notifying) return;
+      notifying = true;
+      w.setTimeout(() => {
+        notifying = false;
+        const binding = w[BINDING];
+        if (typeof binding === "function") { try { binding(""); } catch (e) { /* page's own */ } }
+      }, NOTIFY_DELAY_MS);
+    };
+    const bump = () => { state.changes++; notify(); };
     new w.MutationObserver(bump).observe(w.document, {
       subtree: true, childList: true, attributes: true, characterData: true });
     for (const type of ["input", "change", "focusin", "focusout", "load", "error", "resize",
@@ -39,7 +52,7 @@ _PROBE = r"""
       w.addEventListener(type, bump, true);
     }
     w.addEventListener("scroll", (e) => {
-      if (!isTop || e.target !== w.document) state.scrolls++;
+      if (!isTop || e.target !== w.document) { state.scrolls++; notify(); }
     }, true);
     if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", bump);
     // Setting a control's value or checkedness from script fires no event and no mutation,
@@ -57,7 +70,7 @@ _PROBE = r"""
       }
     }
     // Scroll events come with the next frame: count script scrolling when it happens.
-    const scrolled = () => { state.scrolls++; };
+    const scrolled = () => { state.scrolls++; notify(); };
     const E = w.Element && w.Element.prototype;
     for (const name of ["scrollTop", "scrollLeft"]) {
       const d = E && Object.getOwnPropertyDescriptor(E, name);
@@ -104,7 +117,9 @@ _PROBE = r"""
 })()
 """
 
-PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE, "returnByValue": True,
+NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
+PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__BINDING__", BINDING)
+                                .replace("__DELAY__", str(NOTIFY_DELAY_MS)), "returnByValue": True,
                                 "awaitPromise": False, "silent": True}
 
 

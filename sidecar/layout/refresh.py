@@ -1,0 +1,135 @@
+"""Eager refresh: re-capture a tab in the background as soon as its page reports a change.
+
+The in-page change tracker (probe.py) calls the ``Runtime.addBinding`` function named
+``BINDING`` a few milliseconds after a burst of changes (debounced in the page). The binding
+arrives here as ``Runtime.bindingCalled`` on the tab's (or its OOPIF's) session, and the tab's
+layout is rebuilt at once with the query options it was last asked with, so that an agent's
+next ``/layout`` (typically a few hundred ms after it acted) is answered from a warm cache.
+
+Never stale: a request takes the tab's lock, so it waits for a refresh in flight and then runs
+its own freshness check (the probe's change signal) like any other request, capturing again if
+the page changed after the refresh started. A page that changes continuously costs at most
+about half a core: a rerun waits as long as the previous refresh took. Only tabs asked for in
+the last ``ACTIVE_SECONDS`` are refreshed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .options import LayoutOptions
+
+log = logging.getLogger(__name__)
+
+BINDING = "__desktopdLayoutChanged"
+ACTIVE_SECONDS = 60.0        # a tab nobody asked about for this long is not refreshed
+MAX_PAUSE = 1.0              # longest pause between two refreshes of a busy page
+
+RefreshTab = Callable[[Any, LayoutOptions], Awaitable[Any]]
+
+
+@dataclass
+class TabState:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    options: LayoutOptions = LayoutOptions()
+    asked_at: float = 0.0              # monotonic time of the last request
+    task: asyncio.Task | None = None
+    again: bool = False                # a change arrived while a refresh was running
+    refreshes: int = 0
+
+
+class EagerRefresher:
+    """Per CDP connection: which sessions carry the binding, and each tab's refresh state."""
+
+    def __init__(self, conn: Any, tracker: Any, refresh_tab: RefreshTab) -> None:
+        self._conn = conn
+        self._tracker = weakref.ref(tracker)
+        self._refresh_tab = refresh_tab
+        self._bound: set[str] = set()                # session ids that have the binding
+        self._tabs: dict[str, TabState] = {}
+        self._tasks: set[asyncio.Task] = set()
+        conn.on("Runtime.bindingCalled", self._on_binding)
+
+    def state(self, target_id: str) -> TabState:
+        state = self._tabs.get(target_id)
+        if state is None:
+            state = self._tabs[target_id] = TabState()
+        return state
+
+    def forget(self, live: set[str]) -> None:
+        """Drop the state of tabs that are gone."""
+        for target_id in set(self._tabs) - live:
+            state = self._tabs.pop(target_id)
+            if state.task is not None:
+                state.task.cancel()
+
+    def asked(self, page: Any, options: LayoutOptions) -> None:
+        """A request was answered for ``page``: remember its options, make sure it can notify."""
+        state = self.state(page.target_id)
+        state.options = options
+        state.asked_at = time.monotonic()
+        sessions = [page] + list(getattr(page, "children", {}).values())
+        unbound = [s for s in sessions if s.session_id not in self._bound]
+        if unbound:
+            self._bound.update(s.session_id for s in unbound)
+            self._spawn(self._bind(unbound))
+
+    async def _bind(self, sessions: list[Any]) -> None:
+        # One call per session: the binding is then installed in every frame's main world of
+        # that target, now and after navigations.
+        results = await asyncio.gather(*(s.send("Runtime.addBinding", {"name": BINDING})
+                                         for s in sessions), return_exceptions=True)
+        for session, result in zip(sessions, results):
+            if isinstance(result, BaseException):
+                self._bound.discard(session.session_id)      # try again on the next request
+                log.debug("Runtime.addBinding failed on %s: %s", session.session_id, result)
+
+    def _on_binding(self, params: dict, session_id: str | None) -> None:
+        if params.get("name") != BINDING or session_id is None:
+            return
+        tracker = self._tracker()
+        page = tracker.page_for_session(session_id) if tracker is not None else None
+        if page is None:
+            return
+        state = self._tabs.get(page.target_id)
+        if state is None or time.monotonic() - state.asked_at > ACTIVE_SECONDS:
+            return
+        if state.task is not None and not state.task.done():
+            state.again = True
+            return
+        state.task = self._spawn(self._refresh(page, state))
+
+    async def _refresh(self, page: Any, state: TabState) -> None:
+        while True:
+            state.again = False
+            started = time.monotonic()
+            try:
+                async with state.lock:
+                    await self._refresh_tab(page, state.options)
+                state.refreshes += 1
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:   # noqa: BLE001 - the next request reports what is wrong
+                log.debug("background layout of %s failed: %s", page.target_id, exc)
+                return
+            if not state.again:
+                return
+            # A busy page: pause as long as the refresh took, so it gets at most half a core.
+            await asyncio.sleep(min(time.monotonic() - started, MAX_PAUSE))
+
+    def _spawn(self, coro: Any) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def close(self) -> None:
+        self._conn.off("Runtime.bindingCalled", self._on_binding)
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,108 @@
+"""Eager refresh: a page's change is captured in the background, so the next /layout is warm,
+and it is never stale (a change during or after a refresh is still seen)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.layout import builder
+from sidecar.layout.refresh import BINDING
+
+from .clicking import NEXT_FRAME_JS
+
+pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+RECT_JS = """
+(() => { const e = document.getElementById(%r); if (!e) return null;
+         const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()
+"""
+
+
+def _state(chromium):
+    return builder._states[chromium.tracker]
+
+
+async def _refreshed_after(chromium, page, script: str) -> None:
+    """Run ``script`` in the page and wait until the background refresh it causes has ended."""
+    async with chromium.conn.events("Runtime.bindingCalled", session_id=page.session_id) as calls:
+        await chromium.evaluate(page, "{ %s }" % script)        # a block: its own `const`s
+        while True:
+            _method, params, _session = await calls.get(timeout=10)
+            if params.get("name") == BINDING:
+                break
+    task = _state(chromium).refresher.state(page.target_id).task
+    assert task is not None, "the page's change notification started no refresh"
+    await task
+
+
+def _by_name(layout: dict, name: str) -> list[dict]:
+    """The buttons named ``name`` (their text is a StaticText node of the same name)."""
+    return [n for n in layout["tabs"][0]["layout"]["nodes"]
+            if n["name"] == name and n["role"] == "button"]
+
+
+async def _assert_box(chromium, page, node: dict, element_id: str) -> None:
+    rect = await chromium.evaluate(page, RECT_JS % element_id)
+    box = node["viewport"]["borderBox"]
+    assert [box["x"], box["y"], box["width"], box["height"]] == pytest.approx(rect, abs=1.0)
+
+
+async def test_a_change_is_captured_before_it_is_asked_for(chromium, page_server):
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/300"))
+    await chromium.layout()                      # first sight: probe installed, binding added
+    await chromium.evaluate(page, NEXT_FRAME_JS)
+    await chromium.layout()                      # the binding is in place by now
+    state = _state(chromium)
+    before = state.refresher.state(page.target_id).refreshes
+
+    # A new node: captured in the background; the request reuses that capture as it is.
+    await _refreshed_after(chromium, page, """
+        const b = document.createElement("button"); b.id = "eager"; b.textContent = "Eager new";
+        b.style.marginLeft = "40px"; document.body.prepend(b); true""")
+    assert state.refresher.state(page.target_id).refreshes > before
+    capture = state.cache[page.target_id]
+    assert _by_name({"tabs": [{"layout": {"nodes": capture.records}}]}, "Eager new")
+    layout = await chromium.layout()
+    assert state.cache[page.target_id] is capture, "the request captured again: not warm"
+    [node] = _by_name(layout, "Eager new")
+    await _assert_box(chromium, page, node, "eager")
+
+    # Attribute changes: the name and the state follow.
+    await _refreshed_after(chromium, page, """
+        const b = document.getElementById("eager"); b.setAttribute("aria-label", "Eager renamed");
+        b.disabled = true; true""")
+    layout = await chromium.layout(roles="button")
+    assert not _by_name(layout, "Eager new")
+    [node] = _by_name(layout, "Eager renamed")
+    assert node["states"].get("disabled") is True
+
+    # Removal: gone.
+    await _refreshed_after(chromium, page, 'document.getElementById("eager").remove(); true')
+    assert not _by_name(await chromium.layout(), "Eager renamed")
+
+
+async def test_never_stale_when_asked_at_once_or_during_a_refresh(chromium, page_server):
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/2000"))
+    await chromium.layout()
+    await chromium.evaluate(page, NEXT_FRAME_JS)
+    await chromium.layout()
+    # Asked in the same breath as the change (before the page's notification): fresh.
+    add = ('{ const b = document.createElement("button"); b.id = %r; b.textContent = %r; '
+           'document.body.prepend(b); true }')
+    await chromium.evaluate(page, add % ("now", "Asked at once"))
+    [node] = _by_name(await chromium.layout(), "Asked at once")
+    await _assert_box(chromium, page, node, "now")
+
+    # A change while a background refresh is running: the request still sees it.
+    async with chromium.conn.events("Runtime.bindingCalled", session_id=page.session_id) as calls:
+        await chromium.evaluate(page, add % ("first", "First change"))
+        await calls.get(timeout=10)
+    refresh = _state(chromium).refresher.state(page.target_id).task
+    assert refresh is not None and not refresh.done(), "no refresh in flight"
+    await chromium.evaluate(page, 'document.getElementById("first").textContent = "Second change"; true')
+    layout = await chromium.layout()
+    assert not _by_name(layout, "First change")
+    [node] = _by_name(layout, "Second change")
+    await _assert_box(chromium, page, node, "first")
