@@ -83,10 +83,12 @@ class Desktop:
         return logs_of(self.container)
 
 
-def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool = True,
+def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool | None = True,
                   vnc_password: str | None = None, ports: tuple[int, ...] = (8080, 6080, 5900),
                   wait: bool = True) -> tuple[DockerContainer, Desktop]:
-    """Run the image with its ports published on 127.0.0.1 (random host ports)."""
+    """Run the image with its ports published on 127.0.0.1 (random host ports). token: True gives
+    a random DESKTOPD_TOKEN, False sets DESKTOPD_INSECURE=1, None gives neither (the image's own
+    default: it generates a token)."""
     token_value = secrets.token_urlsafe(24) if token else None
     password = vnc_password or secrets.token_hex(4)
     tc = DockerContainer(image)
@@ -97,7 +99,7 @@ def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool 
     environment = {"VNC_PASSWORD": password, **(env or {})}
     if token_value:
         environment["DESKTOPD_TOKEN"] = token_value
-    else:
+    elif token is False:
         environment["DESKTOPD_INSECURE"] = "1"
     for key, value in environment.items():
         tc.with_env(key, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 
 import pytest
@@ -44,6 +45,12 @@ def test_api_needs_the_token(desktop: Desktop) -> None:
     response = requests.get(desktop.url(8080, "/api/v1/tree"), timeout=10)
     assert response.status_code == 401
     assert response.json()["error"] == "unauthorized"
+    assert desktop.get(8080, "/api/v1/tree").status_code == 200
+    # The token given in the environment reaches desktopd through a 0600 file, and the desktop
+    # session (which every app started on the desktop inherits) does not carry it.
+    code, env = desktop.exec_in("sh", "-c", "tr '\\0' '\\n' </proc/$(pgrep -x xfce4-session)/environ")
+    assert code == 0 and "DESKTOPD_TOKEN_FILE=/run/desktop/" in env, env
+    assert desktop.token not in env and "VNC_PASSWORD=" not in env
 
 
 def test_screenshot_shows_the_xfce_desktop(desktop: Desktop) -> None:
@@ -85,16 +92,22 @@ def test_vnc_speaks_rfb_38_and_checks_the_password(desktop: Desktop) -> None:
     assert size == (1920).to_bytes(2, "big") + (1080).to_bytes(2, "big")
 
 
-def test_generated_secrets_are_printed_when_none_given(images: dict[str, str]) -> None:
-    tc, running = start_desktop(images["desktop"], token=False, env={"VNC_PASSWORD": ""},
-                                ports=(8080,), wait=False)
+def test_generated_secrets_are_printed_and_enforced_when_none_given(images: dict[str, str]) -> None:
+    tc, running = start_desktop(images["desktop"], token=None, env={"VNC_PASSWORD": ""}, ports=(8080,))
     try:
-        deadline = time.monotonic() + 60
-        while "generated VNC password" not in running.logs() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert "generated VNC password" in running.logs(), running.logs()
+        logs = running.logs()
+        assert "generated VNC password" in logs, logs
         code, listing = running.exec_in("ls", "-l", "/run/desktop/vnc.password")
         assert code == 0 and listing.startswith("-rw-------"), listing
+        token = re.search(r"generated token: (\S+)", logs)
+        assert token, logs
+        assert requests.get(running.url(8080, "/api/v1/tree"), timeout=10).status_code == 401
+        running.token = token.group(1)
+        assert running.get(8080, "/api/v1/tree").status_code == 200
+        # The services' environment carries no secret (they read files).
+        code, env = running.exec_in("sh", "-c", "cat /proc/$(pgrep -x -f 'python3 -m desktopd')/environ | tr '\\0' '\\n'")
+        assert code == 0 and "DESKTOPD_TOKEN_FILE=" in env, env
+        assert "VNC_PASSWORD=" not in env and "DESKTOPD_TOKEN=" not in env, env
     finally:
         remove(tc)
 
