@@ -124,8 +124,8 @@ class Desktop:
         thread, like every other X call (the timer thread only submits the job)."""
         if self._keyboard is None or not self._keyboard.scratch_in_use:
             return
-        if self._restore_timer is not None:
-            self._restore_timer.cancel()
+        if self._restore_timer is not None and self._restore_timer.is_alive():
+            return  # it checks for quiet when it fires and re-arms itself if typing went on
 
         def submit() -> None:
             try:
@@ -139,6 +139,7 @@ class Desktop:
 
     def _restore_if_quiet(self) -> None:
         with self._lock:
+            self._restore_timer = None  # this one has fired: let a new one be armed
             keyboard = self._keyboard
             if keyboard is None:
                 return
@@ -207,6 +208,9 @@ class Desktop:
                     if retry and attempt == 0 and had_connection:
                         continue
                     raise
+                except xerror.XError as exc:
+                    # A protocol error the layer did not expect (BadMatch, BadAlloc...).
+                    raise X11Error(f"X error: {exc}") from None
                 except Exception as exc:
                     if not is_connection_loss(exc):
                         raise
@@ -251,6 +255,7 @@ class Desktop:
                 "XFIXES": capturer.xfixes,
             },
             "capture_backend": capturer.backend,
+            "window_manager": self._windows.wm_info(),
             "shm_unavailable_reason": capturer.shm_error,
             "vendor": dpy.display.info.vendor,
         }
