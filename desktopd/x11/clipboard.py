@@ -28,7 +28,11 @@ from .errors import DisplayUnavailable, X11Error, is_connection_loss
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT_BYTES = 200_000  # one ChangeProperty without INCR (the core request limit is 256 KiB)
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+# Larger answers go out incrementally (ICCCM INCR): one ChangeProperty must stay well under the
+# core request limit of 256 KiB, and chunks keep the server's memory use small.
+INCR_CHUNK = 64 * 1024
+INCR_IDLE_S = 30.0  # a requestor that stops deleting the property is given up on
 INCR_CHUNK_WAIT_S = 2.0
 
 
@@ -48,6 +52,8 @@ class Clipboard:
         self._jobs: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._wake_r, self._wake_w = os.pipe()
         self._closing = False
+        # Incremental transfers in progress: (requestor id, property) -> transfer state.
+        self._incr: dict[tuple[int, int], dict[str, Any]] = {}
         self._dpy.sync()
         self._thread = threading.Thread(target=self._serve, name="desktopd-clipboard", daemon=True)
         self._thread.start()
@@ -99,7 +105,9 @@ class Clipboard:
         try:
             while not self._closing:
                 self._drain_events()
-                readable, _, _ = select.select([self._dpy.fileno(), self._wake_r], [], [], 30.0)
+                self._expire_incr()
+                readable, _, _ = select.select([self._dpy.fileno(), self._wake_r], [], [],
+                                               INCR_IDLE_S)
                 if self._wake_r in readable:
                     os.read(self._wake_r, 512)
                 while not self._jobs.empty():
@@ -149,6 +157,36 @@ class Clipboard:
             self._answer(event)
         elif event.type == X.SelectionClear and event.atom == self.CLIPBOARD:
             self._text = None  # someone else owns it now
+        elif event.type == X.PropertyNotify and event.state == X.PropertyDelete:
+            transfer = self._incr.get((event.window.id, event.atom))
+            if transfer is not None:
+                self._send_chunk(event.window.id, event.atom, transfer)
+
+    def _start_incr(self, requestor: Any, prop: int, kind: int, data: bytes) -> None:
+        """Announce an INCR transfer; chunks follow each time the requestor deletes the property."""
+        requestor.change_attributes(event_mask=X.PropertyChangeMask)  # our selection on its window
+        requestor.change_property(prop, self.INCR, 32, [len(data)])
+        self._incr[(requestor.id, prop)] = {"window": requestor, "type": kind, "data": data,
+                                            "offset": 0, "touched": time.monotonic()}
+
+    def _send_chunk(self, window_id: int, prop: int, transfer: dict[str, Any]) -> None:
+        offset = transfer["offset"]
+        chunk = transfer["data"][offset:offset + INCR_CHUNK]
+        window = transfer["window"]
+        window.change_property(prop, transfer["type"], 8, chunk)
+        transfer["offset"] = offset + len(chunk)
+        transfer["touched"] = time.monotonic()
+        if not chunk:  # the zero-length chunk ends the transfer
+            del self._incr[(window_id, prop)]
+            window.change_attributes(event_mask=X.NoEventMask)
+        self._dpy.flush()
+
+    def _expire_incr(self) -> None:
+        now = time.monotonic()
+        for key, transfer in list(self._incr.items()):
+            if now - transfer["touched"] > INCR_IDLE_S:
+                log.warning("clipboard: incremental transfer to %#x abandoned", key[0])
+                del self._incr[key]
 
     def _answer(self, request: Any) -> None:
         prop = request.property or request.target  # obsolete clients send None
@@ -160,11 +198,14 @@ class Clipboard:
                 if target == self.TARGETS:
                     requestor.change_property(prop, Xatom.ATOM, 32, [
                         self.TARGETS, self.UTF8, Xatom.STRING, self.TEXT, self.TIMESTAMP])
-                elif target in (self.UTF8, self.TEXT):
-                    requestor.change_property(prop, self.UTF8, 8, self._text)
-                elif target == Xatom.STRING:
-                    latin = self._text.decode("utf-8").encode("latin-1", "replace")
-                    requestor.change_property(prop, Xatom.STRING, 8, latin)
+                elif target in (self.UTF8, self.TEXT, Xatom.STRING):
+                    kind = Xatom.STRING if target == Xatom.STRING else self.UTF8
+                    data = self._text if kind == self.UTF8 else \
+                        self._text.decode("utf-8").encode("latin-1", "replace")
+                    if len(data) > INCR_CHUNK:
+                        self._start_incr(requestor, prop, kind, data)
+                    else:
+                        requestor.change_property(prop, kind, 8, data)
                 elif target == self.TIMESTAMP:
                     requestor.change_property(prop, Xatom.INTEGER, 32, [self._owned_since])
                 else:

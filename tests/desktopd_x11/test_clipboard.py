@@ -116,6 +116,15 @@ def test_another_client_takes_it_over(desktop: Desktop, x_env) -> None:
     assert xclip_out(x_env).stdout == b"mine again"
 
 
+def test_large_text_is_served_incrementally(desktop: Desktop, x_env) -> None:
+    text = ("ü 日本 " * 100_000)[:700_000]  # ~1.5 MB of UTF-8: many INCR chunks
+    desktop.clipboard_set(text)
+    assert xclip_out(x_env).stdout.decode("utf-8") == text
+    latin = xclip_out(x_env, "STRING").stdout
+    assert len(latin) == len(text) and latin.startswith("ü ".encode("latin-1"))
+    assert desktop.clipboard_get() == text
+
+
 def test_too_long_text_is_a_value_error(desktop: Desktop) -> None:
     with pytest.raises(ValueError, match="^text:"):
-        desktop.clipboard_set("y" * 300_000)
+        desktop.clipboard_set("y" * (17 * 1024 * 1024))
