@@ -178,7 +178,9 @@ class Keyboard:
             if keysym in self._held:  # a second "down": auto-repeat, like a held key
                 self._fake(self._held[keysym][0], True)
             else:
-                keycode, shift = self._resolve(keysym, plain_state=self._plain_state())
+                plain = self._plain_state()
+                self._premap([keysym], plain)  # a new scratch mapping settles before the press
+                keycode, shift = self._resolve(keysym, plain_state=plain)
                 if shift:
                     self._fake(self._lookup[SHIFT_L][0], True)
                 self._fake(keycode, True)
