@@ -34,7 +34,7 @@ __all__ = ["Desktop", "DisplayUnavailable", "WindowNotFound", "X11Error"]
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Scratch keycodes go back to NoSymbol once typing has been quiet this long.
+# Scratch keycodes get their original keysyms back once typing has been quiet this long.
 SCRATCH_RESTORE_AFTER_S = 2.0
 
 
@@ -48,9 +48,9 @@ class Desktop:
         self._dpy: xdisplay.Display | None = None
         self._capturer: Capturer | None = None
         self._pointer: Pointer | None = None
-        self._keyboard = None
-        self._windows = None
-        self._clipboard = None
+        self._keyboard: Keyboard | None = None
+        self._windows: Windows | None = None
+        self._clipboard: Clipboard | None = None
         self._xtest = False
         self._restore_timer: threading.Timer | None = None
         self._lock = threading.RLock()  # belt and braces if a caller strays off the executor
