@@ -126,3 +126,17 @@ def test_killing_xvfb_stops_the_container_non_zero(images: dict[str, str]) -> No
         assert "xvfb" in logs.lower() and "stopped because" in logs, logs
     finally:
         remove(tc)
+
+
+@pytest.mark.timeout(600)
+def test_a_program_that_keeps_failing_stops_the_container_non_zero(images: dict[str, str]) -> None:
+    # desktopd refuses a bad setting at every start: supervisor gives up (FATAL), the watchdog
+    # stops the container with exit 1 instead of leaving it running without desktopd.
+    tc, running = start_desktop(images["desktop"], env={"DESKTOPD_LOG_LEVEL": "bogus"}, ports=(8080,), wait=False)
+    try:
+        exit_code = wait_exit(running.container, timeout=180)
+        logs = running.logs()
+        assert exit_code == 1, logs
+        assert "desktopd fatal" in logs and "stopped because" in logs, logs
+    finally:
+        remove(tc)
