@@ -11,6 +11,7 @@ import time
 import pytest
 import requests
 from PIL import Image
+from websockets.sync.client import connect
 
 from .support import Desktop, NotReady, remove, start_desktop, wait_exit
 
@@ -74,11 +75,15 @@ def test_execute_runs_as_the_non_root_user(desktop: Desktop) -> None:
     assert result["stdout"].split() == ["1000", "desktop", "/home/desktop", ":0"]
 
 
-def test_novnc_serves_its_page(desktop: Desktop) -> None:
+def test_novnc_serves_its_page_and_bridges_to_vnc(desktop: Desktop) -> None:
     for path in ("/", "/vnc.html"):
         response = requests.get(desktop.url(6080, path), timeout=10)
         assert response.status_code == 200, (path, response.status_code)
         assert "noVNC" in response.text
+    # The page alone proves little: its WebSocket must reach x11vnc (what the browser client does).
+    with connect(f"ws://127.0.0.1:{desktop.ports[6080]}/websockify", subprotocols=["binary"],
+                 open_timeout=10) as websocket:
+        assert websocket.recv(timeout=10) == b"RFB 003.008\n"
 
 
 def test_vnc_speaks_rfb_38_and_checks_the_password(desktop: Desktop) -> None:
