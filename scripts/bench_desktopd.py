@@ -49,6 +49,21 @@ def median_ms(fn: Callable[[], object], rounds: int, warmup: int = 2) -> float:
     return statistics.median(samples) * 1000
 
 
+def medians_interleaved(fns: list[Callable[[], object]], rounds: int) -> list[float]:
+    """Medians of several functions measured round-robin, so load from other processes on a
+    shared machine hits every candidate alike (a fair comparison even when absolute figures
+    drift)."""
+    for fn in fns:
+        fn()
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for index, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            samples[index].append(time.perf_counter() - start)
+    return [statistics.median(values) * 1000 for values in samples]
+
+
 def run(argv: list[str], env: dict[str, str]) -> Callable[[], None]:
     def call() -> None:
         subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
@@ -211,10 +226,11 @@ def bench_capture(desk: Desktop, env: dict[str, str], rounds: int, tmp: Path) ->
         ("png, max_width=1280", lambda: enc.encode(desk.capture(), "png", max_width=1280).data),
         ("jpeg, scale=0.5", lambda: enc.encode(desk.capture(), "jpeg", scale=0.5).data),
     ]
-    for label, fn in cases:
+    print("  (measured round-robin; baseline: ImageMagick, which also captures and encodes)")
+    figures = medians_interleaved([fn for _, fn in cases], rounds)
+    for (label, fn), figure in zip(cases, figures):
         size = len(fn())
-        row(f"{label} [{size / 1024:.0f} KiB]", median_ms(fn, rounds), import_ms,
-            "import -window root x.png")
+        row(f"{label} [{size / 1024:.0f} KiB]", figure, import_ms, "import -window root x.png")
     png_only = median_ms(lambda: enc.fast_png(image), rounds)
     row("fast_png encode alone (no capture)", png_only)
     encoder = enc.FrameEncoder()
