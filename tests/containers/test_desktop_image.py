@@ -145,3 +145,20 @@ def test_a_program_that_keeps_failing_stops_the_container_non_zero(images: dict[
         assert "desktopd fatal" in logs and "stopped because" in logs, logs
     finally:
         remove(tc)
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"WIDTH": "wide"}, "WIDTH must be a positive integer, got 'wide'"),
+    ({"DESKTOPD_TOKEN_FILE": "/run/secrets/missing"}, "DESKTOPD_TOKEN_FILE=/run/secrets/missing is not readable"),
+    ({"VNC_PASSWORD_FILE": "/run/secrets/missing"}, "VNC_PASSWORD_FILE=/run/secrets/missing is not readable"),
+])
+def test_bad_settings_stop_the_container_with_a_clear_message(images: dict[str, str], env: dict[str, str],
+                                                              message: str) -> None:
+    tc, running = start_desktop(images["desktop"], token=None, env=env, ports=(8080,), wait=False)
+    try:
+        exit_code = wait_exit(running.container, timeout=60)
+        logs = running.logs()
+        assert exit_code == 2, logs
+        assert message in logs, logs
+    finally:
+        remove(tc)
