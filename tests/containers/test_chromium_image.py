@@ -39,6 +39,7 @@ def test_both_services_are_healthy(chromium_desktop: Desktop) -> None:
     desktopd = requests.get(chromium_desktop.url(8080, "/health"), timeout=10)
     sidecar = requests.get(chromium_desktop.url(8122, "/health"), timeout=10)
     assert desktopd.status_code == 200 and desktopd.json()["status"] == "ok", desktopd.text
+    assert desktopd.json()["screen"] == {"width": 1280, "height": 800}  # WIDTH/HEIGHT honoured
     assert sidecar.status_code == 200 and sidecar.json()["status"] == "ok", sidecar.text
     assert sidecar.json()["headless"] is False
 
