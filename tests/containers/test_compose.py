@@ -40,14 +40,19 @@ def compose(images: dict[str, str]) -> Iterator[tuple[list[str], dict[str, str]]
     require(command is not None, "docker-compose (Debian package docker-compose) or docker compose v2")
     project = f"desktopd-test-{secrets.token_hex(4)}"
     ports = {name: str(free_port()) for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC")}
+    # A tag of its own: compose must build desktop-system:<tag> before chromium:<tag> builds FROM it
+    # (the layers come from the cache, so this is quick).
+    tag = f"composetest-{secrets.token_hex(3)}"
     env = {**os.environ, "COMPOSE_PROJECT_NAME": project, "VNC_PASSWORD": secrets.token_hex(4),
-           **{f"{name}_PUBLISHED_PORT": port for name, port in ports.items()}}
+           "DESKTOPD_IMAGE_TAG": tag, **{f"{name}_PUBLISHED_PORT": port for name, port in ports.items()}}
     base = [*command, "-f", str(ROOT / "compose.yaml"), "-p", project]
     try:
         yield base, env
     finally:
         subprocess.run([*base, "down", "-v", "--remove-orphans", "--timeout", "20"], env=env, cwd=ROOT,
                        capture_output=True, timeout=180)
+        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}", f"desktopd/desktop-system:{tag}"],
+                       capture_output=True, timeout=120)
 
 
 def run(argv: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
