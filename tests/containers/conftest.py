@@ -19,7 +19,6 @@ os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
 # Building from scratch (base bootstrap + both images) runs inside the first test's timeout.
 BUILD_TIMEOUT = 1800
-TEST_TIMEOUT = 600
 HERE = os.path.dirname(__file__)
 
 

@@ -13,7 +13,7 @@ import requests
 from PIL import Image
 from websockets.sync.client import connect
 
-from .support import Desktop, NotReady, remove, start_desktop, wait_exit
+from .support import Desktop, NotReady, remove, start_desktop, vnc_login, wait_exit
 
 XFCE_CLASSES = ("xfce4-panel", "xfdesktop")
 
@@ -87,9 +87,7 @@ def test_novnc_serves_its_page_and_bridges_to_vnc(desktop: Desktop) -> None:
 
 
 def test_vnc_speaks_rfb_38_and_checks_the_password(desktop: Desktop) -> None:
-    from .support import vnc_login
-
-    version, accepted, reason = vnc_login(desktop, "wrong" + desktop.vnc_password[:3])
+    version, accepted, _reason = vnc_login(desktop, "wrong" + desktop.vnc_password[:3])
     assert version == b"RFB 003.008\n"
     assert not accepted, "a wrong VNC password was accepted"
     version, accepted, size = vnc_login(desktop, desktop.vnc_password)
