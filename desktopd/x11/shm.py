@@ -21,6 +21,7 @@ IPC_PRIVATE = 0
 IPC_CREAT = 0o1000
 IPC_RMID = 0
 ALL_PLANES = ctypes.c_ulong(-1).value
+DISCARD_EVERY = 64  # grabs between drops of the connection's (unread) event queue
 
 
 class ShmUnavailable(Exception):
@@ -157,6 +158,7 @@ class ShmCapturer:
         if not self._dpy:
             raise ShmUnavailable(f"XOpenDisplay({display_name}) failed")
         self._segment: XShmSegmentInfo | None = None
+        self._grabs = 0
         self._images: dict[tuple[int, int], ctypes.POINTER(XImage)] = {}
         try:
             libs.x11.XSetIOErrorExitHandler(self._dpy, libs._exit_handler, None)
@@ -231,6 +233,11 @@ class ShmCapturer:
         if not ok:
             code = self.libs.errors.pop(self._dpy, None)
             raise ShmUnavailable(f"XShmGetImage failed (X error {code})")
+        self._grabs += 1
+        if self._grabs % DISCARD_EVERY == 0:
+            # Nobody reads events on this connection, yet the server sends every client
+            # MappingNotify (our own scratch keycodes cause them): let libX11 drop its queue.
+            self.libs.x11.XSync(self._dpy, 1)
         stride = image.contents.bytes_per_line
         buffer = (ctypes.c_char * (stride * height)).from_address(self._segment.shmaddr)
         # The ctypes array itself, not a memoryview: Pillow 9.4 (bookworm) parses decoder input
