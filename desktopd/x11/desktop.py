@@ -202,6 +202,9 @@ class Desktop:
                 had_connection = self._dpy is not None
                 self.connect()
                 try:
+                    # The only unsolicited events are MappingNotify: read them as they come
+                    # (keeps python-xlib's queue empty and the keymap current).
+                    self._keyboard.handle_events()
                     return fn()
                 except DisplayUnavailable as exc:
                     self._drop(exc)
