@@ -178,9 +178,7 @@ class Keyboard:
             if keysym in self._held:  # a second "down": auto-repeat, like a held key
                 self._fake(self._held[keysym][0], True)
             else:
-                plain = self._plain_state()
-                self._premap([keysym], plain)  # a new scratch mapping settles before the press
-                keycode, shift = self._resolve(keysym, plain_state=plain)
+                keycode, shift = self._physical_key(keysym)
                 if shift:
                     self._fake(self._lookup[SHIFT_L][0], True)
                 self._fake(keycode, True)
@@ -198,6 +196,18 @@ class Keyboard:
                 if found is not None:
                     self._fake(found[0], False)
         self._dpy.sync()
+
+    def _physical_key(self, keysym: int) -> tuple[int, bool]:
+        """(keycode, press Shift too) for a key press, as on a real keyboard and as xdotool does:
+        a keysym in the keymap uses its own key, so "shift+b" gives "B" and apps see a real key
+        code (browsers derive KeyboardEvent.code from it); Shift is added only for a level-1
+        keysym while Shift is not already held. Only keysyms absent from the map use scratch."""
+        found = self._lookup.get(keysym)
+        if found is None:
+            self._premap([keysym], plain=False)  # a new scratch mapping settles before the press
+            return self._resolve(keysym, plain_state=False)
+        keycode, level = found
+        return keycode, level == 1 and self._plain_state()
 
     def key(self, name: str, down: bool) -> None:
         self.keysym(parse_key_name(name), down)

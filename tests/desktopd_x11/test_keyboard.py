@@ -126,3 +126,19 @@ def test_scratch_keycodes_are_restored(desktop: Desktop, recorder, xserver) -> N
     desktop.executor.submit(desktop._keyboard.restore_scratch).result(timeout=10)
     assert unicode_keysyms() == before
     assert type_and_read(desktop, recorder, "語") == "語"  # and the pool still works
+
+
+def test_combo_uses_the_real_key_so_shift_changes_the_letter(desktop: Desktop, recorder) -> None:
+    # xdotool and a physical keyboard: Shift held + the "b" key gives "B", not a literal "b".
+    desktop.key("shift", True)
+    desktop.key("b", True)
+    desktop.key("b", False)
+    desktop.key("A", True)   # a level-1 keysym while Shift is already held...
+    desktop.key("A", False)  # ...must not release the user's Shift
+    desktop.key("shift", False)
+    events = recorder.collect_until(lambda e: e.get("event") == "key_up"
+                                    and e.get("keysym") == "Shift_L")
+    downs = [(e["keysym"], e["char"]) for e in events if e.get("event") == "key_down"]
+    assert downs == [("Shift_L", ""), ("B", "B"), ("A", "A")]
+    ups = [e["keysym"] for e in events if e.get("event") == "key_up"]
+    assert ups == ["B", "A", "Shift_L"]
