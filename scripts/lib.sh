@@ -42,3 +42,14 @@ NATIVE_PACKAGES=(
 )
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)
+
+# The compose command this host has: "docker compose" (v2) or "docker-compose" (1.29).
+compose_command() {
+    if docker compose version >/dev/null 2>&1; then
+        echo "docker compose"
+    elif command -v docker-compose >/dev/null 2>&1; then
+        echo "docker-compose"
+    else
+        return 1
+    fi
+}
