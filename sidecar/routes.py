@@ -67,6 +67,7 @@ async def health(request: web.Request) -> web.Response:
 
 async def list_targets(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
+    await tracker.refresh_titles()
     return web.json_response({"targets": tracker.targets()})
 
 
@@ -85,6 +86,7 @@ async def _visible(page: PageTarget) -> bool | None:
 
 async def list_tabs(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
+    await tracker.refresh_titles()
     pages = tracker.pages()
     visible = await asyncio.gather(*(_visible(p) for p in pages))
     return web.json_response({"tabs": [tab_json(p, i, v) for i, (p, v) in
@@ -93,6 +95,7 @@ async def list_tabs(request: web.Request) -> web.Response:
 
 async def get_tab(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
+    await tracker.refresh_titles()
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     return web.json_response(tab_json(page, index, await _visible(page)))
 
@@ -189,7 +192,8 @@ async def layout(request: web.Request) -> web.Response:
     carries an ETag (If-None-Match -> 304) and is gzipped when the client accepts gzip."""
     try:
         from .layout import LayoutOptions, build_layout
-        from .layout.encoding import GZIP_MIN_BYTES, accepts_gzip, encoder_for, etag_matches
+        from .layout.encoding import (GZIP_MIN_BYTES, accepts_gzip, encoder_for, etag_matches,
+                                      options_key)
     except ImportError as exc:
         if exc.name not in ("sidecar.layout", "sidecar.layout.builder", "sidecar.layout.options",
                             "sidecar.layout.encoding"):
@@ -198,12 +202,13 @@ async def layout(request: web.Request) -> web.Response:
     options = LayoutOptions.from_query(request.query)
     conn, tracker = _session(request)
     budget = 3 * _timeout(request)
+    await tracker.refresh_titles()          # each tab's entry names its title
     try:
         body = await asyncio.wait_for(build_layout(conn, tracker, options), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
     encoder = encoder_for(tracker)
-    encoded = encoder.encode(body, (options.interesting, options.roles, options.max_nodes))
+    encoded = encoder.encode(body, options_key(options))
     # no-cache: a client may keep the body but must revalidate (cheaply, with If-None-Match).
     headers = {"ETag": encoded.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
     if etag_matches(request.headers.get("If-None-Match"), encoded.etag):

@@ -25,6 +25,7 @@ from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, 
 from . import axtree
 from .axtree import Record
 from .dom_fallback import dom_records
+from .encoding import encoder_for, options_key
 from .geometry import Placement, View, viewport_origin
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, parse_probe
@@ -76,9 +77,14 @@ def _state_for(conn: Any, tracker: Any) -> _TrackerState:
         state = _TrackerState(cache={}, refresher=None)
         if hasattr(conn, "on") and hasattr(tracker, "page_for_session"):
             cache = state.cache
+            # Weak: this state is the tracker's value in a WeakKeyDictionary.
+            tracker_ref = weakref.ref(tracker)
 
             async def refresh_tab(page: Any, options: LayoutOptions) -> None:
-                await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+                layout = await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+                owner = tracker_ref()
+                if owner is not None:   # the HTTP body too: the next request just sends bytes
+                    encoder_for(owner).prime(page.target_id, options_key(options), layout)
 
             state.refresher = EagerRefresher(conn, tracker, refresh_tab)
         if _weakly_referable(tracker):
@@ -173,6 +179,12 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
         raise ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
                        headers={"Retry-After": "1"})
     children = list(getattr(page, "children", {}).values())
+    with gc_paused():            # bounded: the tab's layout has a timeout (TAB_TIMEOUT)
+        return await _tab_layout_attempts(page, options, cache, children)
+
+
+async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[str, Capture],
+                               children: list[Any]) -> dict[str, Any]:
     for _attempt in range(CAPTURE_ATTEMPTS):
         probe, metrics, child_probes = await _probe(page, children)
         signal = _signal(probe, metrics, child_probes, children)
@@ -587,16 +599,27 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
     return nodes
 
 
+_gc_pauses = 0           # nested or concurrent gc_paused() stretches in progress
+_gc_was_enabled = False
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
-    """Building tens of thousands of small dicts triggers full collections that find nothing:
-    pause the cyclic GC for these synchronous stretches (no await inside)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    """Building tens of thousands of small dicts triggers collections that find nothing: pause
+    the cyclic GC meanwhile. Re-entrant and safe across awaits (a counter: the collector comes
+    back when the last concurrent capture ends). A whole capture runs paused so that its
+    multi-MB CDP replies are freed (by reference counting) before the collector runs again;
+    otherwise the first collections after the parse walk every one of their objects."""
+    global _gc_pauses, _gc_was_enabled
+    if _gc_pauses == 0:
+        _gc_was_enabled = gc.isenabled()
+        gc.disable()
+    _gc_pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
+        _gc_pauses -= 1
+        if _gc_pauses == 0 and _gc_was_enabled:
             gc.enable()
 
 

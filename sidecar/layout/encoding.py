@@ -34,6 +34,11 @@ GZIP_LEVEL = 1                      # JSON compresses ~8x even at level 1, at se
 GZIP_MIN_BYTES = 1024
 
 
+def options_key(options: Any) -> tuple:
+    """What of a LayoutOptions changes a tab's layout (not ``tab``, which only selects tabs)."""
+    return (options.interesting, options.roles, options.max_nodes)
+
+
 def dumps(value: Any) -> bytes:
     return _dumps(value).encode()
 
@@ -105,6 +110,10 @@ class LayoutEncoder:
         digest.update(tail)
         data = b'{"tabs":[' + b",".join(parts) + b"]" + tail
         return EncodedBody(data, f'"{self._token}-{digest.hexdigest()}"')
+
+    def prime(self, tab_id: Any, options_key: Any, layout: dict) -> None:
+        """Encode a tab's layout ahead of the request (after a background refresh)."""
+        self._layout_bytes(tab_id, options_key, layout)
 
     def _layout_bytes(self, tab_id: Any, options_key: Any, layout: dict) -> tuple[bytes, int]:
         key = (tab_id, options_key)

@@ -48,7 +48,7 @@ class EagerRefresher:
     """Per CDP connection: which sessions carry the binding, and each tab's refresh state."""
 
     def __init__(self, conn: Any, tracker: Any, refresh_tab: RefreshTab) -> None:
-        self._conn = conn
+        # Weak: the tracker (through its connection) owns this refresher, not the reverse.
         self._tracker = weakref.ref(tracker)
         self._refresh_tab = refresh_tab
         self._bound: set[str] = set()                # session ids that have the binding
@@ -128,8 +128,3 @@ class EagerRefresher:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
-
-    def close(self) -> None:
-        self._conn.off("Runtime.bindingCalled", self._on_binding)
-        for task in list(self._tasks):
-            task.cancel()

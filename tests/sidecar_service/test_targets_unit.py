@@ -142,3 +142,23 @@ async def test_prerendered_page_is_not_a_tab_until_activated(fake_cdp: FakeCDPSe
     finally:
         tracker.stop()
         await conn.close()
+
+
+async def test_refresh_titles_updates_known_targets_only(fake_cdp: FakeCDPServer) -> None:
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info("A", title="Old")})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SA", "targetInfo": info("A", title="Old"),
+                                                        "waitingForDebugger": False})
+        page = await tracker.wait_for_page("A", 5)
+        await fake_cdp.emit("Target.targetCrashed", {"targetId": "A", "status": "crashed", "errorCode": 1})
+        await tracker.wait_for(lambda: page.crashed, 5)
+        fake_cdp.handlers["Target.getTargets"] = lambda _m: {"targetInfos": [
+            info("A", title="Set by script"), info("Z", title="Not known yet")]}
+        await tracker.refresh_titles()
+        assert page.title == "Set by script"
+        assert page.crashed is True                      # only the title is taken from the reply
+        assert [t["title"] for t in tracker.targets()] == ["Set by script"]
+    finally:
+        tracker.stop()
+        await conn.close()

@@ -1,0 +1,88 @@
+"""Unit tests of the eager refresher's bookkeeping (no browser): per-connection state is not
+kept alive by itself, and change notifications start at most one refresh per tab."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+from sidecar.layout import builder
+from sidecar.layout.options import LayoutOptions
+from sidecar.layout.refresh import BINDING, EagerRefresher
+
+
+class FakeConn:
+    def __init__(self) -> None:
+        self.listeners: dict[str, list] = {}
+
+    def on(self, method, callback) -> None:
+        self.listeners.setdefault(method, []).append(callback)
+
+    def emit(self, method: str, params: dict, session_id: str) -> None:
+        for callback in self.listeners.get(method, []):
+            callback(params, session_id)
+
+
+class FakePage:
+    def __init__(self, target_id: str, session_id: str) -> None:
+        self.target_id, self.session_id, self.children = target_id, session_id, {}
+        self.sent: list[str] = []
+
+    async def send(self, method: str, params: dict | None = None, **_kw) -> dict:
+        self.sent.append(method)
+        return {}
+
+
+class FakeTracker:
+    def __init__(self, conn: FakeConn, page: FakePage) -> None:
+        self.conn, self.page = conn, page
+        conn.on("Target.attachedToTarget", self.on_attached)     # conn -> tracker, like the real one
+
+    def on_attached(self, *_args) -> None:
+        pass
+
+    def page_for_session(self, session_id: str):
+        return self.page if session_id == self.page.session_id else None
+
+
+def test_per_connection_state_dies_with_its_tracker():
+    conn = FakeConn()
+    tracker = FakeTracker(conn, FakePage("T", "S"))
+    builder._state_for(conn, tracker)
+    assert tracker in builder._states
+    del tracker, conn
+    gc.collect()
+    assert not any(isinstance(t, FakeTracker) for t in builder._states.keys())
+
+
+async def test_notifications_start_one_refresh_and_a_rerun():
+    conn, page = FakeConn(), FakePage("T", "S")
+    tracker = FakeTracker(conn, page)
+    started: list[LayoutOptions] = []
+    release = asyncio.Event()
+
+    async def refresh_tab(_page, options):
+        started.append(options)
+        await release.wait()
+
+    refresher = EagerRefresher(conn, tracker, refresh_tab)
+    conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "S")
+    assert refresher.state("T").task is None          # never asked for: not refreshed
+    refresher.asked(page, LayoutOptions(interesting=True))
+    await asyncio.wait_for(asyncio.gather(*refresher._tasks), 5)      # the binding call
+    assert page.sent == ["Runtime.addBinding"]
+    conn.emit("Runtime.bindingCalled", {"name": "somethingElse", "payload": ""}, "S")
+    conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "other-session")
+    assert refresher.state("T").task is None
+    for _ in range(3):                    # before the refresh starts: one refresh covers them
+        conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "S")
+    task = refresher.state("T").task
+    while not started:
+        await asyncio.sleep(0)            # let the refresh task start (it runs at once)
+    assert started == [LayoutOptions(interesting=True)] and not refresher.state("T").again
+    for _ in range(3):                    # while it runs: one rerun after it
+        conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "S")
+    assert refresher.state("T").task is task and refresher.state("T").again
+    release.set()
+    await asyncio.wait_for(task, 5)
+    assert len(started) == 2 and refresher.state("T").refreshes == 2   # one rerun, not three
