@@ -42,6 +42,7 @@ docker image inspect "$image" >/dev/null 2>&1 || {
 
 declare -A started_at=() password=()
 names=()
+run_pids=()
 for i in $(seq 1 "$count"); do
     name=$name_prefix-$i
     docker rm -f -v "$name" >/dev/null 2>&1 || true
@@ -52,11 +53,16 @@ for i in $(seq 1 "$count"); do
         if [ -n "${!var:-}" ]; then env_args+=(-e "$var"); fi
     done
     started_at[$name]=$(date +%s.%N)
+    # Started side by side (each `docker run` takes a moment): their start-ups overlap anyway.
     # shellcheck disable=SC2086  # RUN_MANY_ARGS is a list of words on purpose
     docker run -d --name "$name" --label "$label=$name_prefix" --shm-size 1g \
         -p 127.0.0.1::8080 -p 127.0.0.1::8122 -p 127.0.0.1::6080 -p 127.0.0.1::5900 \
-        "${env_args[@]}" ${RUN_MANY_ARGS:-} "$image" >/dev/null
+        "${env_args[@]}" ${RUN_MANY_ARGS:-} "$image" >/dev/null &
+    run_pids+=($!)
     names+=("$name")
+done
+for pid in "${run_pids[@]}"; do
+    wait "$pid" || { echo "a docker run failed (see above)" >&2; exit 1; }
 done
 
 # Wait for Docker's own health verdict (the image's HEALTHCHECK: desktopd and sidecar say ok).
