@@ -270,13 +270,11 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 
 async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     frame_tree_call = page.send("Page.getFrameTree")
-    snapshot_call = page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)
+    snapshot_call = _parsed_snapshot(page, dpr)
     ax_call = page.send("Accessibility.getFullAXTree")
     child_calls = [_capture_child(page, child, dpr) for child in children]
-    frame_tree, snapshot_reply, ax_reply, *child_results = await asyncio.gather(
+    frame_tree, snapshot, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, _or_exception(ax_call), *child_calls)
-    with gc_paused():
-        snapshot = Snapshot(snapshot_reply, dpr)
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
         raise PageChanged("the snapshot is of another document than the frame tree")
@@ -309,6 +307,14 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         keys = [session_of[r["nodeId"]] for r in ordered]
         return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
                        source=source, sticky=_sticky(placed), sessions=keys)
+
+
+async def _parsed_snapshot(session: Any, dpr: float) -> Snapshot:
+    """A session's DOM snapshot, parsed as soon as it arrives: the renderer answers it before
+    the accessibility tree asked for at the same time, so the parse overlaps that wait."""
+    reply = await session.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)
+    with gc_paused():
+        return Snapshot(reply, dpr)
 
 
 async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture) -> Capture:

@@ -11,6 +11,10 @@ changes it too. A frame seen for the first time gets its tracker then and report
 Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
 and those are recomputed from fresh metrics on every request.
 
+Every change (and inner scroll) also schedules a call of the ``Runtime.addBinding`` function
+``refresh.BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
+background; freshness never depends on that call, only on the counters.
+
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
 scrollBy, scrollIntoView...) is counted as it is called. Known limit: :hover styles that move
 layout are not seen.

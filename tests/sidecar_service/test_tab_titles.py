@@ -24,6 +24,10 @@ async def test_a_title_set_by_script_is_reported_everywhere(chromium: str, sites
     try:
         _, tabs = await sidecar.get("/tabs")
         tab = tabs["tabs"][0]
+        # Loaded for sure (a start URL may still be loading): script must not race the parser.
+        status, loaded = await sidecar.request("POST", f"/tabs/{tab['id']}/navigate",
+                                               json={"url": sites["main"]})
+        assert status == 200 and loaded["title"] == "Main", loaded
         page = await CDPConnection.connect(f"ws://127.0.0.1:{port}/devtools/page/{tab['id']}")
         try:
             reply = await page.send("Runtime.evaluate", {
