@@ -7,7 +7,9 @@ Modules: ``options`` (query parsing, 422s), ``probe`` (one in-page call per requ
 metrics and the change signal), ``snapshot`` (DOMSnapshot boxes by backendNodeId, frames placed),
 ``axtree`` (AX nodes as records, interesting/roles filters), ``dom_fallback`` (records from the
 DOM when the AX tree is unavailable), ``geometry`` (the three spaces and the screen origin),
-``builder`` (orchestration, per-tab cache, error mapping).
+``builder`` (orchestration, per-tab cache, error mapping), ``encoding`` (encoded bodies reused
+while unchanged, ETag, gzip), ``refresh`` (eager background refresh on in-page change
+notifications).
 """
 
 from .builder import build_layout

@@ -129,7 +129,7 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
         else:
             entry["layout"] = result
             if state.refresher is not None:
-                state.refresher.asked(page, options)
+                state.refresher.asked(page, options, state.cache.get(page.target_id))
         tabs.append(entry)
     return {"tabs": tabs}
 

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 BINDING = "__desktopdLayoutChanged"
 ACTIVE_SECONDS = 60.0        # a tab nobody asked about for this long is not refreshed
-MAX_PAUSE = 1.0              # longest pause between two refreshes of a busy page
+MAX_PAUSE = 5.0              # longest pause between two refreshes of a busy page
 
 RefreshTab = Callable[[Any, LayoutOptions], Awaitable[Any]]
 
@@ -42,6 +42,7 @@ class TabState:
     task: asyncio.Task | None = None
     again: bool = False                # a change arrived while a refresh was running
     refreshes: int = 0
+    capture: Any = None                # weak reference to the capture last answered from
 
 
 class EagerRefresher:
@@ -69,12 +70,18 @@ class EagerRefresher:
             if state.task is not None:
                 state.task.cancel()
 
-    def asked(self, page: Any, options: LayoutOptions) -> None:
-        """A request was answered for ``page``: remember its options, make sure it can notify."""
+    def asked(self, page: Any, options: LayoutOptions, capture: Any = None) -> None:
+        """A request was answered for ``page`` from ``capture``: remember its options, make sure
+        the page can notify. A new capture may be of a new document, and a binding does not
+        always survive a navigation (Chromium 156 drops it when a navigation swaps the frame's
+        renderer host, e.g. same-site with the back-forward cache): it is added again then."""
         state = self.state(page.target_id)
         state.options = options
         state.asked_at = time.monotonic()
         sessions = [page] + list(getattr(page, "children", {}).values())
+        if capture is not None and (state.capture is None or state.capture() is not capture):
+            state.capture = weakref.ref(capture)
+            self._bound.difference_update(s.session_id for s in sessions)
         unbound = [s for s in sessions if s.session_id not in self._bound]
         if unbound:
             self._bound.update(s.session_id for s in unbound)

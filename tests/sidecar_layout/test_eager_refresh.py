@@ -106,3 +106,24 @@ async def test_never_stale_when_asked_at_once_or_during_a_refresh(chromium, page
     assert not _by_name(layout, "First change")
     [node] = _by_name(layout, "Second change")
     await _assert_box(chromium, page, node, "first")
+
+
+async def test_eager_refresh_survives_navigation(chromium, page_server):
+    """Chromium drops a Runtime.addBinding when a same-site navigation swaps the frame's
+    renderer host: the binding must be added again for the new document."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/100"))
+    await chromium.layout()
+    await chromium.evaluate(page, NEXT_FRAME_JS)
+    await chromium.layout()
+    for size in (200, 300):
+        await chromium.navigate(page, page_server.url(f"/gen/{size}"))
+        await chromium.layout()
+        await chromium.evaluate(page, NEXT_FRAME_JS)
+        await chromium.layout()
+        await _refreshed_after(chromium, page, f"""
+            const b = document.createElement("button"); b.textContent = "After nav {size}";
+            document.body.prepend(b); true""")
+        capture = _state(chromium).cache[page.target_id]
+        assert _by_name(await chromium.layout(), f"After nav {size}")
+        assert _state(chromium).cache[page.target_id] is capture, "not warm after navigating"
