@@ -24,6 +24,33 @@ UNINTERESTING_ROLES = frozenset({"generic", "none", "presentation", "inlinetextb
 
 Record = dict[str, Any]
 
+# role and name keep CDP's AXValue shape ({"type", "value"}), as the reference API returns them,
+# without the name's "sources" list (how it was computed: large, and not what clients read).
+# Role objects are shared between records (few distinct roles): never mutate them.
+_ROLE_TYPES = frozenset({"role", "internalRole"})
+_role_values: dict[tuple[str, str], dict[str, str]] = {}
+NO_NAME_TYPE = "computedString"
+
+
+def role_value(kind: str, value: str) -> dict[str, str]:
+    """The shared {"type", "value"} object of a role (kind: "role" or "internalRole")."""
+    key = (kind, value)
+    found = _role_values.get(key)
+    if found is None:
+        if len(_role_values) > 4096:          # page-defined role attributes: stay bounded
+            _role_values.clear()
+        found = _role_values[key] = {"type": kind, "value": value}
+    return found
+
+
+def name_value(value: str, kind: str = NO_NAME_TYPE) -> dict[str, str]:
+    return {"type": kind, "value": value}
+
+
+def role_of(record: Record) -> str:
+    """A record's role as a plain string (its AXValue's value)."""
+    return record["role"]["value"]
+
 
 def _value(field: dict[str, Any] | None) -> Any:
     return None if not field else field.get("value")
@@ -61,10 +88,13 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
         value = _value(node.get("value"))
         description = _value(node.get("description"))
         parent = node.get("parentId")
+        name = node.get("name") or {}
+        role_kind = role.get("type") if role else None
         records.append({
             "nodeId": id_prefix + str(node["nodeId"]),
-            "role": str(_value(role) or ""),
-            "name": str(_value(node.get("name")) or ""),
+            "role": role_value(role_kind if role_kind in _ROLE_TYPES else "role",
+                               str(_value(role) or "")),
+            "name": name_value(str(name.get("value") or ""), str(name.get("type") or NO_NAME_TYPE)),
             "value": None if value is None or value == "" else str(value),
             "description": None if not description else str(description),
             "states": states,
@@ -79,11 +109,11 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
 
 
 def is_interesting(record: Record) -> bool:
-    return not record["ignored"] and record["role"].lower() not in UNINTERESTING_ROLES
+    return not record["ignored"] and role_of(record).lower() not in UNINTERESTING_ROLES
 
 
 def has_role(roles: frozenset[str]) -> Callable[[Record], bool]:
-    return lambda record: record["role"].lower() in roles
+    return lambda record: role_of(record).lower() in roles
 
 
 def filter_tree(records: list[Record], keep: Callable[[Record], bool]) -> list[Record]:

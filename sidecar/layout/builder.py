@@ -26,7 +26,7 @@ from . import axtree
 from .axtree import Record
 from .dom_fallback import dom_records
 from .encoding import encoder_for, options_key
-from .geometry import Placement, View, viewport_origin
+from .geometry import Placement, View, content_box, viewport_origin
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, parse_probe
 from .refresh import EagerRefresher
@@ -58,6 +58,9 @@ class Capture:
     # Per query options: the last answer and the view it was built for. Returning the very same
     # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.encoding).
     rendered: dict[LayoutOptions, tuple[View, dict[str, Any]]] = field(default_factory=dict)
+    # Whether the tab was the one shown in its window at the last probe (the tab entry's
+    # "visible"; outside the layout so a tab switch does not re-encode it).
+    visible: bool | None = None
 
 
 @dataclass
@@ -125,8 +128,10 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
     for page, result in zip(pages, results):
         entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
         if isinstance(result, ApiError):
-            entry.update(layout=None, error=result.body())
+            entry.update(visible=None, layout=None, error=result.body())
         else:
+            capture = state.cache.get(page.target_id)
+            entry["visible"] = None if capture is None else capture.visible
             entry["layout"] = result
             if state.refresher is not None:
                 state.refresher.asked(page, options, state.cache.get(page.target_id))
@@ -526,7 +531,7 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
         def keep(record: Record) -> bool:
             if options.interesting and not axtree.is_interesting(record):
                 return False
-            return options.roles is None or record["role"].lower() in options.roles
+            return options.roles is None or axtree.role_of(record).lower() in options.roles
         records = axtree.filter_tree(capture.records, keep)
         placement_of = {r["nodeId"]: p for r, p in zip(capture.records, capture.placements)}
         capture.filtered[key] = (records, [placement_of[r["nodeId"]] for r in records])
@@ -535,6 +540,7 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
 
 def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions) -> dict[str, Any]:
     view = _view(probe, metrics)
+    capture.visible = probe.visible
     options = dataclasses.replace(options, tab=None)     # the same answer for ?tab= or every tab
     last = capture.rendered.get(options)
     if last is not None and last[0] == view:
@@ -592,8 +598,15 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
             left, top = max(left, cx), max(top, cy)
             right, bottom = min(right, cx + clip.width), min(bottom, cy + clip.height)
         visible = w > 0 and h > 0 and right > left and bottom > top
-        node["bounds"] = {"space": "document", "borderBox": {
-            "x": round(x, 2), "y": round(y, 2), "width": round(w, 2), "height": round(h, 2)}}
+        border_box = {"x": round(x, 2), "y": round(y, 2), "width": round(w, 2), "height": round(h, 2)}
+        insets = placement.insets
+        if insets is None:                   # no border or padding: content box = border box
+            node["bounds"] = {"space": "document", **border_box, "borderBox": border_box}
+        else:
+            inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
+            node["bounds"] = {"space": "document", "x": round(inner_x, 2), "y": round(inner_y, 2),
+                              "width": round(inner_w, 2), "height": round(inner_h, 2),
+                              "borderBox": border_box}
         node["viewport"] = {"space": "viewport", "borderBox": {
             "x": round(px, 2), "y": round(py, 2), "width": round(w, 2), "height": round(h, 2)}}
         node["screen"] = {"space": "screen", "borderBox": {

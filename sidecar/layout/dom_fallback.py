@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .axtree import Record
+from .axtree import Record, name_value, role_value
 from .snapshot import Document
 
 _IMPLICIT_ROLES = {
@@ -61,7 +61,7 @@ def dom_records(doc: Document, strings: list[str], id_prefix: str = "") -> list[
         if "checked" in attr:
             states["checked"] = True
         record: Record = {
-            "nodeId": f"{id_prefix}dom{backend_ids[i]}", "role": role, "name": name,
+            "nodeId": f"{id_prefix}dom{backend_ids[i]}", "role": role_value(_role_type(role), role), "name": name_value(name),
             "value": attr.get("value") or None, "description": attr.get("title") or None,
             "states": states, "properties": {}, "ignored": False,
             "parentId": records[parent]["nodeId"] if parent in records else None,
@@ -72,9 +72,15 @@ def dom_records(doc: Document, strings: list[str], id_prefix: str = "") -> list[
             records[parent]["childIds"].append(record["nodeId"])
     for index, parts in own_text.items():
         record = records[index]
-        if not record["name"]:
-            record["name"] = " ".join(" ".join(parts).split())[:200]
+        if not record["name"]["value"]:
+            record["name"] = name_value(" ".join(" ".join(parts).split())[:200])
     return list(records.values())
+
+
+def _role_type(role: str) -> str:
+    # Chromium's own roles (RootWebArea, StaticText, Iframe...) are capitalised; CDP calls them
+    # "internalRole", ARIA roles "role".
+    return "internalRole" if role[:1].isupper() else "role"
 
 
 def _implicit_role(tag: str, attr: dict[str, str]) -> str:

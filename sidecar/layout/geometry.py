@@ -60,12 +60,28 @@ class Placement:
     ``rect`` is in document space, or in layout-viewport space when ``fixed`` (position:fixed
     content, and everything inside a fixed iframe). ``clip`` is the visible area of the frame the
     node lives in (its iframes' content boxes), in the space named by ``clip_fixed``.
+    ``insets`` are the (top, right, bottom, left) border + padding widths in CSS px (None: no
+    border or padding): the content box is ``rect`` inset by them (see content_box).
     """
 
     rect: Rect
     fixed: bool = False
     clip: Rect | None = None
     clip_fixed: bool = False
+    insets: tuple[float, float, float, float] | None = None
+
+
+def content_box(x: float, y: float, width: float, height: float,
+                insets: tuple[float, float, float, float] | None) -> tuple[float, float, float, float]:
+    """A border box inset by border + padding (top, right, bottom, left), never negative in size.
+
+    For a transformed element the border box is the bounding box of its transformed shape and
+    the insets are the untransformed CSS widths: the result is that bounding box inset by them.
+    """
+    if insets is None:
+        return x, y, width, height
+    top, right, bottom, left = insets
+    return x + left, y + top, max(0.0, width - left - right), max(0.0, height - top - bottom)
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,8 @@ _PROBE = r"""
     frames,
     screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
     dpr: devicePixelRatio,
+    // The tab shown in its window (the one desktop clicks reach); hidden for background tabs.
+    visibility: document.visibilityState,
     clientWidth: de ? de.clientWidth : innerWidth,
     clientHeight: de ? de.clientHeight : innerHeight,
   };
@@ -139,6 +141,7 @@ class ProbeResult:
     inner_height: float
     client_width: float        # documentElement.clientWidth/Height: inner size minus scrollbars
     client_height: float
+    visible: bool | None = None  # document.visibilityState == "visible"; None if not reported
 
     @property
     def unreachable_frames(self) -> int:
@@ -185,4 +188,5 @@ def parse_probe(result: dict) -> ProbeResult:
         outer_width=float(value.get("outerWidth", 0)), outer_height=float(value.get("outerHeight", 0)),
         inner_width=float(value.get("innerWidth", 0)), inner_height=float(value.get("innerHeight", 0)),
         client_width=float(value.get("clientWidth", 0)), client_height=float(value.get("clientHeight", 0)),
+        visible=None if "visibility" not in value else value["visibility"] == "visible",
     )

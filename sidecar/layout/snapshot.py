@@ -14,8 +14,14 @@ from typing import Any
 
 from .geometry import Placement, Rect
 
-# Styles read for every laid-out node: whether it is fixed/sticky, and an iframe's content origin.
-STYLES = ("position", "border-left-width", "border-top-width", "padding-left", "padding-top")
+# Styles read for every laid-out node: whether it is fixed/sticky, an iframe's content origin
+# (indices 1-4), and with the rest, every element's content box (border box minus border and
+# padding, as the reference API's bounds.x/y/width/height). Values come as CSS px strings,
+# unzoomed: under the CSS zoom property (index 9, the element's own factor) they are scaled by
+# the product of its own and its ancestors' zoom.
+STYLES = ("position", "border-left-width", "border-top-width", "padding-left", "padding-top",
+          "border-right-width", "border-bottom-width", "padding-right", "padding-bottom", "zoom")
+_ELEMENT_NODE = 1
 CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
                                   "includePaintOrder": False}
 
@@ -30,6 +36,9 @@ class Document:
     scroll_x: float
     scroll_y: float
     boxes: dict[int, Rect] = field(default_factory=dict)        # backendNodeId -> border box
+    # backendNodeId -> (top, right, bottom, left) border + padding, CSS px; only elements with
+    # some (a text node reports its parent's style, and has no padding of its own).
+    insets: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
     fixed: set[int] = field(default_factory=set)                 # position:fixed (or inside one)
     content_origin: dict[int, tuple[float, float]] = field(default_factory=dict)  # iframes
     child_documents: dict[int, int] = field(default_factory=dict)   # iframe backendId -> doc index
@@ -80,12 +89,27 @@ class Snapshot:
         backend_ids: list[int] = nodes.get("backendNodeId", [])
         parents: list[int] = nodes.get("parentIndex", [])
         layout = data.get("layout", {})
+        kinds: list[int] = nodes.get("nodeType", [])
         own_position: dict[int, str] = {}
+        # Most elements share a few border/padding combinations (mostly none): parse each once.
+        inset_of: dict[tuple[int, ...], tuple[float, float, float, float] | None] = {}
+        own_zoom: dict[int, float] = {}              # node index -> CSS zoom other than 1
         for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
                                               layout.get("styles", [])):
             backend_id = backend_ids[node_index]
             if backend_id not in doc.boxes:          # first box of a node split over lines
                 doc.boxes[backend_id] = Rect(*bounds[:4]).scaled(self.scale)
+                if len(styles) >= 9 and (node_index >= len(kinds) or kinds[node_index] == _ELEMENT_NODE):
+                    key = tuple(styles[1:9])
+                    if key not in inset_of:
+                        inset_of[key] = self._insets(key)
+                    insets = inset_of[key]
+                    if insets is not None:
+                        doc.insets[backend_id] = insets
+                    if len(styles) >= 10:
+                        zoom = self._string(styles[9])
+                        if zoom not in ("1", "normal", ""):
+                            own_zoom[node_index] = _number(zoom)
             position = self._string(styles[0]) if styles else ""
             if position in ("fixed", "sticky"):
                 own_position[node_index] = position
@@ -99,11 +123,32 @@ class Snapshot:
             fixed_nodes[node_index] = inside or own_position.get(node_index) == "fixed"
             if fixed_nodes[node_index]:
                 doc.fixed.add(backend_id)
+        if own_zoom:
+            self._apply_zoom(doc, own_zoom, backend_ids, parents)
         content_docs = nodes.get("contentDocumentIndex", {})
         for node_index, doc_index in zip(content_docs.get("index", []), content_docs.get("value", [])):
             doc.child_documents[backend_ids[node_index]] = doc_index
         self._read_content_origins(doc, backend_ids, layout)
         return doc
+
+    def _insets(self, styles: tuple[int, ...]) -> tuple[float, float, float, float] | None:
+        """(top, right, bottom, left) border + padding from STYLES[1:9]; None when all zero."""
+        bl, bt, pl, pt, br, bb, pr, pb = (_px(self._string(s)) for s in styles)
+        insets = (bt + pt, br + pr, bb + pb, bl + pl)
+        return insets if any(insets) else None
+
+    @staticmethod
+    def _apply_zoom(doc: Document, own_zoom: dict[int, float], backend_ids: list[int],
+                    parents: list[int]) -> None:
+        """Scale insets by each element's effective zoom (its own times its ancestors')."""
+        effective = [1.0] * len(backend_ids)
+        for node_index, backend_id in enumerate(backend_ids):      # parents come first
+            parent = parents[node_index] if node_index < len(parents) else -1
+            factor = (effective[parent] if parent >= 0 else 1.0) * own_zoom.get(node_index, 1.0)
+            effective[node_index] = factor
+            insets = doc.insets.get(backend_id) if factor != 1.0 else None
+            if insets is not None:
+                doc.insets[backend_id] = tuple(v * factor for v in insets)  # type: ignore[assignment]
 
     def _read_content_origins(self, doc: Document, backend_ids: list[int], layout: dict) -> None:
         """Content-box origin of every iframe/frame element (where its document is drawn)."""
@@ -153,21 +198,30 @@ class Snapshot:
         if placed is None:
             return None
         doc = self.documents[doc_index]
-        return place(doc, placed, backend_id, doc.boxes[backend_id])
+        return place(doc, placed, backend_id, doc.boxes[backend_id], doc.insets.get(backend_id))
 
 
-def place(doc: Document, placed: DocumentPlacement, backend_id: int, rect: Rect) -> Placement:
+def place(doc: Document, placed: DocumentPlacement, backend_id: int, rect: Rect,
+          insets: tuple[float, float, float, float] | None = None) -> Placement:
     """A rectangle in ``doc``'s own coordinates, moved into the tab's space."""
     if placed.top_level and backend_id in doc.fixed:
-        return Placement(rect.shifted(-doc.scroll_x, -doc.scroll_y), fixed=True)
+        return Placement(rect.shifted(-doc.scroll_x, -doc.scroll_y), fixed=True, insets=insets)
     return Placement(rect.shifted(placed.dx, placed.dy), fixed=placed.fixed, clip=placed.clip,
-                     clip_fixed=placed.clip_fixed)
+                     clip_fixed=placed.clip_fixed, insets=insets)
 
 
 def _clip(owner: Placement) -> Rect | None:
     if owner.clip is None or owner.clip_fixed != owner.fixed:
         return owner.rect
     return owner.rect.intersection(owner.clip) or Rect(owner.rect.x, owner.rect.y, 0.0, 0.0)
+
+
+def _number(value: str) -> float:
+    """A zoom value: "1.5" or "150%"; 1 when unreadable."""
+    try:
+        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        return 1.0
 
 
 def _px(value: str) -> float:

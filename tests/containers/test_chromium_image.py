@@ -19,7 +19,7 @@ def layout_nodes(desktop: Desktop, **params: str) -> tuple[dict, list[dict]]:
 
 def button(desktop: Desktop) -> dict | None:
     _tab, nodes = layout_nodes(desktop, roles="button")
-    buttons = [n for n in nodes if n["role"] == "button"]
+    buttons = [n for n in nodes if n["role"]["value"] == "button"]
     return buttons[0] if buttons else None
 
 
@@ -46,8 +46,8 @@ def test_both_services_are_healthy(chromium_desktop: Desktop) -> None:
 
 def test_layout_shows_the_start_page(chromium_desktop: Desktop) -> None:
     tab, nodes = layout_nodes(chromium_desktop)
-    assert "Container start page" in (tab.get("title") or nodes[0]["name"]), tab
-    assert any(n["role"] == "button" and n["name"] == "Press me" for n in nodes), nodes
+    assert "Container start page" in (tab.get("title") or nodes[0]["name"]["value"]), tab
+    assert any(n["role"]["value"] == "button" and n["name"]["value"] == "Press me" for n in nodes), nodes
 
 
 def test_chromium_window_is_on_the_desktop(chromium_desktop: Desktop) -> None:
@@ -60,11 +60,11 @@ def test_chromium_window_is_on_the_desktop(chromium_desktop: Desktop) -> None:
 
 def test_click_at_screen_bounds_presses_the_button(chromium_desktop: Desktop) -> None:
     node = button(chromium_desktop)
-    assert node is not None and node["name"] == "Press me", node
+    assert node is not None and node["name"]["value"] == "Press me", node
     centre = node["screen"]["center"]
     response = chromium_desktop.post(8080, "/api/v1/tablet", {"action": "tap", "x": centre["x"], "y": centre["y"]})
     assert response.status_code == 200, response.text
-    wait_for("the button's new name", lambda: (b := button(chromium_desktop)) and b["name"] == "Clicked",
+    wait_for("the button's new name", lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Clicked",
              chromium_desktop, timeout=20)
 
 
@@ -84,4 +84,4 @@ def test_killed_chromium_is_restarted_and_reported(chromium_desktop: Desktop) ->
     assert code == 0, f"the reported pid {after['pid']} is not running: {output}"
     # The restarted browser shows the start page again.
     wait_for("the start page after the restart",
-             lambda: (b := button(chromium_desktop)) and b["name"] == "Press me", chromium_desktop)
+             lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Press me", chromium_desktop)

@@ -41,13 +41,13 @@ async def scroll_into_view(page: Any, node: dict) -> None:
 
 
 def buttons_of(layout: dict) -> list[dict]:
-    return [n for n in layout["tabs"][0]["layout"]["nodes"] if n["role"] == "button"]
+    return [n for n in layout["tabs"][0]["layout"]["nodes"] if n["role"]["value"] == "button"]
 
 
 async def click_every_button(chromium: Chromium, desktopd: Desktopd, page: Any,
                              expected: int) -> list[str]:
     """Returns the ids clicked; asserts each click hit its own button."""
-    names = [n["name"] for n in buttons_of(await chromium.layout(roles="button"))]
+    names = [n["name"]["value"] for n in buttons_of(await chromium.layout(roles="button"))]
     assert len(names) == expected, names
     assert len(set(names)) == len(names), f"button names must be unique in the test page: {names}"
     clicked = []
@@ -70,6 +70,6 @@ async def click_every_button(chromium: Chromium, desktopd: Desktopd, page: Any,
 
 
 def _by_name(layout: dict, name: str) -> dict:
-    matches = [n for n in buttons_of(layout) if n["name"] == name]
+    matches = [n for n in buttons_of(layout) if n["name"]["value"] == name]
     assert len(matches) == 1, f"{len(matches)} buttons named {name!r}"
     return matches[0]

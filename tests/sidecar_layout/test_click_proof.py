@@ -104,8 +104,8 @@ async def test_clicks_land_in_a_frame_of_the_page_origin_inside_a_cross_origin_o
     await chromium.navigate(page, page_server.url("aba.html"), children=2)
     layout = (await chromium.layout(roles="RootWebArea,Iframe,button"))["tabs"][0]["layout"]
     by_id = {n["nodeId"]: n for n in layout["nodes"]}
-    inner = next(n for n in layout["nodes"] if n["role"] == "RootWebArea" and n["name"] == "frame")
+    inner = next(n for n in layout["nodes"] if n["role"]["value"] == "RootWebArea" and n["name"]["value"] == "frame")
     owner = by_id[inner["parentId"]]
-    assert owner["role"] == "Iframe" and owner["targetId"] != page.target_id
+    assert owner["role"]["value"] == "Iframe" and owner["targetId"] != page.target_id
     clicked = await click_every_button(chromium, desktopd, page, 4)
     assert set(clicked) == {"aba-top", "back-f-one", "back-f-two", "back-f-three"}

@@ -38,7 +38,7 @@ async def _refreshed_after(chromium, page, script: str) -> None:
 def _by_name(layout: dict, name: str) -> list[dict]:
     """The buttons named ``name`` (their text is a StaticText node of the same name)."""
     return [n for n in layout["tabs"][0]["layout"]["nodes"]
-            if n["name"] == name and n["role"] == "button"]
+            if n["name"]["value"] == name and n["role"]["value"] == "button"]
 
 
 async def _assert_box(chromium, page, node: dict, element_id: str) -> None:

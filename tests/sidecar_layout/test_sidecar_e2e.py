@@ -36,7 +36,7 @@ async def _title(session, sidecar, tab_id: str, want: str) -> str:
     for _ in range(100):
         status, body = await sidecar.get(session, "/layout", tab=tab_id, roles="RootWebArea")
         assert status == 200, body
-        title = body["tabs"][0]["layout"]["nodes"][0]["name"]
+        title = body["tabs"][0]["layout"]["nodes"][0]["name"]["value"]
         if title == want:
             break
         await asyncio.sleep(0.05)
@@ -63,7 +63,7 @@ async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, p
                     status, body = await sidecar.get(session, "/layout", roles=role)
                     assert status == 200, body
                     tab = body["tabs"][0]
-                    matches = [n for n in tab["layout"]["nodes"] if n["name"] == name]
+                    matches = [n for n in tab["layout"]["nodes"] if n["name"]["value"] == name]
                     # Wheel scrolling is animated: click once the scroll position holds still.
                     visual = tab["layout"]["viewport"]["visualViewport"]
                     settled = scrolled_to == (visual["pageX"], visual["pageY"])

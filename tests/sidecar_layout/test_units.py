@@ -176,7 +176,75 @@ def test_dom_fallback_has_the_same_shape():
             "attributes": [[], [], [], [], [6, 7, 8, 9]]},
         "layout": {"nodeIndex": [], "bounds": [], "styles": []}}]})
     records = dom_records(snap.documents[0], snap.strings)
-    by_role = {r["role"]: r for r in records}
-    assert by_role["button"]["name"] == "Send" and by_role["link"]["name"] == "Menu"
+    by_role = {r["role"]["value"]: r for r in records}
+    assert by_role["button"]["name"] == {"type": "computedString", "value": "Send"}
+    assert by_role["link"]["name"]["value"] == "Menu" and by_role["link"]["role"]["type"] == "role"
     assert set(by_role["button"]) == set(axtree.ax_records(TREE, "F")[0])   # targetId: builder
     assert by_role["button"]["parentId"] == by_role["generic"]["nodeId"]
+
+
+# -- reference shapes: AXValue role/name, content box, tab visibility ---------------------------
+
+def test_ax_records_keep_role_and_name_as_ax_values_without_sources():
+    nodes = [_ax("1", "RootWebArea", children=["2"], name="Doc", backend=1),
+             _ax("2", "button", "1", name="OK", backend=2)]
+    nodes[0]["role"]["type"] = "internalRole"
+    nodes[1]["name"]["sources"] = [{"type": "contents"}]
+    root, button = axtree.ax_records(nodes, "F")
+    assert root["role"] == {"type": "internalRole", "value": "RootWebArea"}
+    assert button["role"] == {"type": "role", "value": "button"}
+    assert button["name"] == {"type": "computedString", "value": "OK"}      # no "sources"
+    unnamed = axtree.ax_records([{"nodeId": "9", "ignored": True}], "F")[0]
+    assert unnamed["role"] == {"type": "role", "value": ""}
+    assert unnamed["name"] == {"type": "computedString", "value": ""}
+    assert axtree.has_role(frozenset({"button"}))(button) and not axtree.is_interesting(unnamed)
+
+
+def _boxed_snapshot(zoom: str = "1") -> Snapshot:
+    # html(1) > div(2: zoom) > button(3: border 2px, padding 3px 5px) > text(4)
+    strings = ["F", "HTML", "DIV", "BUTTON", "#text", "static", "0px", "2px", "3px", "5px", "1", zoom]
+    none = [5, 6, 6, 6, 6, 6, 6, 6, 6, 10]
+    boxed = [5, 7, 7, 9, 8, 7, 7, 9, 8, 10]       # STYLES order: left/top border, padding, ...
+    return Snapshot({"strings": strings, "documents": [{
+        "frameId": 0, "nodes": {"backendNodeId": [1, 2, 3, 4], "parentIndex": [-1, 0, 1, 2],
+                                "nodeName": [1, 2, 3, 4], "nodeType": [1, 1, 1, 3]},
+        "layout": {"nodeIndex": [0, 1, 2, 3],
+                   "bounds": [[0, 0, 800, 600], [10, 10, 200, 100], [20, 20, 100, 40], [27, 25, 30, 16]],
+                   "styles": [none, none[:9] + [11], boxed, boxed]}}]})
+
+
+@pytest.mark.parametrize("zoom, factor", [("1", 1.0), ("1.5", 1.5), ("200%", 2.0)])
+def test_snapshot_insets_are_border_plus_padding_scaled_by_css_zoom(zoom, factor):
+    snap = _boxed_snapshot(zoom)
+    placed = snap.placements(TOP_LEVEL)
+    button = snap.placement_of(3, placed)
+    assert button.insets == pytest.approx((5 * factor, 7 * factor, 5 * factor, 7 * factor))
+    assert snap.placement_of(4, placed).insets is None    # text: its parent's style, not its own
+    assert snap.placement_of(1, placed).insets is None
+
+
+def test_content_box_insets_and_never_negative():
+    from sidecar.layout.geometry import content_box
+    assert content_box(20, 20, 100, 40, (5, 7, 5, 7)) == (27, 25, 86, 30)
+    assert content_box(0, 0, 10, 10, (8, 8, 8, 8)) == (8, 8, 0.0, 0.0)
+    assert content_box(1, 2, 3, 4, None) == (1, 2, 3, 4)
+
+
+def test_dom_fallback_roles_say_internal_or_aria():
+    strings = ["HTML", "BUTTON", "#text", "Go", "F"]
+    snap = Snapshot({"strings": strings, "documents": [{
+        "frameId": 4, "nodes": {"nodeType": [1, 1, 3], "nodeName": [0, 1, 2], "nodeValue": [-1, -1, 3],
+                                "parentIndex": [-1, 0, 1], "backendNodeId": [1, 2, 3],
+                                "attributes": [[], [], []]},
+        "layout": {"nodeIndex": [], "bounds": [], "styles": []}}]})
+    root, button = dom_records(snap.documents[0], snap.strings)
+    assert root["role"] == {"type": "internalRole", "value": "RootWebArea"}
+    assert button["role"] == {"type": "role", "value": "button"}
+    assert button["name"] == {"type": "computedString", "value": "Go"}
+
+
+@pytest.mark.parametrize("state, visible", [("visible", True), ("hidden", False), (None, None)])
+def test_probe_reports_whether_the_tab_is_in_front(state, visible):
+    from sidecar.layout.probe import parse_probe
+    value = {"frames": ["t:0:0"], "dpr": 1} | ({} if state is None else {"visibility": state})
+    assert parse_probe({"result": {"value": value}}).visible is visible
