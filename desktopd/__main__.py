@@ -2,55 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import signal
 import sys
-
-from aiohttp import web
 
 from desktopd.app import init_app
 from desktopd.settings import Settings, SettingsError, parse_settings
-
-log = logging.getLogger("desktopd")
+from desktopd.web.daemon import daemon_main, serve_until_signalled
 
 
 async def serve(settings: Settings) -> None:
-    app = init_app(settings)
-    runner = web.AppRunner(app, handle_signals=False)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, settings.host, settings.port)
-        await site.start()
-        for host, port, *_ in runner.addresses:
-            # Printed whatever the log level: tests and scripts wait for this line (it has the
-            # real port when --port 0).
-            print(f"desktopd listening on http://{host}:{port} (display {settings.display}, "
-                  f"token {'required' if settings.token else 'off'})", file=sys.stderr, flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        log.info("shutting down")
-    finally:
-        await runner.cleanup()
+    def announce(host: str, port: int) -> None:
+        # Printed whatever the log level: tests and scripts wait for this line.
+        print(f"desktopd listening on http://{host}:{port} (display {settings.display}, "
+              f"token {'required' if settings.token else 'off'})", file=sys.stderr, flush=True)
+
+    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce)
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        settings = parse_settings(argv)
-    except SettingsError as exc:
-        print(f"desktopd: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        asyncio.run(serve(settings))
-    except OSError as exc:  # e.g. the port is taken
-        log.error("cannot serve on %s:%s: %s", settings.host, settings.port, exc)
-        return 1
-    return 0
+    return daemon_main("desktopd", lambda: parse_settings(argv), SettingsError, serve)
 
 
 if __name__ == "__main__":

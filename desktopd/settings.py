@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from desktopd.web.daemon import exposure_problem, truthy
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
@@ -31,28 +31,19 @@ class Settings:
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
-        if not is_loopback(self.host) and not self.token and not self.insecure:
-            raise SettingsError(
-                f"refusing to listen on non-loopback address {self.host!r} without a token: set "
-                "DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
-                "if the network is trusted")
+        problem = exposure_problem(
+            self.host, self.token, self.insecure,
+            "set DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
+            "if the network is trusted")
+        if problem:
+            raise SettingsError(problem)
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
         if self.log_level not in LOG_LEVELS:
             raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a hostname: it may resolve anywhere, treat it as exposed
 
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -67,7 +58,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         help=f"port to listen on (env DESKTOPD_PORT; default {DEFAULT_PORT})")
     parser.add_argument("--token-file", default=env.get("DESKTOPD_TOKEN_FILE"),
                         help="file holding the bearer token (env DESKTOPD_TOKEN wins over it)")
-    parser.add_argument("--insecure", action="store_true", default=_truthy(env.get("DESKTOPD_INSECURE")),
+    parser.add_argument("--insecure", action="store_true", default=truthy(env.get("DESKTOPD_INSECURE")),
                         help="allow a non-loopback address without a token (env DESKTOPD_INSECURE=1)")
     parser.add_argument("--log-level", default=(env.get("DESKTOPD_LOG_LEVEL") or "INFO").upper(),
                         type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env DESKTOPD_LOG_LEVEL)")

@@ -4,12 +4,10 @@ kills Chromium through PR_SET_PDEATHSIG)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import signal
 import sys
 
-from aiohttp import web
+from desktopd.web.daemon import daemon_main, serve_until_signalled
 
 from .app import init_app
 from .settings import Settings, SettingsError, parse_settings
@@ -18,41 +16,17 @@ log = logging.getLogger("sidecar")
 
 
 async def serve(settings: Settings) -> None:
-    app = init_app(settings)
-    runner = web.AppRunner(app, handle_signals=False)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, settings.host, settings.port)
-        await site.start()
-        for host, port, *_ in runner.addresses:
-            # Tests and scripts wait for this line (the real port when --port 0).
-            log.info("sidecar listening on http://%s:%s (display %s%s, token %s)", host, port,
-                     settings.display, ", headless" if settings.headless else "",
-                     "required" if settings.token else "off")
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        log.info("shutting down")
-    finally:
-        await runner.cleanup()
+    def announce(host: str, port: int) -> None:
+        # Tests and scripts wait for this line (the real port when --port 0).
+        log.info("sidecar listening on http://%s:%s (display %s%s, token %s)", host, port,
+                 settings.display, ", headless" if settings.headless else "",
+                 "required" if settings.token else "off")
+
+    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce)
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        settings = parse_settings(argv)
-    except SettingsError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        asyncio.run(serve(settings))
-    except OSError as exc:  # e.g. the port is taken
-        log.error("cannot serve on %s:%s: %s", settings.host, settings.port, exc)
-        return 1
-    return 0
+    return daemon_main("sidecar", lambda: parse_settings(argv), SettingsError, serve)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from desktopd.web.daemon import exposure_problem, truthy
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
@@ -43,11 +43,12 @@ class Settings:
     log_level: str = "INFO"
 
     def check(self) -> None:
-        if not is_loopback(self.host) and not self.token and not self.insecure:
-            raise SettingsError(
-                f"refusing to listen on non-loopback address {self.host!r} without a token: set "
-                "SIDECAR_TOKEN / SIDECAR_TOKEN_FILE (or DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE), or "
-                "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
+        problem = exposure_problem(
+            self.host, self.token, self.insecure,
+            "set SIDECAR_TOKEN / SIDECAR_TOKEN_FILE (or DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE), or "
+            "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
+        if problem:
+            raise SettingsError(problem)
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
         if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
@@ -69,17 +70,7 @@ class Settings:
             cdp_port=self.expose_cdp_port or 0, start_timeout=self.launch_timeout)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a hostname may resolve anywhere: treat it as exposed
 
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _pair(text: str, name: str, separators: str) -> tuple[int, int]:
@@ -119,15 +110,15 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--token-file", default=None,
                         help="file holding the bearer token (env SIDECAR_TOKEN_FILE; fallbacks "
                              "SIDECAR_TOKEN, DESKTOPD_TOKEN, DESKTOPD_TOKEN_FILE)")
-    parser.add_argument("--insecure", action="store_true", default=_truthy(env.get("SIDECAR_INSECURE")),
+    parser.add_argument("--insecure", action="store_true", default=truthy(env.get("SIDECAR_INSECURE")),
                         help="allow a non-loopback address without a token (env SIDECAR_INSECURE=1)")
     parser.add_argument("--chromium", default=env.get("CHROMIUM_PATH") or None,
                         help="Chromium executable (env CHROMIUM_PATH; default the system chromium)")
-    parser.add_argument("--headless", action="store_true", default=_truthy(env.get("SIDECAR_HEADLESS")),
+    parser.add_argument("--headless", action="store_true", default=truthy(env.get("SIDECAR_HEADLESS")),
                         help="no window, no display needed (env SIDECAR_HEADLESS=1)")
-    parser.add_argument("--kiosk", action="store_true", default=_truthy(env.get("SIDECAR_KIOSK")),
+    parser.add_argument("--kiosk", action="store_true", default=truthy(env.get("SIDECAR_KIOSK")),
                         help="full-screen kiosk window without browser UI (env SIDECAR_KIOSK=1)")
-    parser.add_argument("--app", action="store_true", default=_truthy(env.get("SIDECAR_APP")),
+    parser.add_argument("--app", action="store_true", default=truthy(env.get("SIDECAR_APP")),
                         help="open the first URL as an app window without tabs and address bar "
                              "(env SIDECAR_APP=1)")
     parser.add_argument("--window-size", default=env.get("SIDECAR_WINDOW_SIZE") or None,

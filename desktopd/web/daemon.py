@@ -1,0 +1,72 @@
+"""What desktopd and the sidecar share as daemons: the bind-safety rule, the env truthiness rule,
+serving an app until SIGINT/SIGTERM, and the ``main`` that maps bad settings to exit code 2."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a hostname may resolve anywhere: treat it as exposed
+
+
+def truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def exposure_problem(host: str, token: str | None, insecure: bool, how_to_fix: str) -> str | None:
+    """Why serving on ``host`` would expose an unauthenticated API, or None when it would not."""
+    if is_loopback(host) or token or insecure:
+        return None
+    return f"refusing to listen on non-loopback address {host!r} without a token: {how_to_fix}"
+
+
+async def serve_until_signalled(app: web.Application, host: str, port: int,
+                                announce: Callable[[str, int], None]) -> None:
+    """Serve ``app`` until SIGINT/SIGTERM, then shut down gracefully (cleanup_ctx runs)."""
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        for bound_host, bound_port, *_ in runner.addresses:
+            announce(bound_host, bound_port)  # the real port when asked for port 0
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        logging.getLogger(__name__).info("shutting down")
+    finally:
+        await runner.cleanup()
+
+
+def daemon_main(name: str, parse: Callable[[], Any], settings_error: type[Exception],
+                serve: Callable[[Any], Any]) -> int:
+    """Parse settings (bad ones: a message and exit code 2), configure logging, run ``serve``."""
+    try:
+        settings = parse()
+    except settings_error as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(settings))
+    except OSError as exc:  # e.g. the port is taken
+        logging.getLogger(name).error("cannot serve on %s:%s: %s", settings.host, settings.port, exc)
+        return 1
+    return 0
