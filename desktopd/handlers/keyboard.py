@@ -17,6 +17,7 @@ from desktopd.web.errors import invalid
 from desktopd.xservice import XService
 
 from .common import json_body, xservice
+from .pointer import check_key_names
 
 
 def parse_combos(keys: str | list[str], where: str = "keys") -> list[list[str]]:
@@ -39,15 +40,7 @@ def parse_combos(keys: str | list[str], where: str = "keys") -> list[list[str]]:
     return out
 
 
-# ---- jobs on the X thread -------------------------------------------------------------------
-
-def check_names(desk: Any, names: list[tuple[str, str]]) -> None:
-    for where, name in names:
-        try:
-            desk.parse_key_name(name)
-        except ValueError as exc:
-            raise invalid(where, str(exc)) from None
-
+# ---- jobs on the X thread (key names are checked by pointer.check_key_names) ----------------
 
 def press_combo(desk: Any, combo: list[str]) -> None:
     pressed: list[str] = []
@@ -111,7 +104,7 @@ async def run_key_events(xs: XService, events: list[dict[str, Any]], delay_s: fl
                          prefix: str = "events") -> None:
     names = [(f"{prefix}[{i}].keysym", e["keysym"]) for i, e in enumerate(events)
              if isinstance(e["keysym"], str)]
-    await xs.call(check_names, names)
+    await xs.call(check_key_names, names)
     if delay_s <= 0:
         await xs.call(key_events, events)
         return
@@ -131,7 +124,7 @@ async def run_keys(xs: XService, body: dict[str, Any]) -> None:
     where = "keys"
     names = [(where if isinstance(body["keys"], str) else f"{where}[{i}]", name)
              for i, combo in enumerate(combos) for name in combo]
-    await xs.call(check_names, names)
+    await xs.call(check_key_names, names)
     delay_s = body["delay_ms"] / 1000.0
     if body["action"] != "press":
         flat = [name for combo in combos for name in combo]
