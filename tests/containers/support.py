@@ -111,7 +111,10 @@ def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool 
     try:
         container.reload()
         for port in ports:
-            desktop.ports[port] = int(container.ports[f"{port}/tcp"][0]["HostPort"])
+            # A container that already stopped (bad settings) has no bindings left.
+            bindings = container.ports.get(f"{port}/tcp")
+            if bindings:
+                desktop.ports[port] = int(bindings[0]["HostPort"])
         if wait:
             desktop.healthy_after = wait_healthy(container, since=started) - started
     except BaseException:
