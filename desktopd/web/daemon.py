@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_log import AccessLogger
 
 
 def is_loopback(host: str) -> bool:
@@ -34,10 +35,20 @@ def exposure_problem(host: str, token: str | None, insecure: bool, how_to_fix: s
     return f"refusing to listen on non-loopback address {host!r} without a token: {how_to_fix}"
 
 
+class ProbeQuietAccessLogger(AccessLogger):
+    """The access log without successful ``GET /health`` lines: container health checks probe
+    every few seconds and would bury everything else. Failed probes are still logged."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        if request.path == "/health" and response.status < 400:
+            return
+        super().log(request, response, time)
+
+
 async def serve_until_signalled(app: web.Application, host: str, port: int,
                                 announce: Callable[[str, int], None]) -> None:
     """Serve ``app`` until SIGINT/SIGTERM, then shut down gracefully (cleanup_ctx runs)."""
-    runner = web.AppRunner(app, handle_signals=False)
+    runner = web.AppRunner(app, handle_signals=False, access_log_class=ProbeQuietAccessLogger)
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)
