@@ -67,42 +67,64 @@ def _state_value(value: Any) -> Any:
 DROPPED_ROLES = frozenset({"InlineTextBox"})
 
 
+_STATE_NAMES = frozenset(STATE_PROPERTIES)
+_OTHER_NAMES = frozenset(OTHER_PROPERTIES)
+_BOOLEAN_STATES = {"true": True, "false": False}
+
+
 def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "") -> list[Record]:
-    """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames."""
+    """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames.
+
+    The cold path's hottest Python loop (one pass over thousands of nodes): its
+    look-ups are inlined and bound to locals rather than made through small helper calls.
+    """
     records: list[Record] = []
+    append = records.append
+    state_names, other_names, booleans = _STATE_NAMES, _OTHER_NAMES, _BOOLEAN_STATES
+    dropped, role_types, shared_roles = DROPPED_ROLES, _ROLE_TYPES, _role_values
+    ids = (lambda values: list(map(str, values))) if not id_prefix else \
+        (lambda values: [id_prefix + v for v in map(str, values)])
     for node in nodes:
-        role = node.get("role")
-        if role is not None and role.get("value") in DROPPED_ROLES:
+        get = node.get
+        role = get("role")
+        role_text = role.get("value") if role else None
+        if role_text in dropped:
             continue
         states: dict[str, Any] = {}
         properties: dict[str, Any] = {}
-        for prop in node.get("properties", ()):
-            name = prop.get("name")
-            value = _value(prop.get("value"))
+        for prop in get("properties", ()):
+            field = prop.get("value")
+            value = field.get("value") if field else None
             if isinstance(value, (list, dict)):
                 continue
-            if name in STATE_PROPERTIES:
-                states[name] = _state_value(value)
-            elif name in OTHER_PROPERTIES:
+            name = prop.get("name")
+            if name in state_names:
+                states[name] = booleans.get(value, value) if value.__class__ is str else value
+            elif name in other_names:
                 properties[name] = value
-        value = _value(node.get("value"))
-        description = _value(node.get("description"))
-        parent = node.get("parentId")
-        name = node.get("name") or {}
+        field = get("value")
+        value = field.get("value") if field else None
+        field = get("description")
+        description = field.get("value") if field else None
+        parent = get("parentId")
+        name = get("name") or {}
         role_kind = role.get("type") if role else None
-        records.append({
+        role_key = (role_kind if role_kind in role_types else "role", str(role_text or ""))
+        role_object = shared_roles.get(role_key)
+        if role_object is None:
+            role_object = role_value(*role_key)
+        append({
             "nodeId": id_prefix + str(node["nodeId"]),
-            "role": role_value(role_kind if role_kind in _ROLE_TYPES else "role",
-                               str(_value(role) or "")),
-            "name": name_value(str(name.get("value") or ""), str(name.get("type") or NO_NAME_TYPE)),
+            "role": role_object,
+            "name": {"type": str(name.get("type") or NO_NAME_TYPE), "value": str(name.get("value") or "")},
             "value": None if value is None or value == "" else str(value),
             "description": None if not description else str(description),
             "states": states,
             "properties": properties,
-            "ignored": bool(node.get("ignored", False)),
+            "ignored": bool(get("ignored", False)),
             "parentId": None if parent is None else id_prefix + str(parent),
-            "childIds": [id_prefix + str(c) for c in node.get("childIds", ())],
-            "backendDOMNodeId": node.get("backendDOMNodeId"),
+            "childIds": ids(get("childIds", ())),
+            "backendDOMNodeId": get("backendDOMNodeId"),
             "frameId": frame_id,
         })
     return records
@@ -169,17 +191,22 @@ def preorder(records: list[Record]) -> list[Record]:
     ordered: list[Record] = []
     seen: set[str] = set()
     stack = [r for r in reversed(records) if r["parentId"] not in by_id]
+    pop, push, visit, add = stack.pop, stack.extend, ordered.append, seen.add
     while stack:
-        record = stack.pop()
-        if record["nodeId"] in seen:
+        record = pop()
+        node_id = record["nodeId"]
+        if node_id in seen:
             continue                              # a malformed tree must not loop
-        seen.add(record["nodeId"])
-        ordered.append(record)
-        children = record["childIds"]
-        if not all(c in by_id for c in children):
-            children = record["childIds"] = [c for c in children if c in by_id]
-        stack.extend(by_id[c] for c in reversed(children))
+        add(node_id)
+        visit(record)
+        try:
+            children = [by_id[c] for c in record["childIds"]]
+        except KeyError:                          # links to records not in the list: dropped
+            record["childIds"] = [c for c in record["childIds"] if c in by_id]
+            children = [by_id[c] for c in record["childIds"]]
+        push(reversed(children))
     for record in ordered:
-        if record["parentId"] is not None and record["parentId"] not in by_id:
+        parent = record["parentId"]
+        if parent is not None and parent not in by_id:
             record["parentId"] = None
     return ordered

@@ -94,11 +94,14 @@ class Snapshot:
         # Most elements share a few border/padding combinations (mostly none): parse each once.
         inset_of: dict[tuple[int, ...], tuple[float, float, float, float] | None] = {}
         own_zoom: dict[int, float] = {}              # node index -> CSS zoom other than 1
+        scale = self.scale
         for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
                                               layout.get("styles", [])):
             backend_id = backend_ids[node_index]
             if backend_id not in doc.boxes:          # first box of a node split over lines
-                doc.boxes[backend_id] = Rect(*bounds[:4]).scaled(self.scale)
+                # Rect.scaled's arithmetic inline (0.0 + keeps -0.0 out, as it does): one Rect.
+                doc.boxes[backend_id] = Rect(0.0 + bounds[0] * scale, 0.0 + bounds[1] * scale,
+                                             bounds[2] * scale, bounds[3] * scale)
                 if len(styles) >= 9 and (node_index >= len(kinds) or kinds[node_index] == _ELEMENT_NODE):
                     key = tuple(styles[1:9])
                     if key not in inset_of:
