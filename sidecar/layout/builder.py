@@ -418,8 +418,10 @@ async def _session_records(session: Any, snapshot: Snapshot, frame_id: str, ax_r
 async def _same_process_frames(session: Any, snapshot: Snapshot, root_frame: str,
                                root_records: list[Record], prefix: str) -> list[Record]:
     """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones)."""
-    known = {r["backendDOMNodeId"] for r in root_records}
     frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != root_frame]
+    if not frames:
+        return []
+    known = {r["backendDOMNodeId"] for r in root_records}
     replies = await asyncio.gather(*(
         _or_exception(session.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
         for doc in frames))
