@@ -209,8 +209,10 @@ def place(doc: Document, placed: DocumentPlacement, backend_id: int, rect: Rect,
     """A rectangle in ``doc``'s own coordinates, moved into the tab's space."""
     if placed.top_level and backend_id in doc.fixed:
         return Placement(rect.shifted(-doc.scroll_x, -doc.scroll_y), fixed=True, insets=insets)
-    return Placement(rect.shifted(placed.dx, placed.dy), fixed=placed.fixed, clip=placed.clip,
-                     clip_fixed=placed.clip_fixed, insets=insets)
+    # Most nodes are in the top-level document (no shift): keep their box. Same values: boxes are
+    # built as "0.0 + ...", so never hold -0.0, the one float that "+ 0.0" would change.
+    moved = rect if placed.dx == 0.0 and placed.dy == 0.0 else rect.shifted(placed.dx, placed.dy)
+    return Placement(moved, placed.fixed, placed.clip, placed.clip_fixed, insets)
 
 
 def _clip(owner: Placement) -> Rect | None:
