@@ -82,8 +82,6 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
     append = records.append
     state_names, other_names, booleans = _STATE_NAMES, _OTHER_NAMES, _BOOLEAN_STATES
     dropped, role_types, shared_roles = DROPPED_ROLES, _ROLE_TYPES, _role_values
-    ids = (lambda values: list(map(str, values))) if not id_prefix else \
-        (lambda values: [id_prefix + v for v in map(str, values)])
     for node in nodes:
         get = node.get
         role = get("role")
@@ -123,7 +121,8 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
             "properties": properties,
             "ignored": bool(get("ignored", False)),
             "parentId": None if parent is None else id_prefix + str(parent),
-            "childIds": ids(get("childIds", ())),
+            "childIds": [id_prefix + c for c in map(str, get("childIds", ()))] if id_prefix
+                        else list(map(str, get("childIds", ()))),
             "backendDOMNodeId": get("backendDOMNodeId"),
             "frameId": frame_id,
         })
@@ -199,12 +198,13 @@ def preorder(records: list[Record]) -> list[Record]:
             continue                              # a malformed tree must not loop
         add(node_id)
         visit(record)
-        try:
-            children = [by_id[c] for c in record["childIds"]]
-        except KeyError:                          # links to records not in the list: dropped
-            record["childIds"] = [c for c in record["childIds"] if c in by_id]
-            children = [by_id[c] for c in record["childIds"]]
-        push(reversed(children))
+        child_ids = record["childIds"]
+        if child_ids:                             # (leaves: no list to build)
+            try:
+                push([by_id[c] for c in reversed(child_ids)])
+            except KeyError:                      # links to records not in the list: dropped
+                child_ids = record["childIds"] = [c for c in child_ids if c in by_id]
+                push([by_id[c] for c in reversed(child_ids)])
     for record in ordered:
         parent = record["parentId"]
         if parent is not None and parent not in by_id:
