@@ -173,31 +173,6 @@ def window_manager(x_env: dict[str, str]) -> Iterator[subprocess.Popen]:
             process.wait(timeout=10)
 
 
-def wait_for_wm(display: str, timeout: float = 20.0) -> None:
-    """Block until a window manager has announced itself (_NET_SUPPORTING_WM_CHECK on the root),
-    woken by PropertyNotify rather than polling."""
-    import select
-
-    from Xlib import X, Xatom
-    from Xlib import display as xdisplay
-
-    dpy = xdisplay.Display(display)
-    try:
-        root = dpy.screen().root
-        root.change_attributes(event_mask=X.PropertyChangeMask)
-        atom = dpy.intern_atom("_NET_SUPPORTING_WM_CHECK")
-        deadline = time.monotonic() + timeout
-        while root.get_full_property(atom, Xatom.WINDOW) is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError("the window manager did not start")
-            while dpy.pending_events():
-                dpy.next_event()
-            select.select([dpy.fileno()], [], [], remaining)
-    finally:
-        dpy.close()
-
-
 def wait_for_mapped(display: str, title: str, timeout: float = 10.0) -> None:
     """Until the WM lists a client with this title (managed, framed, mapped)."""
     desk = Desktop(display)

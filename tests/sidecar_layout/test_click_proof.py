@@ -14,7 +14,9 @@ from tests.support.capability import have_program, require
 from tests.support.xvfb import start_xvfb
 
 from .clicking import NEXT_FRAME_JS, click_every_button
-from .harness import launch_chromium, start_desktopd, stop_process_group, wait_for_window_manager
+from tests.support.wm import wait_for_window_manager
+
+from .harness import launch_chromium, start_desktopd, stop_process_group
 from .schema import validate_layout
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
