@@ -92,17 +92,22 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
+def start_error(argv: list[str], exc: OSError) -> CommandError:
+    """Why a program could not be started, as a 422 on the ``command`` field."""
+    if isinstance(exc, FileNotFoundError):
+        return CommandError("command", f"no such program: {argv[0]!r}")
+    if isinstance(exc, PermissionError):
+        return CommandError("command", f"not executable: {argv[0]!r}")
+    return CommandError("command", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+
+
 async def _spawn_piped(argv: list[str], **kwargs: Any) -> tuple[asyncio.SubprocessTransport, _ExitAwareProtocol]:
     loop = asyncio.get_running_loop()
     try:
         return await loop.subprocess_exec(lambda: _ExitAwareProtocol(READ_CHUNK, loop), *argv,
                                           start_new_session=True, **kwargs)
-    except FileNotFoundError:
-        raise CommandError("command", f"no such program: {argv[0]!r}") from None
-    except PermissionError:
-        raise CommandError("command", f"not executable: {argv[0]!r}") from None
     except OSError as exc:
-        raise CommandError("command", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+        raise start_error(argv, exc) from None
 
 
 async def run(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: bytes | None,
@@ -176,12 +181,8 @@ async def detach(argv: list[str], *, cwd: str | None, env: dict[str, str],
             try:
                 return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            except FileNotFoundError:
-                raise CommandError("command", f"no such program: {argv[0]!r}") from None
-            except PermissionError:
-                raise CommandError("command", f"not executable: {argv[0]!r}") from None
             except OSError as exc:
-                raise CommandError("command", f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+                raise start_error(argv, exc) from None
 
     proc = await asyncio.get_running_loop().run_in_executor(None, launch)
     threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
