@@ -37,6 +37,7 @@ NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
+    x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
 )
