@@ -11,8 +11,11 @@ ensure)
     if docker info >/dev/null 2>&1; then
         exit 0
     fi
-    # Output goes to a file: an inherited pipe would keep the caller's run from ending.
-    nohup dockerd >"$state_dir/dockerd.log" 2>&1 </dev/null &
+    # Output goes to a file: an inherited pipe would keep the caller's run from ending. Its own
+    # session: a Ctrl-C to the caller's process group (scripts/up.sh in a terminal) must not take
+    # the engine down while compose is still stopping the containers. (A background job of a
+    # script is no group leader, so setsid execs in place and $! stays dockerd's PID.)
+    setsid dockerd >"$state_dir/dockerd.log" 2>&1 </dev/null &
     pid=$!
     for _ in $(seq 1 120); do
         if docker info >/dev/null 2>&1; then
