@@ -103,12 +103,25 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     await get_layout()                      # the tab's first sight: installs the change probe
     counter = iter(range(10**9))
 
-    async def change() -> None:
-        await page.send("Runtime.evaluate", {"expression": f"document.body.dataset.bench = '{next(counter)}'"})
+    # Three kinds of change an action causes, from local to global:
+    #   text:   a button in the middle of the page is renamed (only its subtree is read again);
+    #   insert: a list item with a button is inserted mid-page (every box below it moves);
+    #   body:   an attribute of <body> changes (CSS could restyle anything: a full read).
+    changes = {
+        "text": "{ const b = document.querySelectorAll('button'); b[b.length >> 1].textContent = 'Renamed %d'; }",
+        "insert": "{ const l = document.querySelectorAll('ul'); const li = document.createElement('li');"
+                  " li.innerHTML = '<button>Inserted %d</button>'; l[l.length >> 1].prepend(li); }",
+        "body": "document.body.dataset.bench = '%d'",
+    }
 
-    async def cold() -> bytes:              # a DOM change, so the whole tab is captured again
-        await change()
-        return await get_layout()
+    async def change(kind: str = "body") -> None:
+        await page.send("Runtime.evaluate", {"expression": changes[kind] % next(counter)})
+
+    def cold(kind: str):
+        async def run() -> bytes:            # asked right after the change
+            await change(kind)
+            return await get_layout()
+        return run
 
     async def cold_after(delay: float) -> float:   # an agent acts, then looks ~delay s later
         samples = []
@@ -120,7 +133,7 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
             samples.append(time.perf_counter() - start)
         return median_ms(samples)
 
-    cold_ms, body = await time_it(cold, runs)
+    cold_ms = {kind: (await time_it(cold(kind), runs))[0] for kind in changes}
     cold300_ms = await cold_after(0.3)
     await get_layout()
     warm_ms, body = await time_it(get_layout, runs)
@@ -135,7 +148,8 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     buttons_ms, _ = await time_it(lambda: get_layout(roles="button", interesting="true"), runs)
     ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
     ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
-    return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms,
+    return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms["body"],
+            "cold_text": cold_ms["text"], "cold_insert": cold_ms["insert"],
             "cold300": cold300_ms, "warm": warm_ms, "gzip": gzip_ms, "etag": etag_ms,
             "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes}
 
@@ -208,23 +222,28 @@ async def main() -> int:
 
     print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
           f"runs (reference: {args.reference_runs}, 1 at 10k)")
-    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'cold':>7} {'cold300':>7} {'warm':>6} "
-          f"{'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} {'ref/cold':>8} {'ref/warm':>8} "
-          f"{'pw':>6} {'pw/cold':>7} {'pw/c300':>7} {'pw/warm':>7}")
+    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'c-text':>7} {'c-ins':>7} {'c-body':>7} "
+          f"{'c300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} "
+          f"{'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'pw':>6} {'pw/text':>7} {'pw/ins':>7} "
+          f"{'pw/body':>7} {'pw/c300':>7} {'pw/warm':>7}")
     for row in rows:
-        p = pw.get(row["size"])
-        pw_cells = (f"{p:6.1f} {p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['warm']:7.1f}"
-                    if p else f"{'n/a':>6} {'':>7} {'':>7} {'':>7}")
+        p, ref = pw.get(row["size"]), row["reference"]
+        pw_cells = (f"{p:6.1f} {p / row['cold_text']:7.2f} {p / row['cold_insert']:7.2f} "
+                    f"{p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['warm']:7.1f}"
+                    if p else f"{'n/a':>6}")
         print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
-              f"{row['cold']:7.1f} {row['cold300']:7.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
-              f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {row['reference']:8.1f} "
-              f"{row['reference'] / row['cold']:8.1f} {row['reference'] / row['warm']:8.1f} {pw_cells}")
-    print("all ms. cold: asked right after a DOM change; cold300: asked 300 ms after a DOM change "
-          "(act -> observe); warm: page unchanged, identity body; gzip: warm with Accept-Encoding: "
-          "gzip (client inflates); 304: warm with If-None-Match; enc0: json.dumps of the body "
-          "(what each warm request cost before bodies were reused); btn: ?roles=button&"
-          "interesting=true warm; ref: per-node reference method; pw: Playwright aria_snapshot() "
-          "(no bounds)")
+              f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} "
+              f"{row['cold300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
+              f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
+              f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} {pw_cells}")
+    print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body: asked right after a "
+          "change: a button renamed mid-page (its subtree read again), a list item inserted mid-page "
+          "(half the boxes move), an attribute of <body> set (a full read); c300: asked 300 ms "
+          "after a <body> change (act -> observe); warm: page unchanged, identity body; gzip: warm "
+          "with Accept-Encoding: gzip (client inflates); 304: warm with If-None-Match; enc0: "
+          "json.dumps of the body (what each warm request cost before bodies were reused); btn: "
+          "?roles=button&interesting=true warm; ref: per-node reference method; pw: Playwright "
+          "aria_snapshot() (no bounds)")
     return 0
 
 

@@ -22,10 +22,11 @@ from typing import Any
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
-from . import axtree
+from . import axtree, patch
 from .axtree import Record
 from .dom_fallback import dom_records
-from .encoding import encoder_for, options_key
+from .encoding import PreencodedLayout, encoder_for, options_key
+from .encoding import dumps as json_bytes
 from .geometry import Placement, View, content_box, viewport_origin
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, parse_probe
@@ -61,6 +62,20 @@ class Capture:
     # Whether the tab was the one shown in its window at the last probe (the tab entry's
     # "visible"; outside the layout so a tab switch does not re-encode it).
     visible: bool | None = None
+    # Incremental updates (patch.py): only for a tab of one document in one session, read
+    # through the accessibility tree. ``frames`` is its change signal when it was taken.
+    patchable: bool = False
+    frame_id: str = ""
+    frames: tuple[str, ...] = ()
+    # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
+    # capture, which reuses those whose record and box did not change (_nodes).
+    node_caches: dict[LayoutOptions, NodeCache] = field(default_factory=dict)
+
+
+@dataclass
+class NodeCache:
+    view: View | None = None
+    entries: dict[str, tuple[Record, Placement | None, dict[str, Any], bytes]] = field(default_factory=dict)
 
 
 @dataclass
@@ -69,6 +84,8 @@ class _TrackerState:
 
     cache: dict[str, Capture]
     refresher: EagerRefresher | None
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("captures", "patches", "rescans"), 0))      # full reads, incremental ones, scroll-only
 
 
 _states: weakref.WeakKeyDictionary[Any, _TrackerState] = weakref.WeakKeyDictionary()
@@ -79,12 +96,15 @@ def _state_for(conn: Any, tracker: Any) -> _TrackerState:
     if state is None:
         state = _TrackerState(cache={}, refresher=None)
         if hasattr(conn, "on") and hasattr(tracker, "page_for_session"):
-            cache = state.cache
+            cache, counts = state.cache, state.counts
             # Weak: this state is the tracker's value in a WeakKeyDictionary.
             tracker_ref = weakref.ref(tracker)
 
-            async def refresh_tab(page: Any, options: LayoutOptions) -> None:
-                layout = await asyncio.wait_for(_tab_layout(page, options, cache), TAB_TIMEOUT)
+            async def refresh_tab(page: Any, options: LayoutOptions, signal: str) -> None:
+                known = cache.get(page.target_id)
+                if signal and known is not None and signal in known.frames:
+                    return      # the request that ran meanwhile captured this change already
+                layout = await asyncio.wait_for(_tab_layout(page, options, cache, counts), TAB_TIMEOUT)
                 owner = tracker_ref()
                 if owner is not None:   # the HTTP body too: the next request just sends bytes
                     encoder_for(owner).prime(page.target_id, options_key(options), layout)
@@ -155,9 +175,9 @@ async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerS
     """One layout of a tab at a time: a request waits for a background refresh (or another
     request) in flight, then checks freshness itself, usually finding the capture warm."""
     if state.refresher is None:
-        return await _tab_layout(page, options, state.cache)
+        return await _tab_layout(page, options, state.cache, state.counts)
     async with state.refresher.state(page.target_id).lock:
-        return await _tab_layout(page, options, state.cache)
+        return await _tab_layout(page, options, state.cache, state.counts)
 
 
 def _classify(page: Any, exc: Exception) -> ApiError:
@@ -179,21 +199,25 @@ def _classify(page: Any, exc: Exception) -> ApiError:
     return ApiError(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture]) -> dict[str, Any]:
+async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture],
+                      counts: dict[str, int] | None = None) -> dict[str, Any]:
     if getattr(page, "crashed", False):
         raise ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
                        headers={"Retry-After": "1"})
     children = list(getattr(page, "children", {}).values())
     with gc_paused():            # bounded: the tab's layout has a timeout (TAB_TIMEOUT)
-        return await _tab_layout_attempts(page, options, cache, children)
+        return await _tab_layout_attempts(page, options, cache, children,
+                                          {} if counts is None else counts)
 
 
 async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[str, Capture],
-                               children: list[Any]) -> dict[str, Any]:
+                               children: list[Any], counts: dict[str, int]) -> dict[str, Any]:
     for _attempt in range(CAPTURE_ATTEMPTS):
         probe, metrics, child_probes = await _probe(page, children)
         signal = _signal(probe, metrics, child_probes, children)
         capture = cache.get(page.target_id)
+        if options.fresh:
+            capture = None
         if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
             return _render(capture, probe, metrics, options)
         structure = _signal(probe, metrics, child_probes, children, scrolls=False)
@@ -201,8 +225,13 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
             if capture is not None and structure is not None and capture.structure == structure:
                 # Only scrolling inside the page: same nodes, new boxes from fresh snapshots.
                 capture = await _replace(page, children, probe.device_pixel_ratio, capture)
+                kind = "rescans"
             else:
-                capture = await _capture(page, children, probe.device_pixel_ratio)
+                patched = None
+                if capture is not None and _patchable(capture, probe, children):
+                    patched = await _patched(page, probe.device_pixel_ratio, capture)
+                capture = patched or await _capture(page, children, probe.device_pixel_ratio)
+                kind = "patches" if patched else "captures"
         except PageChanged:
             continue
         # Trust the capture only if nothing changed while it was taken.
@@ -216,7 +245,12 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         capture.signal = _with_scroll(after_signal, capture, after_metrics) if cacheable else (object(),)
         capture.structure = _signal(after, after_metrics, after_children, children, scrolls=False) \
             if cacheable else (object(),)
+        capture.frames = after.frames if cacheable else ()
+        previous = cache.get(page.target_id)
+        if previous is not None and previous is not capture:
+            capture.node_caches = previous.node_caches
         cache[page.target_id] = capture
+        counts[kind] = counts.get(kind, 0) + 1
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
@@ -276,10 +310,13 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     frame_tree_call = page.send("Page.getFrameTree")
     snapshot_call = _parsed_snapshot(page, dpr)
+    # Enabled, the domain keeps node ids stable between calls, and a later patch (patch.py)
+    # can read a node's ancestors. Idempotent and cheap (~1 ms).
+    enable_call = _or_exception(page.send("Accessibility.enable")) if not children else _nothing()
     ax_call = page.send("Accessibility.getFullAXTree")
     child_calls = [_capture_child(page, child, dpr) for child in children]
-    frame_tree, snapshot, ax_reply, *child_results = await asyncio.gather(
-        frame_tree_call, snapshot_call, _or_exception(ax_call), *child_calls)
+    frame_tree, snapshot, enabled, ax_reply, *child_results = await asyncio.gather(
+        frame_tree_call, snapshot_call, enable_call, _or_exception(ax_call), *child_calls)
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
         raise PageChanged("the snapshot is of another document than the frame tree")
@@ -310,8 +347,44 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         ordered = axtree.preorder([r for _key, recs in sessions for r in recs])
         session_of = {r["nodeId"]: key for key, recs in sessions for r in recs}
         keys = [session_of[r["nodeId"]] for r in ordered]
+        patchable = (source == "accessibility" and not children and len(snapshot.documents) == 1
+                     and not isinstance(enabled, BaseException) and bool(ordered))
         return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
-                       source=source, sticky=_sticky(placed), sessions=keys)
+                       source=source, sticky=_sticky(placed), sessions=keys,
+                       patchable=patchable, frame_id=main_frame)
+
+
+def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> bool:
+    """Whether the tab is still the one document (same token) the capture was taken of."""
+    if not capture.patchable or children or len(probe.frames) != 1 or len(capture.frames) != 1:
+        return False
+    return probe.frames[0].split(":")[0] == capture.frames[0].split(":")[0]
+
+
+async def _patched(page: Any, dpr: float, capture: Capture) -> Capture | None:
+    """The capture with only the changed subtrees read again (patch.py) and fresh boxes; None
+    when the change needs a full capture."""
+    take = patch.take_params(capture.frames[0])
+    if take is None:
+        return None
+    roots = patch.parse_roots(await page.send("Runtime.evaluate", take))
+    if roots is None:
+        return None
+    # The renderer answers in order: the accessibility reads first, so splicing them in
+    # overlaps the snapshot, the renderer's longest job.
+    reads = patch.start_reads(page, roots)
+    records, snapshot = await asyncio.gather(
+        patch.patched_records(page, capture.records, reads, capture.frame_id),
+        _parsed_snapshot(page, dpr))
+    if records is None or len(snapshot.documents) != 1 \
+            or snapshot.documents[0].frame_id not in ("", capture.frame_id):
+        return None
+    placed: Placed = {page.target_id: (snapshot, snapshot.placements(TOP_LEVEL))}
+    keys = [page.target_id] * len(records)
+    with gc_paused():
+        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
+                       source=capture.source, sticky=_sticky(placed), sessions=keys,
+                       patchable=True, frame_id=capture.frame_id)
 
 
 async def _parsed_snapshot(session: Any, dpr: float) -> Snapshot:
@@ -543,7 +616,8 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
 def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions) -> dict[str, Any]:
     view = _view(probe, metrics)
     capture.visible = probe.visible
-    options = dataclasses.replace(options, tab=None)     # the same answer for ?tab= or every tab
+    # The same answer for ?tab= or every tab, fresh or not.
+    options = dataclasses.replace(options, tab=None, fresh=False)
     last = capture.rendered.get(options)
     if last is not None and last[0] == view:
         return last[1]                       # nothing moved: the same answer, already built
@@ -552,15 +626,21 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
     if truncated:
         records = axtree.truncate(records, options.max_nodes)
         placements = placements[:options.max_nodes]
+    node_cache = capture.node_caches.get(options)
+    if node_cache is None:
+        if len(capture.node_caches) >= MAX_RENDERED_OPTIONS:
+            capture.node_caches.pop(next(iter(capture.node_caches)))
+        node_cache = capture.node_caches[options] = NodeCache()
     with gc_paused():
-        nodes = _nodes(records, placements, view)
-    layout = {
-        "source": capture.source,
-        "truncated": truncated,
-        "nodeCount": len(nodes),
-        "viewport": _viewport_json(metrics, view),
-        "nodes": nodes,
-    }
+        nodes, node_json = _nodes(records, placements, view, node_cache)
+    layout = PreencodedLayout(
+        source=capture.source,
+        truncated=truncated,
+        nodeCount=len(nodes),
+        viewport=_viewport_json(metrics, view),
+        nodes=nodes,                         # last: the encoder splices node_json in its place
+    )
+    layout.node_json = node_json
     if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
         capture.rendered.pop(next(iter(capture.rendered)))
     capture.rendered[options] = (view, layout)
@@ -579,19 +659,37 @@ class _Rounded(dict):
         return rounded
 
 
-def _nodes(records: list[Record], placements: list[Placement | None], view: View) -> list[dict]:
-    """Each record with its bounds in the three spaces for this view. The hot loop of a warm
-    request: plain float arithmetic (the same maths as geometry.View), no objects per node."""
+def _nodes(records: list[Record], placements: list[Placement | None], view: View,
+           cache: NodeCache) -> tuple[list[dict], list[bytes]]:
+    """Each record with its bounds in the three spaces for this view, and each one's JSON.
+
+    A node whose record and placement equal those of the last answer (same view) is reused with
+    its JSON: after a local change, most of a page. The rest is the hot loop of a request after
+    a scroll or a full capture: plain float arithmetic (the same maths as geometry.View)."""
+    if cache.view != view:
+        cache.view, cache.entries = view, {}
+    old, entries = cache.entries, {}
     lx, ly, vx, vy = view.layout_x, view.layout_y, view.visual_x, view.visual_y
     vw, vh = view.visual_width, view.visual_height
     k = view.pinch_scale * view.device_pixel_ratio
     ox, oy = view.origin_x, view.origin_y
     nodes: list[dict] = []
-    append, r = nodes.append, _Rounded()     # r[v] == round(v, 2) for the floats of Rects
+    node_json: list[bytes] = []
+    append, append_json, r = nodes.append, node_json.append, _Rounded()   # r[v] == round(v, 2)
     for record, placement in zip(records, placements):
+        node_id = record["nodeId"]
+        hit = old.get(node_id)
+        if hit is not None and (hit[0] is record or hit[0] == record) and hit[1] == placement:
+            entries[node_id] = hit
+            append(hit[2])
+            append_json(hit[3])
+            continue
         if placement is None:
-            append({**record, "bounds": None, "viewport": None, "screen": None,
-                    "visible": False, "fullyVisible": False})
+            node = {**record, "bounds": None, "viewport": None, "screen": None,
+                    "visible": False, "fullyVisible": False}
+            entries[node_id] = (record, placement, node, json_bytes(node))
+            append(node)
+            append_json(entries[node_id][3])
             continue
         rect = placement.rect
         x, y, w, h = rect.x, rect.y, rect.width, rect.height
@@ -620,15 +718,20 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
             inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
             bounds = {"space": "document", "x": r[inner_x], "y": r[inner_y],
                       "width": r[inner_w], "height": r[inner_h], "borderBox": border_box}
-        append({**record, "bounds": bounds,
+        node = {**record, "bounds": bounds,
                 "viewport": {"space": "viewport", "borderBox": {
                     "x": r[px], "y": r[py], "width": rw, "height": rh}},
                 "screen": {"space": "screen", "borderBox": {
                     "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
                     "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
                 "visible": visible,
-                "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5})
-    return nodes
+                "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
+        encoded = json_bytes(node)
+        entries[node_id] = (record, placement, node, encoded)
+        append(node)
+        append_json(encoded)
+    cache.entries = entries
+    return nodes, node_json
 
 
 _gc_pauses = 0           # nested or concurrent gc_paused() stretches in progress

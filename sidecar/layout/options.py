@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from desktopd.web.errors import invalid
 
 MAX_NODES_LIMIT = 1_000_000
-_KNOWN = frozenset({"tab", "interesting", "roles", "max_nodes"})
+_KNOWN = frozenset({"tab", "interesting", "roles", "max_nodes", "fresh"})
 _TRUE = frozenset({"1", "true", "yes", "on", ""})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -19,6 +19,7 @@ class LayoutOptions:
     interesting: bool = False                    # drop ignored/generic nodes, re-parent children
     roles: frozenset[str] | None = None          # keep only these roles (case-insensitive)
     max_nodes: int | None = None                 # per tab, after filtering
+    fresh: bool = False                          # read every tab whole: no cache, no patch
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> LayoutOptions:
@@ -31,7 +32,8 @@ class LayoutOptions:
         return cls(tab=tab.strip() if tab is not None else None,
                    interesting=_parse_bool("interesting", query.get("interesting")),
                    roles=_parse_roles(query.get("roles")),
-                   max_nodes=_parse_max_nodes(query.get("max_nodes")))
+                   max_nodes=_parse_max_nodes(query.get("max_nodes")),
+                   fresh=_parse_bool("fresh", query.get("fresh")))
 
 
 def _parse_bool(field: str, raw: str | None) -> bool:

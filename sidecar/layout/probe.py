@@ -11,6 +11,11 @@ changes it too. A frame seen for the first time gets its tracker then and report
 Scrolling the top-level document is deliberately not a change: only viewport bounds depend on it,
 and those are recomputed from fresh metrics on every request.
 
+Each frame's tracker also remembers which nodes changed, and at which count (``dirty``), so
+that patch.py can re-read only those parts of the accessibility tree; a change without a node of
+its own (resize, fonts) or too many nodes leaves the record incomplete (``floor``), and the next
+capture is a full one.
+
 Every change (and inner scroll) also schedules a call of the ``Runtime.addBinding`` function
 ``refresh.BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
 background; freshness never depends on that call, only on the counters.
@@ -31,9 +36,13 @@ from .refresh import BINDING
 _PROBE = r"""
 (() => {
   const KEY = "__desktopdLayoutTracker", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
+  const MAX_DIRTY = __MAX_DIRTY__;
   const install = (w) => {
     const isTop = w === w.top;
-    const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0 };
+    // dirty: node -> the change count when it last changed (what patch.py re-reads); below
+    // ``floor`` the record is incomplete (overflow, or a change with no node of its own).
+    const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0,
+                    dirty: new Map(), floor: 0 };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     // Tell the sidecar (Runtime.addBinding, see refresh.py) shortly after a burst of changes,
     // so it can rebuild the layout before it is asked for.
@@ -44,21 +53,39 @@ _PROBE = r"""
       w.setTimeout(() => {
         notifying = false;
         const binding = w[BINDING];
-        if (typeof binding === "function") { try { binding(""); } catch (e) { /* page's own */ } }
+        // The frame's signal: the sidecar skips the refresh if its last capture has it already.
+        const signal = state.token + ":" + state.changes + ":" + state.scrolls;
+        if (typeof binding === "function") { try { binding(signal); } catch (e) { /* page's own */ } }
       }, NOTIFY_DELAY_MS);
     };
-    const bump = () => { state.changes++; notify(); };
-    new w.MutationObserver(bump).observe(w.document, {
-      subtree: true, childList: true, attributes: true, characterData: true });
-    for (const type of ["input", "change", "focusin", "focusout", "load", "error", "resize",
-                        "toggle", "transitionrun", "transitionend", "animationstart",
-                        "animationend", "fullscreenchange"]) {
-      w.addEventListener(type, bump, true);
+    const forgetAll = () => { state.dirty.clear(); state.floor = state.changes; };
+    const mark = (node) => {
+      if (!node) forgetAll();
+      else if (state.dirty.size >= MAX_DIRTY) forgetAll();
+      else state.dirty.set(node, state.changes);
+    };
+    const bump = (node) => { state.changes++; mark(node); notify(); };
+    // What changed, for an incremental update: a childList change rewrote its target's
+    // children; an attribute or text change can restyle or rename the target's siblings
+    // (CSS sibling selectors), so its parent is what may have changed.
+    new w.MutationObserver((records) => {
+      state.changes++;
+      for (const r of records) mark(r.type === "childList" ? r.target : r.target.parentNode || r.target);
+      notify();
+    }).observe(w.document, { subtree: true, childList: true, attributes: true, characterData: true });
+    const onTarget = (e) => bump(e.target instanceof w.Element ? e.target : null);
+    const onParent = (e) => bump(e.target instanceof w.Element ? e.target.parentNode : null);
+    for (const type of ["input", "change", "focusin", "focusout", "load", "error", "toggle"]) {
+      w.addEventListener(type, onTarget, true);
     }
+    for (const type of ["transitionrun", "transitionend", "animationstart", "animationend"]) {
+      w.addEventListener(type, onParent, true);
+    }
+    for (const type of ["resize", "fullscreenchange"]) w.addEventListener(type, () => bump(null), true);
     w.addEventListener("scroll", (e) => {
       if (!isTop || e.target !== w.document) { state.scrolls++; notify(); }
     }, true);
-    if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", bump);
+    if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", () => bump(null));
     // Setting a control's value or checkedness from script fires no event and no mutation,
     // yet changes the accessibility tree: count those setters too (they still do their job).
     const setters = [[w.HTMLInputElement, ["value", "checked", "indeterminate"]],
@@ -70,8 +97,29 @@ _PROBE = r"""
         const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
         if (!d || !d.set || !d.configurable) continue;
         Object.defineProperty(kind.prototype, name, { ...d,
-          set(v) { bump(); return d.set.call(this, v); } });
+          set(v) { bump(this.localName === "option" ? this.closest("select") || this.parentNode : this);
+                   return d.set.call(this, v); } });
       }
+    }
+    // focus()/blur() in a window without the desktop's focus fire no focus events (Chromium
+    // defers them), yet move the accessibility tree's focus: count them when they move it.
+    const H = w.HTMLElement && w.HTMLElement.prototype;
+    for (const name of ["focus", "blur"]) {
+      const f = H && H[name];
+      if (typeof f !== "function") continue;
+      H[name] = function (...args) {
+        const before = w.document.activeElement;
+        const result = f.apply(this, args);
+        const now = w.document.activeElement;
+        if (now !== before) {
+          state.changes++;
+          for (const el of [before, now]) {
+            if (el && el !== w.document.body && el !== w.document.documentElement) mark(el);
+          }
+          notify();
+        }
+        return result;
+      };
     }
     // Scroll events come with the next frame: count script scrolling when it happens.
     const scrolled = () => { state.scrolls++; notify(); };
@@ -124,8 +172,10 @@ _PROBE = r"""
 """
 
 NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
+MAX_DIRTY = 512              # changed nodes remembered per frame; beyond: a full capture
 PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__BINDING__", BINDING)
-                                .replace("__DELAY__", str(NOTIFY_DELAY_MS)), "returnByValue": True,
+                                .replace("__DELAY__", str(NOTIFY_DELAY_MS))
+                                .replace("__MAX_DIRTY__", str(MAX_DIRTY)), "returnByValue": True,
                                 "awaitPromise": False, "silent": True}
 
 

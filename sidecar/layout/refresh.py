@@ -16,6 +16,7 @@ the last ``ACTIVE_SECONDS`` are refreshed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import weakref
@@ -31,7 +32,9 @@ BINDING = "__desktopdLayoutChanged"
 ACTIVE_SECONDS = 60.0        # a tab nobody asked about for this long is not refreshed
 MAX_PAUSE = 5.0              # longest pause between two refreshes of a busy page
 
-RefreshTab = Callable[[Any, LayoutOptions], Awaitable[Any]]
+# (page, options, the frame signal the page sent): refreshes the tab unless its cached capture
+# already has that signal.
+RefreshTab = Callable[[Any, LayoutOptions, str], Awaitable[Any]]
 
 
 @dataclass
@@ -43,6 +46,8 @@ class TabState:
     again: bool = False                # a change arrived while a refresh was running
     refreshes: int = 0
     capture: Any = None                # weak reference to the capture last answered from
+    documents: Any = None              # that capture's documents (tokens): a new one needs binding
+    signal: str = ""                   # the latest signal the page sent with its notification
 
 
 class EagerRefresher:
@@ -76,12 +81,16 @@ class EagerRefresher:
         always survive a navigation (Chromium 156 drops it when a navigation swaps the frame's
         renderer host, e.g. same-site with the back-forward cache): it is added again then."""
         state = self.state(page.target_id)
-        state.options = options
+        state.options = dataclasses.replace(options, fresh=False)    # refreshes may patch
         state.asked_at = time.monotonic()
         sessions = [page] + list(getattr(page, "children", {}).values())
         if capture is not None and (state.capture is None or state.capture() is not capture):
             state.capture = weakref.ref(capture)
-            self._bound.difference_update(s.session_id for s in sessions)
+            # A patched capture is of the same document: only a new one may have lost the binding.
+            documents = tuple(f.split(":")[0] for f in getattr(capture, "frames", ())) or object()
+            if documents != state.documents:
+                state.documents = documents
+                self._bound.difference_update(s.session_id for s in sessions)
         unbound = [s for s in sessions if s.session_id not in self._bound]
         if unbound:
             self._bound.update(s.session_id for s in unbound)
@@ -107,6 +116,7 @@ class EagerRefresher:
         state = self._tabs.get(page.target_id)
         if state is None or time.monotonic() - state.asked_at > ACTIVE_SECONDS:
             return
+        state.signal = str(params.get("payload") or "")
         if state.task is not None and not state.task.done():
             state.again = True
             return
@@ -118,7 +128,7 @@ class EagerRefresher:
             started = time.monotonic()
             try:
                 async with state.lock:
-                    await self._refresh_tab(page, state.options)
+                    await self._refresh_tab(page, state.options, state.signal)
                 state.refreshes += 1
             except asyncio.CancelledError:
                 raise

@@ -59,10 +59,12 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     conn, page = FakeConn(), FakePage("T", "S")
     tracker = FakeTracker(conn, page)
     started: list[LayoutOptions] = []
+    signals: list[str] = []
     release = asyncio.Event()
 
-    async def refresh_tab(_page, options):
+    async def refresh_tab(_page, options, signal):
         started.append(options)
+        signals.append(signal)
         await release.wait()
 
     refresher = EagerRefresher(conn, tracker, refresh_tab)
@@ -80,9 +82,10 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     while not started:
         await asyncio.sleep(0)            # let the refresh task start (it runs at once)
     assert started == [LayoutOptions(interesting=True)] and not refresher.state("T").again
-    for _ in range(3):                    # while it runs: one rerun after it
-        conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "S")
+    for count in range(3):                # while it runs: one rerun after it
+        conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": f"tok:{count}:0"}, "S")
     assert refresher.state("T").task is task and refresher.state("T").again
     release.set()
     await asyncio.wait_for(task, 5)
     assert len(started) == 2 and refresher.state("T").refreshes == 2   # one rerun, not three
+    assert signals == ["", "tok:2:0"]     # the rerun knows the page's latest signal

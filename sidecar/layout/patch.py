@@ -1,0 +1,224 @@
+"""Incremental accessibility records: re-read only the subtrees a DOM change can have touched.
+
+``Accessibility.getFullAXTree`` serialises every node each time: at 2,000 elements about 6,000
+nodes, 2.9 MB and 150-300 ms of Chromium's time, most of the cost of a ``/layout`` asked right
+after an action. An action usually changes a small part of the page, so:
+
+1. The page's change tracker (probe.py) remembers which nodes changed, and at which change count.
+   ``TAKE`` turns those changed since the cached capture into a minimal set of root elements
+   whose accessibility subtrees may differ. It widens the set for labels (a label names a control
+   outside the change), radio groups (checking one unchecks the others silently) and elements
+   named or described through ``aria-labelledby``/``aria-describedby``.
+2. For each root, ``Accessibility.queryAXTree`` (no filter: the whole subtree, ignored nodes
+   included) and ``Accessibility.getAXNodeAndAncestors`` (the root's ancestors: their names can
+   come from the changed content, and their childIds from the changed structure) are read, all
+   pipelined on the one connection.
+3. The old subtrees are replaced by the new ones, the ancestors refreshed, the rest kept as is.
+
+Node ids are Chromium's AXObject ids, stable between calls while the domain is enabled, so the
+spliced tree is the tree a full read would return (the layout tests compare the two after
+randomised changes). Whatever the patch cannot vouch for makes it return None and the caller reads
+the whole tree: another document, a change record that overflowed or had no node of its own
+(resize, fonts), a change in <head> (the document's title) or at <html>/<body>, a root without an
+accessibility node, or a child id that neither the old tree nor the new reads account for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from sidecar.cdp.connection import CDPError
+
+from . import axtree
+from .axtree import Record
+
+MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
+MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
+
+_TAKE = r"""
+(() => {
+  const state = window.__desktopdLayoutTracker;
+  const TOKEN = __TOKEN__, SINCE = __SINCE__, MAX_ROOTS = __MAX_ROOTS__;
+  if (!state || state.token !== TOKEN || SINCE < state.floor) return null;
+  const changed = [];
+  for (const [node, at] of state.dirty) {
+    if (at <= SINCE) state.dirty.delete(node);    // already in the capture being patched
+    else changed.push(node);
+  }
+  const doc = document, roots = new Set();
+  for (const found of changed) {
+    if (!found.isConnected) continue;   // removed since: its old parent's change covers it
+    const node = found.nodeType === 1 ? found : found.parentElement;
+    if (!node || node === doc.documentElement || node === doc.body ||
+        (doc.head && doc.head.contains(node))) return null;
+    roots.add(node);
+    const label = node.closest("label");          // a label names its control
+    if (label) { roots.add(label); if (label.control) roots.add(label.control); }
+    if (node.localName === "input" && node.type === "radio" && node.name) {
+      for (const other of (node.form || doc).querySelectorAll("input[type=radio]")) {
+        if (other.name === node.name) roots.add(other);
+      }
+    }
+  }
+  if (roots.size === 0) return [];
+  const referrers = doc.querySelectorAll("[aria-labelledby],[aria-describedby]");
+  if (referrers.length > __MAX_REFERRERS__) return null;
+  const changedRoots = [...roots];
+  for (const el of referrers) {
+    const ids = ((el.getAttribute("aria-labelledby") || "") + " " +
+                 (el.getAttribute("aria-describedby") || "")).split(/\s+/);
+    for (const id of ids) {
+      const target = id && doc.getElementById(id);
+      if (target && changedRoots.some((r) => r.contains(target) || target.contains(r))) {
+        roots.add(el);
+        break;
+      }
+    }
+  }
+  const all = [...roots];
+  const minimal = all.filter((r) => !all.some((o) => o !== r && o.contains(r)));
+  return minimal.length > MAX_ROOTS ? null : minimal;
+})()
+"""
+
+
+def take_params(frame_signal: str) -> dict[str, Any] | None:
+    """The Runtime.evaluate that asks a page for the roots changed since ``frame_signal`` (the
+    cached capture's ``token:changes:scrolls``), or None if that is not a tracked frame's."""
+    parts = frame_signal.split(":")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    expression = (_TAKE.replace("__TOKEN__", json.dumps(parts[0])).replace("__SINCE__", parts[1])
+                  .replace("__MAX_ROOTS__", str(MAX_ROOTS))
+                  .replace("__MAX_REFERRERS__", str(MAX_REFERRERS)))
+    # Deep serialization gives each root element's backendNodeId in the same reply.
+    return {"expression": expression, "silent": True,
+            "serializationOptions": {"serialization": "deep", "maxDepth": 1}}
+
+
+def parse_roots(reply: dict[str, Any]) -> list[int] | None:
+    """The roots' backendNodeIds from a ``take_params`` evaluation; None: read the whole tree."""
+    if "exceptionDetails" in reply:
+        return None
+    value = reply.get("result", {}).get("deepSerializedValue") or {}
+    if value.get("type") != "array":
+        return None
+    roots = []
+    for item in value.get("value", []):
+        node = item.get("value") if item.get("type") == "node" else None
+        backend_id = node.get("backendNodeId") if isinstance(node, dict) else None
+        if not isinstance(backend_id, int):
+            return None
+        roots.append(backend_id)
+    return roots
+
+
+def start_reads(session: Any, roots: list[int]) -> list[asyncio.Future]:
+    """Send every root's two reads now (before anything the caller sends next: the renderer
+    answers in order), as futures for ``patched_records``."""
+    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
+            for root in roots for method in (_QUERY, _ANCESTORS)]
+
+
+async def patched_records(session: Any, records: list[Record], reads: list[asyncio.Future],
+                          frame_id: str) -> list[Record] | None:
+    """``records`` (a capture's, pre-order, one frame) with the subtrees under the roots of
+    ``reads`` (start_reads) read again; None when the result could differ from a full read.
+    Never modifies ``records``."""
+    if not reads:
+        return records
+    try:
+        replies = await asyncio.gather(*reads)
+        reads = await asyncio.gather(*(_settle(session, replies[i], replies[i + 1])
+                                       for i in range(0, len(replies), 2)))
+    except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
+        return None
+    by_id = {record["nodeId"]: record for record in records}
+    top_id = records[0]["nodeId"] if records else None
+    fresh: dict[str, dict[str, Any]] = {}
+    replaced: set[str] = set()
+    for read in reads:
+        if read is None or str(read[1][-1].get("nodeId")) != top_id:
+            return None           # no accessibility node below the document's, or another document
+        subtree, chain = read
+        replaced.update(_subtree_ids(by_id, str(subtree[0]["nodeId"])))
+        for node in subtree:
+            fresh[str(node["nodeId"])] = node
+        for node in chain[1:]:
+            fresh.setdefault(str(node["nodeId"]), node)
+    kept = [r for r in records if r["nodeId"] not in replaced and r["nodeId"] not in fresh]
+    known = {r["nodeId"] for r in kept}
+    known.update(fresh)
+    if any(str(child) not in known for node in fresh.values() for child in node.get("childIds", ())):
+        return None               # e.g. a sibling a CSS rule revealed: not read, so not vouched for
+    if any(child not in known for record in kept for child in record["childIds"]):
+        return None
+    new = axtree.ax_records(_as_in_full_tree(fresh.values()), frame_id)
+    target_id = records[0].get("targetId") if records else None
+    for record in new:
+        record["targetId"] = target_id
+    return axtree.preorder(kept + new)
+
+
+_QUERY = "Accessibility.queryAXTree"
+_ANCESTORS = "Accessibility.getAXNodeAndAncestors"
+
+
+async def _settle(session: Any, subtree_reply: dict, chain_reply: dict,
+                  ) -> tuple[list[dict], list[dict]] | None:
+    """A root's accessibility subtree and its ancestors (root first, document last). A root that
+    is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is
+    read again from its nearest ancestor that is; None if that is the document's own node."""
+    subtree, chain = subtree_reply.get("nodes") or [], chain_reply.get("nodes") or []
+    if not chain:
+        return None
+    if subtree and _in_tree(chain, 0) and str(subtree[0].get("nodeId")) == str(chain[0].get("nodeId")):
+        return subtree, chain
+    for index in range(1, len(chain) - 1):
+        if _in_tree(chain, index):
+            backend_id = chain[index].get("backendDOMNodeId")
+            if not isinstance(backend_id, int):
+                return None
+            subtree = (await session.send(_QUERY, {"backendNodeId": backend_id})).get("nodes") or []
+            if subtree and str(subtree[0].get("nodeId")) == str(chain[index].get("nodeId")):
+                return subtree, chain[index:]
+            return None
+    return None
+
+
+def _in_tree(chain: list[dict], index: int) -> bool:
+    """Whether chain[index] is one of its parent's children (the last one is the root)."""
+    if index + 1 >= len(chain):
+        return True
+    return str(chain[index].get("nodeId")) in map(str, chain[index + 1].get("childIds", ()))
+
+
+def _subtree_ids(by_id: dict[str, Record], top: str) -> set[str]:
+    """``top`` and every node below it in the old tree."""
+    found: set[str] = set()
+    stack = [top]
+    while stack:
+        node_id = stack.pop()
+        if node_id in found:
+            continue
+        found.add(node_id)
+        record = by_id.get(node_id)
+        if record is not None:
+            stack.extend(record["childIds"])
+    return found
+
+
+_NO_ROLE = {"type": "role", "value": "none"}
+
+
+def _as_in_full_tree(nodes: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """queryAXTree reports an ignored node's own role and name; getFullAXTree reports role
+    "none" and no name: keep the full tree's shape, so a patched tree equals a full read."""
+    for node in nodes:
+        if node.get("ignored"):
+            node = dict(node, role=_NO_ROLE)
+            node.pop("name", None)
+        yield node
