@@ -75,7 +75,9 @@ class Capture:
 @dataclass
 class NodeCache:
     view: View | None = None
-    entries: dict[str, tuple[Record, Placement | None, dict[str, Any], bytes]] = field(default_factory=dict)
+    # nodeId -> (record, placement, node, node JSON, record JSON without its closing brace)
+    entries: dict[str, tuple[Record, Placement | None, dict[str, Any], bytes, bytes]] = field(
+        default_factory=dict)
 
 
 @dataclass
@@ -679,17 +681,23 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
     for record, placement in zip(records, placements):
         node_id = record["nodeId"]
         hit = old.get(node_id)
-        if hit is not None and (hit[0] is record or hit[0] == record) and hit[1] == placement:
+        same_record = hit is not None and (hit[0] is record or hit[0] == record)
+        if same_record and hit[1] == placement:
             entries[node_id] = hit
             append(hit[2])
             append_json(hit[3])
             continue
+        # A node's JSON is its record's members, then its geometry's: a record that only moved
+        # keeps the JSON of its members.
+        prefix = hit[4] if same_record else json_bytes(record)[:-1]
         if placement is None:
-            node = {**record, "bounds": None, "viewport": None, "screen": None,
-                    "visible": False, "fullyVisible": False}
-            entries[node_id] = (record, placement, node, json_bytes(node))
+            geometry: dict[str, Any] = {"bounds": None, "viewport": None, "screen": None,
+                                        "visible": False, "fullyVisible": False}
+            node = {**record, **geometry}
+            encoded = prefix + b"," + json_bytes(geometry)[1:]
+            entries[node_id] = (record, placement, node, encoded, prefix)
             append(node)
-            append_json(entries[node_id][3])
+            append_json(encoded)
             continue
         rect = placement.rect
         x, y, w, h = rect.x, rect.y, rect.width, rect.height
@@ -718,16 +726,17 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
             inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
             bounds = {"space": "document", "x": r[inner_x], "y": r[inner_y],
                       "width": r[inner_w], "height": r[inner_h], "borderBox": border_box}
-        node = {**record, "bounds": bounds,
-                "viewport": {"space": "viewport", "borderBox": {
-                    "x": r[px], "y": r[py], "width": rw, "height": rh}},
-                "screen": {"space": "screen", "borderBox": {
-                    "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
-                    "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
-                "visible": visible,
-                "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
-        encoded = json_bytes(node)
-        entries[node_id] = (record, placement, node, encoded)
+        geometry = {"bounds": bounds,
+                    "viewport": {"space": "viewport", "borderBox": {
+                        "x": r[px], "y": r[py], "width": rw, "height": rh}},
+                    "screen": {"space": "screen", "borderBox": {
+                        "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
+                        "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
+                    "visible": visible,
+                    "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
+        node = {**record, **geometry}
+        encoded = prefix + b"," + json_bytes(geometry)[1:]
+        entries[node_id] = (record, placement, node, encoded, prefix)
         append(node)
         append_json(encoded)
     cache.entries = entries

@@ -57,8 +57,13 @@ def dumps_layout(layout: dict[str, Any]) -> bytes:
     if node_json is None or next(reversed(layout), None) != "nodes" or len(node_json) != len(layout["nodes"]):
         return dumps(layout)
     head = dumps({key: value for key, value in layout.items() if key != "nodes"})
-    return b"".join((head[:-1], b',"nodes":[' if len(head) > 2 else b'"nodes":[',
-                     b",".join(node_json), b"]}"))
+    pieces = [head[:-1] + (b',"nodes":[' if len(head) > 2 else b'"nodes":[')]
+    for index, fragment in enumerate(node_json):     # one join: no copy of the joined nodes
+        if index:
+            pieces.append(b",")
+        pieces.append(fragment)
+    pieces.append(b"]}")
+    return b"".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -107,10 +112,13 @@ class LayoutEncoder:
         self.misses = 0
 
     def encode(self, body: dict[str, Any], options_key: Any = None) -> EncodedBody:
-        parts: list[bytes] = []
+        # Pieces joined once at the end: a layout is megabytes, each "+" of it would copy it.
+        parts: list[bytes] = [b'{"tabs":[']
         digest = hashlib.blake2b(digest_size=12)
         for tab in body["tabs"]:
             layout = tab.get("layout")
+            if len(parts) > 1:
+                parts.append(b",")
             if not isinstance(layout, dict):         # an error entry: small, encoded each time
                 whole = dumps(tab)
                 digest.update(whole)
@@ -121,12 +129,12 @@ class LayoutEncoder:
             layout_bytes, generation = self._layout_bytes(tab.get("id"), options_key, layout)
             digest.update(b"\0%d\0" % generation)
             # head is '{...}': splice the cached layout in as its last member.
-            parts.append(head[:-1] + (b',"layout":' if len(head) > 2 else b'"layout":')
-                         + layout_bytes + b"}")
+            parts += (head[:-1], b',"layout":' if len(head) > 2 else b'"layout":', layout_bytes, b"}")
         extra = {key: value for key, value in body.items() if key != "tabs"}
         tail = b"}" if not extra else b"," + dumps(extra)[1:]
         digest.update(tail)
-        data = b'{"tabs":[' + b",".join(parts) + b"]" + tail
+        parts += (b"]", tail)
+        data = b"".join(parts)
         return EncodedBody(data, f'"{self._token}-{digest.hexdigest()}"')
 
     def prime(self, tab_id: Any, options_key: Any, layout: dict) -> None:

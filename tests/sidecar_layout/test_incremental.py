@@ -81,3 +81,21 @@ async def test_a_change_at_body_or_in_head_reads_the_whole_tree(chromium, page_s
         assert after["patches"] == before["patches"], script
     root = _nodes(layout)[0]
     assert root["role"]["value"] == "RootWebArea" and root["name"]["value"] == "renamed"
+
+
+async def test_unchanged_nodes_are_reused_and_the_spliced_json_is_exact(chromium, page_server):
+    from sidecar.layout.encoding import LayoutEncoder, dumps
+
+    page = await _open(chromium, page_server)
+    first = await chromium.layout(tab=page.target_id)
+    await chromium.evaluate(page, "document.querySelector('#buttons button').textContent = 'zz'")
+    second = await chromium.layout(tab=page.target_id)
+    old = {n["nodeId"]: n for n in _nodes(first)}
+    reused = [n for n in _nodes(second) if old.get(n["nodeId"]) is n]
+    # The renamed button and its text (and what moved with them) are new; most of the page is
+    # the very same node objects, with their JSON.
+    assert len(reused) > len(_nodes(second)) // 2
+    assert [n for n in _nodes(second) if n["name"]["value"] == "zz"], "the rename is missing"
+    for layout in (first, second):
+        body = {"tabs": [dict(layout["tabs"][0])]}
+        assert LayoutEncoder().encode(body).data == dumps(body)
