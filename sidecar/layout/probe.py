@@ -21,7 +21,9 @@ Every change (and inner scroll) also schedules a call of the ``Runtime.addBindin
 background; freshness never depends on that call, only on the counters.
 
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
-scrollBy, scrollIntoView...) is counted as it is called. Known limit: :hover styles that move
+scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
+ones present at install, and every one attached later). Known limits: a closed shadow root
+attached before the tracker was installed is not seen, nor are :hover styles that move
 layout are not seen.
 """
 
@@ -68,11 +70,35 @@ _PROBE = r"""
     // What changed, for an incremental update: a childList change rewrote its target's
     // children; an attribute or text change can restyle or rename the target's siblings
     // (CSS sibling selectors), so its parent is what may have changed.
-    new w.MutationObserver((records) => {
+    const observer = new w.MutationObserver((records) => {
       state.changes++;
-      for (const r of records) mark(r.type === "childList" ? r.target : r.target.parentNode || r.target);
+      for (const r of records) {
+        // A shadow root's own children changed: its host is the element to read again.
+        const target = r.target instanceof w.ShadowRoot ? r.target.host : r.target;
+        mark(r.type === "childList" ? target : target.parentNode instanceof w.ShadowRoot
+          ? target.parentNode.host : target.parentNode || target);
+      }
       notify();
-    }).observe(w.document, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    const watched = { subtree: true, childList: true, attributes: true, characterData: true };
+    observer.observe(w.document, watched);
+    // A document observer does not see inside shadow roots: observe each one too, those open
+    // now and every one attached from now on (a closed one attached earlier stays unseen).
+    const watchShadow = (root) => {
+      if (!root) return;
+      observer.observe(root, watched);
+      for (const el of root.querySelectorAll("*")) watchShadow(el.shadowRoot);
+    };
+    for (const el of w.document.querySelectorAll("*")) watchShadow(el.shadowRoot);
+    const attach = w.Element && w.Element.prototype.attachShadow;
+    if (typeof attach === "function") {
+      w.Element.prototype.attachShadow = function (...args) {
+        const root = attach.apply(this, args);
+        watchShadow(root);
+        bump(this);
+        return root;
+      };
+    }
     const onTarget = (e) => bump(e.target instanceof w.Element ? e.target : null);
     const onParent = (e) => bump(e.target instanceof w.Element ? e.target.parentNode : null);
     for (const type of ["input", "change", "focusin", "focusout", "load", "error", "toggle"]) {
