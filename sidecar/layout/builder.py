@@ -29,7 +29,7 @@ from .encoding import PreencodedLayout, encoder_for, options_key
 from .encoding import dumps as json_bytes
 from .geometry import Placement, View, content_box, viewport_origin
 from .options import LayoutOptions
-from .probe import PROBE_PARAMS, ProbeResult, parse_probe
+from .probe import PROBE_PARAMS, ProbeResult, document_token, parse_probe
 from .refresh import EagerRefresher
 from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
@@ -202,14 +202,13 @@ def _classify(page: Any, exc: Exception) -> ApiError:
 
 
 async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture],
-                      counts: dict[str, int] | None = None) -> dict[str, Any]:
+                      counts: dict[str, int]) -> dict[str, Any]:
     if getattr(page, "crashed", False):
         raise ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
                        headers={"Retry-After": "1"})
     children = list(getattr(page, "children", {}).values())
     with gc_paused():            # bounded: the tab's layout has a timeout (TAB_TIMEOUT)
-        return await _tab_layout_attempts(page, options, cache, children,
-                                          {} if counts is None else counts)
+        return await _tab_layout_attempts(page, options, cache, children, counts)
 
 
 async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[str, Capture],
@@ -320,7 +319,7 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
     frame_tree, snapshot, enabled, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, enable_call, _or_exception(ax_call), *child_calls)
     main_frame = frame_tree["frameTree"]["frame"]["id"]
-    if snapshot.documents and snapshot.documents[0].frame_id not in ("", main_frame):
+    if not _of_frame(snapshot, main_frame):
         raise PageChanged("the snapshot is of another document than the frame tree")
     source = "accessibility"
     sessions: list[tuple[str, list[Record]]] = []
@@ -360,7 +359,7 @@ def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> boo
     """Whether the tab is still the one document (same token) the capture was taken of."""
     if not capture.patchable or children or len(probe.frames) != 1 or len(capture.frames) != 1:
         return False
-    return probe.frames[0].split(":")[0] == capture.frames[0].split(":")[0]
+    return document_token(probe.frames[0]) == document_token(capture.frames[0])
 
 
 async def _patched(page: Any, dpr: float, capture: Capture) -> Capture | None:
@@ -378,15 +377,19 @@ async def _patched(page: Any, dpr: float, capture: Capture) -> Capture | None:
     records, snapshot = await asyncio.gather(
         patch.patched_records(page, capture.records, reads, capture.frame_id),
         _parsed_snapshot(page, dpr))
-    if records is None or len(snapshot.documents) != 1 \
-            or snapshot.documents[0].frame_id not in ("", capture.frame_id):
+    if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, capture.frame_id):
         return None
-    placed: Placed = {page.target_id: (snapshot, snapshot.placements(TOP_LEVEL))}
+    placed = _place_sessions(page, snapshot, [], {})
     keys = [page.target_id] * len(records)
     with gc_paused():
         return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
                        source=capture.source, sticky=_sticky(placed), sessions=keys,
                        patchable=True, frame_id=capture.frame_id)
+
+
+def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:
+    """Whether the snapshot's top document is the frame's (not one it navigated to since)."""
+    return not snapshot.documents or snapshot.documents[0].frame_id in ("", frame_id)
 
 
 async def _parsed_snapshot(session: Any, dpr: float) -> Snapshot:
@@ -404,7 +407,7 @@ async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture)
         *(_capture_child(page, child, dpr, accessibility=False) for child in children))
     with gc_paused():
         snapshot = Snapshot(snapshot_reply, dpr)
-    if snapshot.documents and snapshot.documents[0].frame_id not in ("", frame_tree["frameTree"]["frame"]["id"]):
+    if not _of_frame(snapshot, frame_tree["frameTree"]["frame"]["id"]):
         raise PageChanged("the snapshot is of another document than the frame tree")
     found = {child.target_id: (result[0], result[2]) for child, result in zip(children, child_results) if result}
     placed = _place_sessions(page, snapshot, children, found)
@@ -693,47 +696,42 @@ def _nodes(records: list[Record], placements: list[Placement | None], view: View
         if placement is None:
             geometry: dict[str, Any] = {"bounds": None, "viewport": None, "screen": None,
                                         "visible": False, "fullyVisible": False}
-            node = {**record, **geometry}
-            encoded = prefix + b"," + json_bytes(geometry)[1:]
-            entries[node_id] = (record, placement, node, encoded, prefix)
-            append(node)
-            append_json(encoded)
-            continue
-        rect = placement.rect
-        x, y, w, h = rect.x, rect.y, rect.width, rect.height
-        if placement.fixed:
-            x += lx
-            y += ly
-        px, py = x - vx, y - vy
-        sx, sy, sw, sh = ox + px * k, oy + py * k, w * k, h * k
-        # Visible part: the box clipped to the viewport and to its frames' clip.
-        left, top, right, bottom = max(px, 0.0), max(py, 0.0), min(px + w, vw), min(py + h, vh)
-        clip = placement.clip
-        if clip is not None:
-            cx, cy = clip.x - vx, clip.y - vy
-            if placement.clip_fixed:
-                cx += lx
-                cy += ly
-            left, top = max(left, cx), max(top, cy)
-            right, bottom = min(right, cx + clip.width), min(bottom, cy + clip.height)
-        visible = w > 0 and h > 0 and right > left and bottom > top
-        rw, rh = r[w], r[h]          # the same in document and viewport space
-        border_box = {"x": r[x], "y": r[y], "width": rw, "height": rh}
-        insets = placement.insets
-        if insets is None:                   # no border or padding: content box = border box
-            bounds = {"space": "document", **border_box, "borderBox": border_box}
         else:
-            inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
-            bounds = {"space": "document", "x": r[inner_x], "y": r[inner_y],
-                      "width": r[inner_w], "height": r[inner_h], "borderBox": border_box}
-        geometry = {"bounds": bounds,
-                    "viewport": {"space": "viewport", "borderBox": {
-                        "x": r[px], "y": r[py], "width": rw, "height": rh}},
-                    "screen": {"space": "screen", "borderBox": {
-                        "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
-                        "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
-                    "visible": visible,
-                    "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
+            rect = placement.rect
+            x, y, w, h = rect.x, rect.y, rect.width, rect.height
+            if placement.fixed:
+                x += lx
+                y += ly
+            px, py = x - vx, y - vy
+            sx, sy, sw, sh = ox + px * k, oy + py * k, w * k, h * k
+            # Visible part: the box clipped to the viewport and to its frames' clip.
+            left, top, right, bottom = max(px, 0.0), max(py, 0.0), min(px + w, vw), min(py + h, vh)
+            clip = placement.clip
+            if clip is not None:
+                cx, cy = clip.x - vx, clip.y - vy
+                if placement.clip_fixed:
+                    cx += lx
+                    cy += ly
+                left, top = max(left, cx), max(top, cy)
+                right, bottom = min(right, cx + clip.width), min(bottom, cy + clip.height)
+            visible = w > 0 and h > 0 and right > left and bottom > top
+            rw, rh = r[w], r[h]          # the same in document and viewport space
+            border_box = {"x": r[x], "y": r[y], "width": rw, "height": rh}
+            insets = placement.insets
+            if insets is None:                   # no border or padding: content box = border box
+                bounds = {"space": "document", **border_box, "borderBox": border_box}
+            else:
+                inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
+                bounds = {"space": "document", "x": r[inner_x], "y": r[inner_y],
+                          "width": r[inner_w], "height": r[inner_h], "borderBox": border_box}
+            geometry = {"bounds": bounds,
+                        "viewport": {"space": "viewport", "borderBox": {
+                            "x": r[px], "y": r[py], "width": rw, "height": rh}},
+                        "screen": {"space": "screen", "borderBox": {
+                            "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
+                            "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
+                        "visible": visible,
+                        "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
         node = {**record, **geometry}
         encoded = prefix + b"," + json_bytes(geometry)[1:]
         entries[node_id] = (record, placement, node, encoded, prefix)

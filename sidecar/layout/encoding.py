@@ -44,6 +44,12 @@ def dumps(value: Any) -> bytes:
     return _dumps(value).encode()
 
 
+def reopened(head: bytes, name: str) -> bytes:
+    """An object's JSON ``head`` ('{...}') reopened to take one more member, ``name``, last:
+    the caller appends the member's JSON and the closing brace."""
+    return head[:-1] + (b',"%s":' if len(head) > 2 else b'"%s":') % name.encode()
+
+
 class PreencodedLayout(dict):
     """A tab's layout whose last member, "nodes", comes with each node's JSON already made
     (``node_json``, by the builder, which reuses it for nodes that did not change)."""
@@ -57,7 +63,7 @@ def dumps_layout(layout: dict[str, Any]) -> bytes:
     if node_json is None or next(reversed(layout), None) != "nodes" or len(node_json) != len(layout["nodes"]):
         return dumps(layout)
     head = dumps({key: value for key, value in layout.items() if key != "nodes"})
-    pieces = [head[:-1] + (b',"nodes":[' if len(head) > 2 else b'"nodes":[')]
+    pieces = [reopened(head, "nodes") + b"["]
     for index, fragment in enumerate(node_json):     # one join: no copy of the joined nodes
         if index:
             pieces.append(b",")
@@ -129,7 +135,7 @@ class LayoutEncoder:
             layout_bytes, generation = self._layout_bytes(tab.get("id"), options_key, layout)
             digest.update(b"\0%d\0" % generation)
             # head is '{...}': splice the cached layout in as its last member.
-            parts += (head[:-1], b',"layout":' if len(head) > 2 else b'"layout":', layout_bytes, b"}")
+            parts += (reopened(head, "layout"), layout_bytes, b"}")
         extra = {key: value for key, value in body.items() if key != "tabs"}
         tail = b"}" if not extra else b"," + dumps(extra)[1:]
         digest.update(tail)

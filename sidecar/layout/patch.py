@@ -34,13 +34,14 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree
 from .axtree import Record
+from .probe import TRACKER_KEY
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
 MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
 
 _TAKE = r"""
 (() => {
-  const state = window.__desktopdLayoutTracker;
+  const state = window[__KEY__];
   const TOKEN = __TOKEN__, SINCE = __SINCE__, MAX_ROOTS = __MAX_ROOTS__;
   if (!state || state.token !== TOKEN || SINCE < state.floor) return null;
   const changed = [];
@@ -91,7 +92,8 @@ def take_params(frame_signal: str) -> dict[str, Any] | None:
     parts = frame_signal.split(":")
     if len(parts) != 3 or not parts[1].isdigit():
         return None
-    expression = (_TAKE.replace("__TOKEN__", json.dumps(parts[0])).replace("__SINCE__", parts[1])
+    expression = (_TAKE.replace("__KEY__", json.dumps(TRACKER_KEY))
+                  .replace("__TOKEN__", json.dumps(parts[0])).replace("__SINCE__", parts[1])
                   .replace("__MAX_ROOTS__", str(MAX_ROOTS))
                   .replace("__MAX_REFERRERS__", str(MAX_REFERRERS)))
     # Deep serialization gives each root element's backendNodeId in the same reply.

@@ -17,7 +17,7 @@ its own (resize, fonts) or too many nodes leaves the record incomplete (``floor`
 capture is a full one.
 
 Every change (and inner scroll) also schedules a call of the ``Runtime.addBinding`` function
-``refresh.BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
+``BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
 background; freshness never depends on that call, only on the counters.
 
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
@@ -33,11 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .geometry import WindowMetrics
-from .refresh import BINDING
 
 _PROBE = r"""
 (() => {
-  const KEY = "__desktopdLayoutTracker", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
+  const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const MAX_DIRTY = __MAX_DIRTY__;
   const install = (w) => {
     const isTop = w === w.top;
@@ -197,9 +196,12 @@ _PROBE = r"""
 })()
 """
 
+TRACKER_KEY = "__desktopdLayoutTracker"    # the window property holding a frame's tracker
+BINDING = "__desktopdLayoutChanged"        # the Runtime.addBinding function (refresh.py)
 NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
 MAX_DIRTY = 512              # changed nodes remembered per frame; beyond: a full capture
-PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__BINDING__", BINDING)
+PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_KEY)
+                                .replace("__BINDING__", BINDING)
                                 .replace("__DELAY__", str(NOTIFY_DELAY_MS))
                                 .replace("__MAX_DIRTY__", str(MAX_DIRTY)), "returnByValue": True,
                                 "awaitPromise": False, "silent": True}
@@ -247,6 +249,11 @@ class ProbeResult:
                              outer_width=self.outer_width, outer_height=self.outer_height,
                              content_width=layout_device_width + vbar,
                              content_height=layout_device_height + hbar)
+
+
+def document_token(frame_signal: str) -> str:
+    """The document part of a frame's ``token:changes:scrolls`` (new for every document)."""
+    return frame_signal.split(":", 1)[0]
 
 
 def parse_probe(result: dict) -> ProbeResult:

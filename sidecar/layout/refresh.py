@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .options import LayoutOptions
+from .probe import BINDING, document_token
 
 log = logging.getLogger(__name__)
 
-BINDING = "__desktopdLayoutChanged"
 ACTIVE_SECONDS = 60.0        # a tab nobody asked about for this long is not refreshed
 MAX_PAUSE = 5.0              # longest pause between two refreshes of a busy page
 
@@ -87,7 +87,7 @@ class EagerRefresher:
         if capture is not None and (state.capture is None or state.capture() is not capture):
             state.capture = weakref.ref(capture)
             # A patched capture is of the same document: only a new one may have lost the binding.
-            documents = tuple(f.split(":")[0] for f in getattr(capture, "frames", ())) or object()
+            documents = tuple(map(document_token, getattr(capture, "frames", ()))) or object()
             if documents != state.documents:
                 state.documents = documents
                 self._bound.difference_update(s.session_id for s in sessions)
