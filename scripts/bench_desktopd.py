@@ -33,6 +33,7 @@ from PIL import Image  # noqa: E402
 
 from desktopd.x11 import encode as enc  # noqa: E402
 from desktopd.x11.desktop import Desktop  # noqa: E402
+from tests.support.processes import terminate  # noqa: E402
 from tests.support.xvfb import start_xvfb  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
@@ -178,12 +179,7 @@ class Server:
 
     def stop(self) -> None:
         self.conn.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        terminate(self.process)
 
 
 def pillow_png(image: Image.Image, **options) -> bytes:

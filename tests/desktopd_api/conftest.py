@@ -20,6 +20,7 @@ import requests
 from desktopd.app import init_app
 from desktopd.settings import Settings
 from tests.support.capability import require
+from tests.support.processes import terminate
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop
 
@@ -68,13 +69,7 @@ class DesktopdProcess:
         return requests.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        terminate(self.process, timeout=15)
         if self.reader is not None:
             self.reader.join(timeout=10)  # reads to EOF, then the pipe can be closed
         self.process.stderr.close()

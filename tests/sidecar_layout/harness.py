@@ -5,19 +5,19 @@ client attached, and desktopd to click with. Readiness comes from each process's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import http.server
 import os
 import re
 import select
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,8 @@ import aiohttp
 from sidecar.cdp.connection import CDPConnection
 from sidecar.cdp.targets import PageTarget, TargetTracker
 from sidecar.layout import LayoutOptions, build_layout
+from tests.support.processes import terminate
+from tests.support.xvfb import start_xvfb
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +161,7 @@ def _drain(stream: Any) -> None:
 
 def _stop(process: subprocess.Popen, group: bool = False) -> None:
     try:
-        _terminate(process, group)
+        terminate(process, group=group)
     finally:
         if process.stderr is not None:
             _wait_closed(process.stderr)
@@ -167,7 +169,7 @@ def _stop(process: subprocess.Popen, group: bool = False) -> None:
 
 def stop_process_group(process: subprocess.Popen) -> None:
     """Stop a child started with start_new_session=True and everything it spawned."""
-    _terminate(process, group=True)
+    terminate(process, group=True)
 
 
 def _wait_closed(stream: Any) -> None:
@@ -179,24 +181,6 @@ def _wait_closed(stream: Any) -> None:
         stream.close()
 
 
-def _terminate(process: subprocess.Popen, group: bool) -> None:
-    if process.poll() is not None:
-        return
-    try:
-        if group:
-            os.killpg(process.pid, signal.SIGTERM)
-        else:
-            process.terminate()
-        process.wait(timeout=10)
-    except (subprocess.TimeoutExpired, ProcessLookupError):
-        try:
-            if group:
-                os.killpg(process.pid, signal.SIGKILL)
-            else:
-                process.kill()
-        except ProcessLookupError:
-            pass
-        process.wait(timeout=10)
 
 
 @dataclass
@@ -290,19 +274,29 @@ class Desktopd:
         _stop(self.process)
 
 
-async def start_desktopd(display: str) -> Desktopd:
-    process = subprocess.Popen([sys.executable, "-m", "desktopd", "--display", display, "--port", "0"],
-                               cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
+async def _start_module(args: Sequence[str], waits: Sequence[tuple[str, float, str]]) -> tuple[
+        subprocess.Popen, list[re.Match[str]]]:
+    """``python -m ARGS`` from the repository, ready once its stderr has shown each line of
+    ``waits`` (pattern, timeout s, what to call it in an error), in order."""
+    process = subprocess.Popen([sys.executable, "-m", *args], cwd=str(ROOT), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    matches = []
     try:
-        match = await asyncio.to_thread(
-            _read_line_matching, process.stderr,
-            re.compile(r"desktopd listening on (http://[\d.]+:\d+)"), process, 30, "desktopd")
+        for pattern, timeout, name in waits:
+            matches.append(await asyncio.to_thread(
+                _read_line_matching, process.stderr, re.compile(pattern), process, timeout, name))
     except BaseException:
         _stop(process)
         raise
     _drain(process.stderr)
-    return Desktopd(process, match.group(1))
+    return process, matches
+
+
+async def start_desktopd(display: str) -> Desktopd:
+    process, (listening,) = await _start_module(
+        ["desktopd", "--display", display, "--port", "0"],
+        [(r"desktopd listening on (http://[\d.]+:\d+)", 30, "desktopd")])
+    return Desktopd(process, listening.group(1))
 
 
 @dataclass
@@ -314,24 +308,48 @@ class Sidecar:
         async with session.get(self.url + path, params=query) as response:
             return response.status, await response.json()
 
+    async def title_once(self, session: aiohttp.ClientSession, want: str, **query: str) -> str:
+        """The document title (the name of a tab's RootWebArea node) once it is ``want``, or the
+        last one seen; the test pages set it on every click. Read through /layout, which must
+        notice the change. Bounded."""
+        title = ""
+        for _ in range(100):
+            status, body = await self.get(session, "/layout", roles="RootWebArea", **query)
+            assert status == 200, body
+            title = body["tabs"][0]["layout"]["nodes"][0]["name"]["value"]
+            if title == want:
+                break
+            await asyncio.sleep(0.05)
+        return title
+
     async def close(self) -> None:
         _stop(self.process)
 
 
+@contextlib.asynccontextmanager
+async def sidecar_and_desktopd(log_dir: Path, url: str) -> AsyncIterator[
+        tuple[Sidecar, Desktopd, aiohttp.ClientSession]]:
+    """The issue's "done" set-up: a fresh Xvfb, ``python -m sidecar URL`` and desktopd on it,
+    and an HTTP session; all stopped afterwards."""
+    server = start_xvfb(1280, 800, log_path=str(log_dir / "xvfb.log"))
+    sidecar = desktopd = None
+    try:
+        sidecar = await start_sidecar(server.display, url)
+        desktopd = await start_desktopd(server.display)
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+            yield sidecar, desktopd, session
+    finally:
+        if desktopd is not None:
+            await desktopd.close()
+        if sidecar is not None:
+            await sidecar.close()
+        server.stop()
+
+
 async def start_sidecar(display: str, *urls: str, extra: Sequence[str] = ()) -> Sidecar:
     """``python -m sidecar URL... --display :N --port 0``, ready once Chromium is up too."""
-    process = subprocess.Popen([sys.executable, "-m", "sidecar", *urls, "--display", display,
-                                "--host", "127.0.0.1", "--port", "0", *extra],
-                               cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
-    try:
-        listening = await asyncio.to_thread(
-            _read_line_matching, process.stderr,
-            re.compile(r"sidecar listening on (http://[\d.]+:\d+)"), process, 40, "sidecar")
-        await asyncio.to_thread(_read_line_matching, process.stderr,
-                                re.compile(r"Chromium ready"), process, 40, "sidecar's Chromium")
-    except BaseException:
-        _stop(process)
-        raise
-    _drain(process.stderr)
+    process, (listening, _ready) = await _start_module(
+        ["sidecar", *urls, "--display", display, "--host", "127.0.0.1", "--port", "0", *extra],
+        [(r"sidecar listening on (http://[\d.]+:\d+)", 40, "sidecar"),
+         (r"Chromium ready", 40, "sidecar's Chromium")])
     return Sidecar(process, listening.group(1))

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-import aiohttp
 import pytest
 
-from tests.support.xvfb import start_xvfb
-
 from .clicking import NEXT_FRAME_JS, element_id
-from .harness import start_desktopd, start_sidecar
+from .harness import sidecar_and_desktopd
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -112,36 +109,18 @@ async def test_tab_visible_follows_the_tab_in_front(chromium, page_server):
 
 
 async def test_a_reference_style_consumer_finds_and_clicks_its_button(need_browser, page_server, tmp_path):
-    server = start_xvfb(1280, 800, log_path=str(tmp_path / "xvfb.log"))
-    sidecar = desktopd = None
-    try:
-        sidecar = await start_sidecar(server.display, page_server.url("boxes.html"))
-        desktopd = await start_desktopd(server.display)
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-            clicked = None
-            for _ in range(100):                  # until the page has loaded: bounded
-                status, layout = await sidecar.get(session, "/layout")
-                assert status == 200, layout
-                clicked = await _reference_loop(layout, desktopd)
-                if clicked:
-                    break
-                await asyncio.sleep(0.05)
-            assert clicked, "the reference-style loop found no Submit button"
-            # The page saw the click on Submit (its title says so).
-            title = ""
-            for _ in range(100):
-                status, layout = await sidecar.get(session, "/layout", roles="RootWebArea")
-                title = layout["tabs"][0]["layout"]["nodes"][0]["name"]["value"]
-                if title == "clicked b-submit":
-                    break
-                await asyncio.sleep(0.05)
-            assert title == "clicked b-submit"
-    finally:
-        if desktopd is not None:
-            await desktopd.close()
-        if sidecar is not None:
-            await sidecar.close()
-        server.stop()
+    async with sidecar_and_desktopd(tmp_path, page_server.url("boxes.html")) as (sidecar, desktopd, session):
+        clicked = None
+        for _ in range(100):                  # until the page has loaded: bounded
+            status, layout = await sidecar.get(session, "/layout")
+            assert status == 200, layout
+            clicked = await _reference_loop(layout, desktopd)
+            if clicked:
+                break
+            await asyncio.sleep(0.05)
+        assert clicked, "the reference-style loop found no Submit button"
+        # The page saw the click on Submit (its title says so).
+        assert await sidecar.title_once(session, "clicked b-submit") == "clicked b-submit"
 
 
 async def _reference_loop(layout: dict, desktopd) -> bool:

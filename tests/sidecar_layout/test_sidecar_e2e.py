@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
-import aiohttp
 import pytest
 
 from tests.support.capability import require
-from tests.support.xvfb import start_xvfb
 
-from .harness import start_desktopd, start_sidecar
+from .harness import sidecar_and_desktopd
 from .schema import validate_layout
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
@@ -29,67 +27,42 @@ def _jsonschema_available() -> bool:
     return True
 
 
-async def _title(session, sidecar, tab_id: str, want: str) -> str:
-    """The document title (the name of the tab's RootWebArea node) once it is ``want``; the page
-    sets it on every click. Read through /layout, which must notice the change. Bounded."""
-    title = ""
-    for _ in range(100):
-        status, body = await sidecar.get(session, "/layout", tab=tab_id, roles="RootWebArea")
-        assert status == 200, body
-        title = body["tabs"][0]["layout"]["nodes"][0]["name"]["value"]
-        if title == want:
-            break
-        await asyncio.sleep(0.05)
-    return title
-
-
 async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, page_server, tmp_path):
     require(_jsonschema_available(), "jsonschema (pip install -e .[test])")
-    server = start_xvfb(1280, 800, log_path=str(tmp_path / "xvfb.log"))
-    sidecar = desktopd = None
-    try:
-        sidecar = await start_sidecar(server.display, page_server.url("main.html"))
-        desktopd = await start_desktopd(server.display)
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-            for query in ({}, {"interesting": "true"}, {"roles": "button,link"}, {"max_nodes": "7"}):
-                status, body = await sidecar.get(session, "/layout", **query)
+    async with sidecar_and_desktopd(tmp_path, page_server.url("main.html")) as (sidecar, desktopd, session):
+        for query in ({}, {"interesting": "true"}, {"roles": "button,link"}, {"max_nodes": "7"}):
+            status, body = await sidecar.get(session, "/layout", **query)
+            assert status == 200, body
+            validate_layout(body)
+        assert body["tabs"][0]["layout"]["truncated"] is True
+        for role, name, element_id in TARGETS:
+            node = None
+            scrolled_to = None
+            for _ in range(100):    # the OOPIF attaches shortly after the page loads
+                status, body = await sidecar.get(session, "/layout", roles=role)
                 assert status == 200, body
-                validate_layout(body)
-            assert body["tabs"][0]["layout"]["truncated"] is True
-            for role, name, element_id in TARGETS:
-                node = None
-                scrolled_to = None
-                for _ in range(100):    # the OOPIF attaches shortly after the page loads
-                    status, body = await sidecar.get(session, "/layout", roles=role)
-                    assert status == 200, body
-                    tab = body["tabs"][0]
-                    matches = [n for n in tab["layout"]["nodes"] if n["name"]["value"] == name]
-                    # Wheel scrolling is animated: click once the scroll position holds still.
-                    visual = tab["layout"]["viewport"]["visualViewport"]
-                    settled = scrolled_to == (visual["pageX"], visual["pageY"])
-                    scrolled_to = (visual["pageX"], visual["pageY"])
-                    if matches and matches[0]["fullyVisible"] and settled:
-                        node = matches[0]
-                        break
-                    if matches and matches[0]["fullyVisible"]:
-                        await asyncio.sleep(0.05)
-                        continue
-                    if matches:     # scroll it into view the way a user would: the wheel
-                        await desktopd.post("/api/v1/tablet", {
-                            "action": "scroll", "x": 400, "y": 400,
-                            "dy": 3 if matches[0]["viewport"]["borderBox"]["y"] > 0 else -3})
+                tab = body["tabs"][0]
+                matches = [n for n in tab["layout"]["nodes"] if n["name"]["value"] == name]
+                # Wheel scrolling is animated: click once the scroll position holds still.
+                visual = tab["layout"]["viewport"]["visualViewport"]
+                settled = scrolled_to == (visual["pageX"], visual["pageY"])
+                scrolled_to = (visual["pageX"], visual["pageY"])
+                if matches and matches[0]["fullyVisible"] and settled:
+                    node = matches[0]
+                    break
+                if matches and matches[0]["fullyVisible"]:
                     await asyncio.sleep(0.05)
-                assert node is not None, f"no fully visible {role} named {name!r}"
-                await desktopd.tap(node["screen"]["center"]["x"], node["screen"]["center"]["y"])
-                assert await _title(session, sidecar, tab["id"], f"clicked {element_id}") == \
-                    f"clicked {element_id}"
-            status, body = await sidecar.get(session, "/layout", max_nodes="0")
-            assert status == 422 and body["field"] == "max_nodes", body
-            status, body = await sidecar.get(session, "/layout", tab="nope")
-            assert status == 404 and body["field"] == "tab", body
-    finally:
-        if desktopd is not None:
-            await desktopd.close()
-        if sidecar is not None:
-            await sidecar.close()
-        server.stop()
+                    continue
+                if matches:     # scroll it into view the way a user would: the wheel
+                    await desktopd.post("/api/v1/tablet", {
+                        "action": "scroll", "x": 400, "y": 400,
+                        "dy": 3 if matches[0]["viewport"]["borderBox"]["y"] > 0 else -3})
+                await asyncio.sleep(0.05)
+            assert node is not None, f"no fully visible {role} named {name!r}"
+            await desktopd.tap(node["screen"]["center"]["x"], node["screen"]["center"]["y"])
+            assert await sidecar.title_once(session, f"clicked {element_id}", tab=tab["id"]) == \
+                f"clicked {element_id}"
+        status, body = await sidecar.get(session, "/layout", max_nodes="0")
+        assert status == 422 and body["field"] == "max_nodes", body
+        status, body = await sidecar.get(session, "/layout", tab="nope")
+        assert status == 404 and body["field"] == "tab", body

@@ -8,6 +8,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from .processes import terminate
+
 
 @dataclass
 class Xvfb:
@@ -17,13 +19,7 @@ class Xvfb:
     height: int
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        terminate(self.process)
 
 
 def start_xvfb(width: int = 1280, height: int = 800, depth: int = 24, *, log_path: str | None = None,
