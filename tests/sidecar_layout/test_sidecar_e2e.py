@@ -66,3 +66,8 @@ async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, p
         assert status == 422 and body["field"] == "max_nodes", body
         status, body = await sidecar.get(session, "/layout", tab="nope")
         assert status == 404 and body["field"] == "tab", body
+        status, body = await sidecar.get(session, "/layout", fresh="always")
+        assert status == 422 and body["field"] == "fresh" and body["error"] == "invalid_field", body
+        status, body = await sidecar.get(session, "/layout", fresh="true")     # a full read
+        assert status == 200, body
+        validate_layout(body)

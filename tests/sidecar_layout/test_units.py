@@ -17,9 +17,9 @@ from sidecar.layout.snapshot import TOP_LEVEL, Snapshot
 
 def test_options_parse_every_parameter():
     options = LayoutOptions.from_query({"tab": " ABC ", "interesting": "true", "roles": "Button, link",
-                                        "max_nodes": "50"})
+                                        "max_nodes": "50", "fresh": "yes"})
     assert options == LayoutOptions(tab="ABC", interesting=True, roles=frozenset({"button", "link"}),
-                                    max_nodes=50)
+                                    max_nodes=50, fresh=True)
     assert LayoutOptions.from_query({}) == LayoutOptions()
     assert LayoutOptions.from_query({"interesting": ""}).interesting is True
 
@@ -28,7 +28,7 @@ def test_options_parse_every_parameter():
     ({"max_nodes": "0"}, "max_nodes"), ({"max_nodes": "-3"}, "max_nodes"),
     ({"max_nodes": "1e3"}, "max_nodes"), ({"interesting": "sometimes"}, "interesting"),
     ({"roles": " , "}, "roles"), ({"roles": "button;drop"}, "roles"), ({"tab": "  "}, "tab"),
-    ({"maxnodes": "3"}, "maxnodes"),
+    ({"maxnodes": "3"}, "maxnodes"), ({"fresh": "always"}, "fresh"),
 ])
 def test_bad_options_are_422_naming_the_parameter(query, field):
     with pytest.raises(ApiError) as raised:
