@@ -22,12 +22,11 @@ from typing import Any
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
-from . import axtree, patch
+from . import axtree, patch, render
 from .axtree import Record
 from .dom_fallback import dom_records
 from .encoding import PreencodedLayout, encoder_for, options_key
-from .encoding import dumps as json_bytes
-from .geometry import Placement, View, content_box, viewport_origin
+from .geometry import Placement, View, viewport_origin
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, document_token, parse_probe
 from .refresh import EagerRefresher
@@ -69,15 +68,7 @@ class Capture:
     frames: tuple[str, ...] = ()
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (_nodes).
-    node_caches: dict[LayoutOptions, NodeCache] = field(default_factory=dict)
-
-
-@dataclass
-class NodeCache:
-    view: View | None = None
-    # nodeId -> (record, placement, node, node JSON, record JSON without its closing brace)
-    entries: dict[str, tuple[Record, Placement | None, dict[str, Any], bytes, bytes]] = field(
-        default_factory=dict)
+    node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
 
 
 @dataclass
@@ -214,14 +205,17 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
 async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[str, Capture],
                                children: list[Any], counts: dict[str, int]) -> dict[str, Any]:
     for _attempt in range(CAPTURE_ATTEMPTS):
-        probe, metrics, child_probes = await _probe(page, children)
+        capture = None if options.fresh else cache.get(page.target_id)
+        # Asked along with the probe (after it: roots cover every change the probe counts), so
+        # a patch does not wait for one more round trip.
+        take = patch.take_params(capture.frames[0]) \
+            if capture is not None and capture.patchable and len(capture.frames) == 1 else None
+        probe, metrics, child_probes, roots_reply = await _probe(page, children, take)
         signal = _signal(probe, metrics, child_probes, children)
-        capture = cache.get(page.target_id)
-        if options.fresh:
-            capture = None
         if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
             return _render(capture, probe, metrics, options)
         structure = _signal(probe, metrics, child_probes, children, scrolls=False)
+        after_call = None
         try:
             if capture is not None and structure is not None and capture.structure == structure:
                 # Only scrolling inside the page: same nodes, new boxes from fresh snapshots.
@@ -229,14 +223,21 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                 kind = "rescans"
             else:
                 patched = None
-                if capture is not None and _patchable(capture, probe, children):
-                    patched = await _patched(page, probe.device_pixel_ratio, capture)
-                capture = patched or await _capture(page, children, probe.device_pixel_ratio)
-                kind = "patches" if patched else "captures"
+                if capture is not None and roots_reply is not None and _patchable(capture, probe, children):
+                    patched = await _patched(page, probe.device_pixel_ratio, capture, roots_reply)
+                if patched is not None:
+                    capture, after_call = patched
+                    kind = "patches"
+                else:
+                    capture = await _capture(page, children, probe.device_pixel_ratio)
+                    kind = "captures"
         except PageChanged:
             continue
         # Trust the capture only if nothing changed while it was taken.
-        after, after_metrics, after_children = await _probe(page, children)
+        checked = await after_call if after_call is not None else None
+        if not isinstance(checked, tuple):          # none sent ahead, or it failed: ask now
+            checked = await _probe(page, children)
+        after, after_metrics, after_children, _ = checked
         before_frames = (probe.frames, [c.frames if c else None for c in child_probes])
         after_frames = (after.frames, [c.frames if c else None for c in after_children])
         if signal is not None and before_frames != after_frames:
@@ -256,12 +257,19 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
-async def _probe(page: Any, children: list[Any]) -> tuple[ProbeResult, dict, list[ProbeResult | None]]:
+async def _probe(page: Any, children: list[Any], take: dict[str, Any] | None = None,
+                 ) -> tuple[ProbeResult, dict, list[ProbeResult | None], dict | None]:
+    """The page's and its iframes' probes and the layout metrics; and ``take`` (patch.py)
+    evaluated right after them when given (its reply, else None)."""
     # A child iframe that detaches mid-probe only costs the cache, never the request.
-    probe_reply, metrics, *child_replies = await asyncio.gather(
-        page.send("Runtime.evaluate", PROBE_PARAMS), page.send("Page.getLayoutMetrics"),
-        *(_or_exception(child.send("Runtime.evaluate", PROBE_PARAMS)) for child in children))
-    return parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in child_replies]
+    calls = [page.send("Runtime.evaluate", PROBE_PARAMS), page.send("Page.getLayoutMetrics"),
+             *(_or_exception(child.send("Runtime.evaluate", PROBE_PARAMS)) for child in children)]
+    if take is not None:
+        calls.append(_or_exception(page.send("Runtime.evaluate", take)))
+    probe_reply, metrics, *replies = await asyncio.gather(*calls)
+    take_reply = replies.pop() if take is not None else None
+    return (parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in replies],
+            None if isinstance(take_reply, BaseException) else take_reply)
 
 
 def _untouched(frames: tuple[tuple[str, ...], list]) -> bool:
@@ -362,29 +370,33 @@ def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> boo
     return document_token(probe.frames[0]) == document_token(capture.frames[0])
 
 
-async def _patched(page: Any, dpr: float, capture: Capture) -> Capture | None:
-    """The capture with only the changed subtrees read again (patch.py) and fresh boxes; None
-    when the change needs a full capture."""
-    take = patch.take_params(capture.frames[0])
-    if take is None:
-        return None
-    roots = patch.parse_roots(await page.send("Runtime.evaluate", take))
+async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
+                   ) -> tuple[Capture, Any] | None:
+    """The capture with only the changed subtrees read again (patch.py) and fresh boxes, and
+    the after-probe already sent behind its reads (None: the caller probes again); None when
+    the change needs a full capture. ``roots_reply`` is the take's (see _probe)."""
+    roots = patch.parse_roots(roots_reply)
     if roots is None:
         return None
     # The renderer answers in order: the accessibility reads first, so splicing them in
-    # overlaps the snapshot, the renderer's longest job.
+    # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
+    # meanwhile, which is answered by the time the nodes are placed.
     reads = patch.start_reads(page, roots)
+    snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
+    after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
     records, snapshot = await asyncio.gather(
-        patch.patched_records(page, capture.records, reads, capture.frame_id),
-        _parsed_snapshot(page, dpr))
+        patch.patched_records(page, capture.records, reads, capture.frame_id), snapshot_call)
     if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, capture.frame_id):
+        await after_call
         return None
     placed = _place_sessions(page, snapshot, [], {})
     keys = [page.target_id] * len(records)
     with gc_paused():
-        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
-                       source=capture.source, sticky=_sticky(placed), sessions=keys,
-                       patchable=True, frame_id=capture.frame_id)
+        patched = Capture(signal=(), records=records, placements=_placements(records, keys, placed),
+                          source=capture.source, sticky=_sticky(placed), sessions=keys,
+                          patchable=True, frame_id=capture.frame_id)
+    # A root read again from its ancestor was read after that check: check once more.
+    return patched, (None if reads.late else after_call)
 
 
 def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:
@@ -635,14 +647,14 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
     if node_cache is None:
         if len(capture.node_caches) >= MAX_RENDERED_OPTIONS:
             capture.node_caches.pop(next(iter(capture.node_caches)))
-        node_cache = capture.node_caches[options] = NodeCache()
+        node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
-        nodes, node_json = _nodes(records, placements, view, node_cache)
+        nodes, node_json = render.nodes(records, placements, view, node_cache)
     layout = PreencodedLayout(
         source=capture.source,
         truncated=truncated,
         nodeCount=len(nodes),
-        viewport=_viewport_json(metrics, view),
+        viewport=render.viewport_json(metrics, view),
         nodes=nodes,                         # last: the encoder splices node_json in its place
     )
     layout.node_json = node_json
@@ -650,95 +662,6 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
         capture.rendered.pop(next(iter(capture.rendered)))
     capture.rendered[options] = (view, layout)
     return layout
-
-
-class _Rounded(dict):
-    """round(value, 2), each distinct value once: a page's boxes share a few thousand distinct
-    coordinates (measured: 1,294 of 17,340 snapshot values), and a dict hit costs a fifth of a
-    round(). Zeros are never stored: 0.0 == -0.0, yet they round (and encode) differently."""
-
-    def __missing__(self, value: float) -> float:
-        rounded = round(value, 2)
-        if value:
-            self[value] = rounded
-        return rounded
-
-
-def _nodes(records: list[Record], placements: list[Placement | None], view: View,
-           cache: NodeCache) -> tuple[list[dict], list[bytes]]:
-    """Each record with its bounds in the three spaces for this view, and each one's JSON.
-
-    A node whose record and placement equal those of the last answer (same view) is reused with
-    its JSON: after a local change, most of a page. The rest is the hot loop of a request after
-    a scroll or a full capture: plain float arithmetic (the same maths as geometry.View)."""
-    if cache.view != view:
-        cache.view, cache.entries = view, {}
-    old, entries = cache.entries, {}
-    lx, ly, vx, vy = view.layout_x, view.layout_y, view.visual_x, view.visual_y
-    vw, vh = view.visual_width, view.visual_height
-    k = view.pinch_scale * view.device_pixel_ratio
-    ox, oy = view.origin_x, view.origin_y
-    nodes: list[dict] = []
-    node_json: list[bytes] = []
-    append, append_json, r = nodes.append, node_json.append, _Rounded()   # r[v] == round(v, 2)
-    for record, placement in zip(records, placements):
-        node_id = record["nodeId"]
-        hit = old.get(node_id)
-        same_record = hit is not None and (hit[0] is record or hit[0] == record)
-        if same_record and hit[1] == placement:
-            entries[node_id] = hit
-            append(hit[2])
-            append_json(hit[3])
-            continue
-        # A node's JSON is its record's members, then its geometry's: a record that only moved
-        # keeps the JSON of its members.
-        prefix = hit[4] if same_record else json_bytes(record)[:-1]
-        if placement is None:
-            geometry: dict[str, Any] = {"bounds": None, "viewport": None, "screen": None,
-                                        "visible": False, "fullyVisible": False}
-        else:
-            rect = placement.rect
-            x, y, w, h = rect.x, rect.y, rect.width, rect.height
-            if placement.fixed:
-                x += lx
-                y += ly
-            px, py = x - vx, y - vy
-            sx, sy, sw, sh = ox + px * k, oy + py * k, w * k, h * k
-            # Visible part: the box clipped to the viewport and to its frames' clip.
-            left, top, right, bottom = max(px, 0.0), max(py, 0.0), min(px + w, vw), min(py + h, vh)
-            clip = placement.clip
-            if clip is not None:
-                cx, cy = clip.x - vx, clip.y - vy
-                if placement.clip_fixed:
-                    cx += lx
-                    cy += ly
-                left, top = max(left, cx), max(top, cy)
-                right, bottom = min(right, cx + clip.width), min(bottom, cy + clip.height)
-            visible = w > 0 and h > 0 and right > left and bottom > top
-            rw, rh = r[w], r[h]          # the same in document and viewport space
-            border_box = {"x": r[x], "y": r[y], "width": rw, "height": rh}
-            insets = placement.insets
-            if insets is None:                   # no border or padding: content box = border box
-                bounds = {"space": "document", **border_box, "borderBox": border_box}
-            else:
-                inner_x, inner_y, inner_w, inner_h = content_box(x, y, w, h, insets)
-                bounds = {"space": "document", "x": r[inner_x], "y": r[inner_y],
-                          "width": r[inner_w], "height": r[inner_h], "borderBox": border_box}
-            geometry = {"bounds": bounds,
-                        "viewport": {"space": "viewport", "borderBox": {
-                            "x": r[px], "y": r[py], "width": rw, "height": rh}},
-                        "screen": {"space": "screen", "borderBox": {
-                            "x": r[sx], "y": r[sy], "width": r[sw], "height": r[sh]},
-                            "center": {"x": round(sx + sw / 2), "y": round(sy + sh / 2)}},
-                        "visible": visible,
-                        "fullyVisible": visible and right - left >= w - 0.5 and bottom - top >= h - 0.5}
-        node = {**record, **geometry}
-        encoded = prefix + b"," + json_bytes(geometry)[1:]
-        entries[node_id] = (record, placement, node, encoded, prefix)
-        append(node)
-        append_json(encoded)
-    cache.entries = entries
-    return nodes, node_json
 
 
 _gc_pauses = 0           # nested or concurrent gc_paused() stretches in progress
@@ -763,26 +686,3 @@ def gc_paused() -> Iterator[None]:
         _gc_pauses -= 1
         if _gc_pauses == 0 and _gc_was_enabled:
             gc.enable()
-
-
-def _viewport_json(metrics: dict, view: View) -> dict[str, Any]:
-    layout = metrics.get("cssLayoutViewport", {})
-    visual = metrics.get("cssVisualViewport", {})
-    content = metrics.get("cssContentSize", {})
-    return {
-        "visualViewport": {"space": "document", "pageX": visual.get("pageX", 0),
-                           "pageY": visual.get("pageY", 0),
-                           "offsetX": visual.get("offsetX", 0), "offsetY": visual.get("offsetY", 0),
-                           "clientWidth": visual.get("clientWidth", 0),
-                           "clientHeight": visual.get("clientHeight", 0),
-                           "scale": visual.get("scale", 1), "zoom": view.zoom},
-        "layoutViewport": {"space": "document", "pageX": layout.get("pageX", 0),
-                           "pageY": layout.get("pageY", 0),
-                           "clientWidth": layout.get("clientWidth", 0),
-                           "clientHeight": layout.get("clientHeight", 0)},
-        "contentSize": {"space": "document", "x": content.get("x", 0), "y": content.get("y", 0),
-                        "width": content.get("width", 0), "height": content.get("height", 0)},
-        "devicePixelRatio": view.device_pixel_ratio,
-        "deviceScaleFactor": round(view.device_pixel_ratio / view.zoom, 4),
-        "screenOrigin": {"space": "screen", "x": round(view.origin_x, 2), "y": round(view.origin_y, 2)},
-    }

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sidecar.cdp.connection import CDPError
@@ -118,31 +119,41 @@ def parse_roots(reply: dict[str, Any]) -> list[int] | None:
     return roots
 
 
-def start_reads(session: Any, roots: list[int]) -> list[asyncio.Future]:
+@dataclass
+class Reads:
+    """One patch's accessibility reads, in flight (start_reads)."""
+
+    futures: list[asyncio.Future]
+    # Set when a root had to be read again from an ancestor (_settle): a read sent after
+    # whatever the caller sent behind the first ones (e.g. its check that nothing changed).
+    late: bool = False
+
+
+def start_reads(session: Any, roots: list[int]) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
-    answers in order), as futures for ``patched_records``."""
-    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-            for root in roots for method in (_QUERY, _ANCESTORS)]
+    answers in order), for ``patched_records``."""
+    return Reads([asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
+                  for root in roots for method in (_QUERY, _ANCESTORS)])
 
 
-async def patched_records(session: Any, records: list[Record], reads: list[asyncio.Future],
+async def patched_records(session: Any, records: list[Record], reads: Reads,
                           frame_id: str) -> list[Record] | None:
     """``records`` (a capture's, pre-order, one frame) with the subtrees under the roots of
     ``reads`` (start_reads) read again; None when the result could differ from a full read.
     Never modifies ``records``."""
-    if not reads:
+    if not reads.futures:
         return records
     try:
-        replies = await asyncio.gather(*reads)
-        reads = await asyncio.gather(*(_settle(session, replies[i], replies[i + 1])
-                                       for i in range(0, len(replies), 2)))
+        replies = await asyncio.gather(*reads.futures)
+        settled = await asyncio.gather(*(_settle(session, replies[i], replies[i + 1], reads)
+                                         for i in range(0, len(replies), 2)))
     except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
         return None
     by_id = {record["nodeId"]: record for record in records}
     top_id = records[0]["nodeId"] if records else None
     fresh: dict[str, dict[str, Any]] = {}
     replaced: set[str] = set()
-    for read in reads:
+    for read in settled:
         if read is None or str(read[1][-1].get("nodeId")) != top_id:
             return None           # no accessibility node below the document's, or another document
         subtree, chain = read
@@ -169,7 +180,7 @@ _QUERY = "Accessibility.queryAXTree"
 _ANCESTORS = "Accessibility.getAXNodeAndAncestors"
 
 
-async def _settle(session: Any, subtree_reply: dict, chain_reply: dict,
+async def _settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
                   ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree and its ancestors (root first, document last). A root that
     is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is
@@ -184,6 +195,7 @@ async def _settle(session: Any, subtree_reply: dict, chain_reply: dict,
             backend_id = chain[index].get("backendDOMNodeId")
             if not isinstance(backend_id, int):
                 return None
+            reads.late = True
             subtree = (await session.send(_QUERY, {"backendNodeId": backend_id})).get("nodes") or []
             if subtree and str(subtree[0].get("nodeId")) == str(chain[index].get("nodeId")):
                 return subtree, chain[index:]
