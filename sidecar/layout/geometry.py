@@ -17,10 +17,13 @@ cached layout stays right after the page scrolls.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Rect:
+class Rect(NamedTuple):
+    """A rectangle. Tuples, not dataclasses: thousands are made and compared per request, and a
+    tuple is built and compared in C."""
+
     x: float
     y: float
     width: float
@@ -53,9 +56,8 @@ class Rect:
                 "width": round(self.width, 2), "height": round(self.height, 2)}
 
 
-@dataclass(frozen=True)
-class Placement:
-    """Where a node's border box is, independent of the current scroll.
+class Placement(NamedTuple):
+    """Where a node's border box is, independent of the current scroll (a tuple, as Rect).
 
     ``rect`` is in document space, or in layout-viewport space when ``fixed`` (position:fixed
     content, and everything inside a fixed iframe). ``clip`` is the visible area of the frame the

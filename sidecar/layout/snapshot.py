@@ -22,6 +22,7 @@ from .geometry import Placement, Rect
 STYLES = ("position", "border-left-width", "border-top-width", "padding-left", "padding-top",
           "border-right-width", "border-bottom-width", "padding-right", "padding-bottom", "zoom")
 _ELEMENT_NODE = 1
+_FRAME_NAMES = ("IFRAME", "FRAME", "FENCEDFRAME")
 CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
                                   "includePaintOrder": False}
 
@@ -71,11 +72,18 @@ class Snapshot:
         # zoom times device scale factor); computed styles stay CSS px.
         self.scale = 1.0 / (device_pixel_ratio or 1.0)
         self.strings: list[str] = reply.get("strings", [])
+        self._positioned = self._indices(("fixed", "sticky"))
+        self._unzoomed = self._indices(("1", "normal", ""))
+        self._frame_names = self._indices(_FRAME_NAMES)
         self.documents = [self._read_document(i, d) for i, d in enumerate(reply.get("documents", []))]
         self.owner_document: dict[int, int] = {}     # backendId -> index of the document holding it
         for doc in self.documents:
             for backend_id in doc.boxes:
                 self.owner_document[backend_id] = doc.index
+
+    def _indices(self, values: tuple[str, ...]) -> frozenset[int]:
+        """The string-table indices of ``values`` (a value may appear once per document)."""
+        return frozenset(i for i, text in enumerate(self.strings) if text in values)
 
     def _string(self, index: int) -> str:
         return self.strings[index] if 0 <= index < len(self.strings) else ""
@@ -91,6 +99,9 @@ class Snapshot:
         layout = data.get("layout", {})
         kinds: list[int] = nodes.get("nodeType", [])
         own_position: dict[int, str] = {}
+        # Styles are indices into the string table: compare indices, look up strings only for
+        # the few values that matter (fixed/sticky positions, a zoom other than 1).
+        positioned, unzoomed = self._positioned, self._unzoomed
         # Most elements share a few border/padding combinations (mostly none): parse each once.
         inset_of: dict[tuple[int, ...], tuple[float, float, float, float] | None] = {}
         own_zoom: dict[int, float] = {}              # node index -> CSS zoom other than 1
@@ -109,23 +120,22 @@ class Snapshot:
                     insets = inset_of[key]
                     if insets is not None:
                         doc.insets[backend_id] = insets
-                    if len(styles) >= 10:
-                        zoom = self._string(styles[9])
-                        if zoom not in ("1", "normal", ""):
-                            own_zoom[node_index] = _number(zoom)
-            position = self._string(styles[0]) if styles else ""
-            if position in ("fixed", "sticky"):
+                    if len(styles) >= 10 and styles[9] not in unzoomed:
+                        own_zoom[node_index] = _number(self._string(styles[9]))
+            if styles and styles[0] in positioned:
+                position = self._string(styles[0])
                 own_position[node_index] = position
-            if position == "sticky":
-                doc.has_sticky = True
+                if position == "sticky":
+                    doc.has_sticky = True
         # Nodes come parents first, so "inside a fixed element" propagates in one pass.
-        fixed_nodes = [False] * len(backend_ids)
-        for node_index, backend_id in enumerate(backend_ids):
-            parent = parents[node_index] if node_index < len(parents) else -1
-            inside = parent >= 0 and fixed_nodes[parent]
-            fixed_nodes[node_index] = inside or own_position.get(node_index) == "fixed"
-            if fixed_nodes[node_index]:
-                doc.fixed.add(backend_id)
+        if "fixed" in own_position.values():
+            fixed_nodes = [False] * len(backend_ids)
+            for node_index, backend_id in enumerate(backend_ids):
+                parent = parents[node_index] if node_index < len(parents) else -1
+                inside = parent >= 0 and fixed_nodes[parent]
+                fixed_nodes[node_index] = inside or own_position.get(node_index) == "fixed"
+                if fixed_nodes[node_index]:
+                    doc.fixed.add(backend_id)
         if own_zoom:
             self._apply_zoom(doc, own_zoom, backend_ids, parents)
         content_docs = nodes.get("contentDocumentIndex", {})
@@ -155,10 +165,13 @@ class Snapshot:
 
     def _read_content_origins(self, doc: Document, backend_ids: list[int], layout: dict) -> None:
         """Content-box origin of every iframe/frame element (where its document is drawn)."""
+        if not self._frame_names:
+            return
         names = doc.raw.get("nodes", {}).get("nodeName", [])
+        frame_names = self._frame_names
         for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
                                               layout.get("styles", [])):
-            if self._string(names[node_index]) not in ("IFRAME", "FRAME", "FENCEDFRAME"):
+            if names[node_index] not in frame_names:
                 continue
             border_left, border_top, pad_left, pad_top = (_px(self._string(s)) for s in styles[1:5])
             doc.content_origin[backend_ids[node_index]] = (
