@@ -202,7 +202,6 @@ async def layout(request: web.Request) -> web.Response:
     options = LayoutOptions.from_query(request.query)
     conn, tracker = _session(request)
     budget = 3 * _timeout(request)
-    await tracker.refresh_titles()          # each tab's entry names its title
     try:
         body = await asyncio.wait_for(build_layout(conn, tracker, options), budget)
     except asyncio.TimeoutError:

@@ -10,12 +10,9 @@ each of its out-of-process iframes, all requested at once over the one connectio
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import gc
 import logging
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +24,7 @@ from .axtree import Record
 from .dom_fallback import dom_records
 from .encoding import PreencodedLayout, encoder_for, options_key
 from .geometry import Placement, View, viewport_origin
+from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, document_token, parse_probe
 from .refresh import EagerRefresher
@@ -134,7 +132,10 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
         state.cache.pop(stale, None)
     if state.refresher is not None:
         state.refresher.forget(live)
-    results = await asyncio.gather(*(_tab_or_error(page, options, state) for page in pages))
+    # Titles are re-read alongside (Chromium sends no event when a page sets document.title):
+    # each tab's entry names its current title.
+    titles = _or_exception(tracker.refresh_titles()) if hasattr(tracker, "refresh_titles") else _nothing()
+    _, *results = await asyncio.gather(titles, *(_tab_or_error(page, options, state) for page in pages))
     if options.tab is not None and isinstance(results[0], ApiError):
         raise results[0]
     tabs = []
@@ -251,6 +252,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         previous = cache.get(page.target_id)
         if previous is not None and previous is not capture:
             capture.node_caches = previous.node_caches
+            release_later(previous)
         cache[page.target_id] = capture
         counts[kind] = counts.get(kind, 0) + 1
         return _render(capture, after, after_metrics, options)
@@ -352,6 +354,8 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         _attach(child_records, owner_id, parent_records)
         sessions.append((target_id, child_records))
 
+    # The parsed replies (~100,000 objects at 2,000 elements) are freed after the answer.
+    release_later(ax_reply, snapshot, child_results)
     with gc_paused():
         ordered = axtree.preorder([r for _key, recs in sessions for r in recs])
         session_of = {r["nodeId"]: key for key, recs in sessions for r in recs}
@@ -390,6 +394,7 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
         await after_call
         return None
     placed = _place_sessions(page, snapshot, [], {})
+    release_later(snapshot)
     keys = [page.target_id] * len(records)
     with gc_paused():
         patched = Capture(signal=(), records=records, placements=_placements(records, keys, placed),
@@ -662,27 +667,3 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
         capture.rendered.pop(next(iter(capture.rendered)))
     capture.rendered[options] = (view, layout)
     return layout
-
-
-_gc_pauses = 0           # nested or concurrent gc_paused() stretches in progress
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Building tens of thousands of small dicts triggers collections that find nothing: pause
-    the cyclic GC meanwhile. Re-entrant and safe across awaits (a counter: the collector comes
-    back when the last concurrent capture ends). A whole capture runs paused so that its
-    multi-MB CDP replies are freed (by reference counting) before the collector runs again;
-    otherwise the first collections after the parse walk every one of their objects."""
-    global _gc_pauses, _gc_was_enabled
-    if _gc_pauses == 0:
-        _gc_was_enabled = gc.isenabled()
-        gc.disable()
-    _gc_pauses += 1
-    try:
-        yield
-    finally:
-        _gc_pauses -= 1
-        if _gc_pauses == 0 and _gc_was_enabled:
-            gc.enable()

@@ -16,6 +16,7 @@ from typing import Any
 from .axtree import Record
 from .encoding import dumps as json_bytes
 from .geometry import Placement, View, content_box
+from .memory import release_later
 
 
 @dataclass
@@ -133,6 +134,7 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
         entries[node_id] = (record, placement, node, encoded, prefix)
         append(node)
         append_json(encoded)
+    release_later(old)          # the replaced nodes: freed after the answer
     cache.entries = entries
     return result, result_json
 
