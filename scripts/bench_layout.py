@@ -6,6 +6,8 @@ Chromium on a fresh Xvfb, and prints, per size, median times of:
   * cold: GET /layout from the real sidecar (python -m sidecar) right after a DOM change, so the
     tab is captured again (AX tree + DOM snapshot);
   * cold300: the same change, then GET /layout ~300 ms later (an agent's act -> observe loop);
+  * nav / nav300: the page navigated again, GET /layout right after its load event / ~300 ms
+    later (the load starts a background read: "open a page, wait for it, look");
   * warm: GET /layout with nothing changed (one probe + fresh metrics; the encoded body reused),
     also with gzip and with If-None-Match (304); enc0: json.dumps of that body, the per-request
     cost before encoded bodies were reused;
@@ -148,10 +150,25 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     buttons_ms, _ = await time_it(lambda: get_layout(roles="button", interesting="true"), runs)
     ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
     ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
+
+    async def navigated(delay: float) -> float:   # an agent opens a page, waits for it, looks
+        samples = []
+        for _ in range(runs):
+            async with cdp.events("Page.loadEventFired", session_id=page.session_id) as loads:
+                await page.send("Page.navigate", {"url": server.url(f"/gen/{size}?visit={next(counter)}")})
+                await loads.get(timeout=60)
+            await asyncio.sleep(delay)
+            start = time.perf_counter()
+            await get_layout()
+            samples.append(time.perf_counter() - start)
+        return median_ms(samples)
+
+    nav_ms, nav300_ms = await navigated(0.0), await navigated(0.3)
     return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms["body"],
             "cold_text": cold_ms["text"], "cold_insert": cold_ms["insert"],
             "cold300": cold300_ms, "warm": warm_ms, "gzip": gzip_ms, "etag": etag_ms,
-            "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes}
+            "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes,
+            "nav": nav_ms, "nav300": nav300_ms}
 
 
 async def _async(function, *args, **kwargs):
@@ -223,23 +240,25 @@ async def main() -> int:
     print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
           f"runs (reference: {args.reference_runs}, 1 at 10k)")
     print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'c-text':>7} {'c-ins':>7} {'c-body':>7} "
-          f"{'c300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} "
+          f"{'c300':>6} {'nav':>6} {'n300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} "
           f"{'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'pw':>6} {'pw/text':>7} {'pw/ins':>7} "
-          f"{'pw/body':>7} {'pw/c300':>7} {'pw/warm':>7}")
+          f"{'pw/body':>7} {'pw/c300':>7} {'pw/nav':>6} {'pw/n300':>7} {'pw/warm':>7}")
     for row in rows:
         p, ref = pw.get(row["size"]), row["reference"]
         pw_cells = (f"{p:6.1f} {p / row['cold_text']:7.2f} {p / row['cold_insert']:7.2f} "
-                    f"{p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['warm']:7.1f}"
+                    f"{p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['nav']:6.2f} "
+                    f"{p / row['nav300']:7.2f} {p / row['warm']:7.1f}"
                     if p else f"{'n/a':>6}")
         print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
               f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} "
-              f"{row['cold300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
+              f"{row['cold300']:6.1f} {row['nav']:6.1f} {row['nav300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
               f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
               f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} {pw_cells}")
     print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body: asked right after a "
           "change: a button renamed mid-page (its subtree read again), a list item inserted mid-page "
           "(half the boxes move), an attribute of <body> set (a full read); c300: asked 300 ms "
-          "after a <body> change (act -> observe); warm: page unchanged, identity body; gzip: warm "
+          "after a <body> change (act -> observe); nav / n300: a new page's /layout asked right after "
+          "its load event / 300 ms later (its load starts a background read); warm: page unchanged, identity body; gzip: warm "
           "with Accept-Encoding: gzip (client inflates); 304: warm with If-None-Match; enc0: "
           "json.dumps of the body (what each warm request cost before bodies were reused); btn: "
           "?roles=button&interesting=true warm; ref: per-node reference method; pw: Playwright "

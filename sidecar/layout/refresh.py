@@ -5,6 +5,8 @@ The in-page change tracker (probe.py) calls the ``Runtime.addBinding`` function 
 arrives here as ``Runtime.bindingCalled`` on the tab's (or its OOPIF's) session, and the tab's
 layout is rebuilt at once with the query options it was last asked with, so that an agent's
 next ``/layout`` (typically a few hundred ms after it acted) is answered from a warm cache.
+A new document has no tracker yet: its load event (``Page.loadEventFired``) starts a refresh
+too, so "navigate, wait for the load, look" finds the new page's full read already done.
 
 Never stale: a request takes the tab's lock, so it waits for a refresh in flight and then runs
 its own freshness check (the probe's change signal) like any other request, capturing again if
@@ -61,6 +63,7 @@ class EagerRefresher:
         self._tabs: dict[str, TabState] = {}
         self._tasks: set[asyncio.Task] = set()
         conn.on("Runtime.bindingCalled", self._on_binding)
+        conn.on("Page.loadEventFired", self._on_load)
 
     def state(self, target_id: str) -> TabState:
         state = self._tabs.get(target_id)
@@ -98,16 +101,24 @@ class EagerRefresher:
 
     async def _bind(self, sessions: list[Any]) -> None:
         # One call per session: the binding is then installed in every frame's main world of
-        # that target, now and after navigations.
+        # that target, now and after navigations. Page events give the load events.
         results = await asyncio.gather(*(s.send("Runtime.addBinding", {"name": BINDING})
-                                         for s in sessions), return_exceptions=True)
-        for session, result in zip(sessions, results):
+                                         for s in sessions),
+                                       *(s.send("Page.enable") for s in sessions), return_exceptions=True)
+        for session, result in zip(sessions, results):      # (Page.enable's: loads are a hint)
             if isinstance(result, BaseException):
                 self._bound.discard(session.session_id)      # try again on the next request
                 log.debug("Runtime.addBinding failed on %s: %s", session.session_id, result)
 
     def _on_binding(self, params: dict, session_id: str | None) -> None:
-        if params.get("name") != BINDING or session_id is None:
+        if params.get("name") == BINDING:
+            self._changed(session_id, str(params.get("payload") or ""))
+
+    def _on_load(self, params: dict, session_id: str | None) -> None:
+        self._changed(session_id, "")        # a new document: no signal to compare with
+
+    def _changed(self, session_id: str | None, signal: str) -> None:
+        if session_id is None:
             return
         tracker = self._tracker()
         page = tracker.page_for_session(session_id) if tracker is not None else None
@@ -116,7 +127,7 @@ class EagerRefresher:
         state = self._tabs.get(page.target_id)
         if state is None or time.monotonic() - state.asked_at > ACTIVE_SECONDS:
             return
-        state.signal = str(params.get("payload") or "")
+        state.signal = signal
         if state.task is not None and not state.task.done():
             state.again = True
             return

@@ -127,3 +127,33 @@ async def test_eager_refresh_survives_navigation(chromium, page_server):
         capture = _state(chromium).cache[page.target_id]
         assert _by_name(await chromium.layout(), f"After nav {size}")
         assert _state(chromium).cache[page.target_id] is capture, "not warm after navigating"
+
+
+async def test_a_new_document_is_captured_when_it_has_loaded(chromium, page_server):
+    """Navigate, wait for the load, look: the new page's full read was done in the background
+    (its load event started it), so the request only probes."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/100"))
+    await chromium.layout()                          # asked: the tab is refreshed from now on
+    state = _state(chromium)
+    for size in (400, 500):
+        refreshes = state.refresher.state(page.target_id).refreshes
+        captures = state.counts["captures"]
+        await chromium.navigate(page, page_server.url(f"/gen/{size}"))   # returns on the load event
+        for _ in range(100):                         # the refresh the load started: wait for it
+            task = state.refresher.state(page.target_id).task
+            if task is not None:
+                await task
+            if state.refresher.state(page.target_id).refreshes > refreshes:
+                break
+            await chromium.evaluate(page, NEXT_FRAME_JS)
+        else:
+            raise AssertionError("the load started no refresh")
+        assert state.counts["captures"] == captures + 1
+        capture = state.cache[page.target_id]
+        layout = await chromium.layout()
+        assert state.cache[page.target_id] is capture, "the request read the page again"
+        assert state.counts["captures"] == captures + 1
+        assert layout["tabs"][0]["url"].endswith(f"/gen/{size}")
+        full = await chromium.layout(fresh="true")
+        assert layout["tabs"][0]["layout"]["nodes"] == full["tabs"][0]["layout"]["nodes"]
