@@ -72,7 +72,7 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     assert refresher.state("T").task is None          # never asked for: not refreshed
     refresher.asked(page, LayoutOptions(interesting=True))
     await asyncio.wait_for(asyncio.gather(*refresher._tasks), 5)      # the binding call
-    assert page.sent == ["Runtime.addBinding"]
+    assert page.sent == ["Runtime.addBinding", "Page.enable"]    # page events: loads
     conn.emit("Runtime.bindingCalled", {"name": "somethingElse", "payload": ""}, "S")
     conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "other-session")
     assert refresher.state("T").task is None
@@ -89,3 +89,7 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     await asyncio.wait_for(task, 5)
     assert len(started) == 2 and refresher.state("T").refreshes == 2   # one rerun, not three
     assert signals == ["", "tok:2:0"]     # the rerun knows the page's latest signal
+    # A new document's load event starts a refresh too, with no signal to compare.
+    conn.emit("Page.loadEventFired", {"timestamp": 1.0}, "S")
+    await asyncio.wait_for(refresher.state("T").task, 5)
+    assert len(started) == 3 and signals[-1] == ""
