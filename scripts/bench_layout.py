@@ -119,24 +119,20 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     async def change(kind: str = "body") -> None:
         await page.send("Runtime.evaluate", {"expression": changes[kind] % next(counter)})
 
-    def cold(kind: str):
-        async def run() -> bytes:            # asked right after the change
-            await change(kind)
-            return await get_layout()
-        return run
-
-    async def cold_after(delay: float) -> float:   # an agent acts, then looks ~delay s later
+    async def observed(kind: str, delay: float) -> float:
+        """An agent acts (the change, not timed), then looks ``delay`` s later (timed)."""
         samples = []
         for _ in range(runs):
-            await change()
-            await asyncio.sleep(delay)
+            await change(kind)
+            if delay:
+                await asyncio.sleep(delay)
             start = time.perf_counter()
             await get_layout()
             samples.append(time.perf_counter() - start)
         return median_ms(samples)
 
-    cold_ms = {kind: (await time_it(cold(kind), runs))[0] for kind in changes}
-    cold300_ms = await cold_after(0.3)
+    cold_ms = {kind: await observed(kind, 0.0) for kind in changes}
+    cold300_ms = await observed("body", 0.3)
     await get_layout()
     warm_ms, body = await time_it(get_layout, runs)
     await get_layout("gzip")

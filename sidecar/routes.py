@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from aiohttp import web
@@ -202,14 +203,19 @@ async def layout(request: web.Request) -> web.Response:
     options = LayoutOptions.from_query(request.query)
     conn, tracker = _session(request)
     budget = 3 * _timeout(request)
+    started = time.perf_counter()
     try:
         body = await asyncio.wait_for(build_layout(conn, tracker, options), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
+    built = time.perf_counter()
     encoder = encoder_for(tracker)
     encoded = encoder.encode(body, options_key(options))
     # no-cache: a client may keep the body but must revalidate (cheaply, with If-None-Match).
-    headers = {"ETag": encoded.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+    # Server-Timing: where the request's time went (browsers' dev tools and curl -v show it).
+    headers = {"ETag": encoded.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding",
+               "Server-Timing": f"layout;dur={(built - started) * 1000:.1f}, "
+                                f"encode;dur={(time.perf_counter() - built) * 1000:.1f}"}
     if etag_matches(request.headers.get("If-None-Match"), encoded.etag):
         return web.Response(status=304, headers=headers)
     data = encoded.data

@@ -23,8 +23,7 @@ background; freshness never depends on that call, only on the counters.
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
 ones present at install, and every one attached later). Known limits: a closed shadow root
-attached before the tracker was installed is not seen, nor are :hover styles that move
-layout are not seen.
+attached before the tracker was installed is not seen, nor are :hover styles that move layout.
 """
 
 from __future__ import annotations

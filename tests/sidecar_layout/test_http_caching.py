@@ -1,10 +1,11 @@
 """/layout over HTTP from the real sidecar: ETag and If-None-Match (304), gzip only when asked,
-and a changed page gives a new body and ETag."""
+a changed page gives a new body and ETag, and Server-Timing says where the time went."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from typing import Any
 
 import aiohttp
@@ -33,6 +34,8 @@ async def test_etag_304_and_gzip_on_request(xvfb, need_browser, page_server):
             assert headers["Content-Type"].startswith("application/json")
             etag = headers["ETag"]
             assert etag.startswith('"') and headers["Cache-Control"] == "no-cache"
+            timing = re.fullmatch(r"layout;dur=(\d+\.\d), encode;dur=(\d+\.\d)", headers["Server-Timing"])
+            assert timing and float(timing[1]) > 0, headers["Server-Timing"]
             assert json.loads(plain)["tabs"][0]["layout"]["nodeCount"] > 0
 
             status, headers, body = await get(**{"If-None-Match": etag})
