@@ -19,7 +19,7 @@ from typing import Any
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
-from . import axtree, patch, render
+from . import axtree, patch, render, sections
 from .axtree import Record
 from .dom_fallback import dom_records
 from .encoding import PreencodedLayout, encoder_for, options_key
@@ -62,6 +62,7 @@ class Capture:
     # Incremental updates (patch.py): only for a tab of one document in one session, read
     # through the accessibility tree. ``frames`` is its change signal when it was taken.
     patchable: bool = False
+    sectioned: bool = False                      # read in sections (sections.py), not whole
     frame_id: str = ""
     frames: tuple[str, ...] = ()
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
@@ -76,7 +77,8 @@ class _TrackerState:
     cache: dict[str, Capture]
     refresher: EagerRefresher | None
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("captures", "patches", "rescans"), 0))      # full reads, incremental ones, scroll-only
+        ("captures", "sectioned", "patches", "rescans"), 0))
+    # full reads (of which read in sections), incremental ones, scroll-only
 
 
 _states: weakref.WeakKeyDictionary[Any, _TrackerState] = weakref.WeakKeyDictionary()
@@ -230,7 +232,9 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                     capture, after_call = patched
                     kind = "patches"
                 else:
-                    capture = await _capture(page, children, probe.device_pixel_ratio)
+                    # ?fresh=true reads the tree whole: the reference the other reads are held to.
+                    capture = await _capture(page, children, probe.device_pixel_ratio,
+                                             in_sections=not options.fresh)
                     kind = "captures"
         except PageChanged:
             continue
@@ -255,6 +259,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
             release_later(previous)
         cache[page.target_id] = capture
         counts[kind] = counts.get(kind, 0) + 1
+        if capture.sectioned and kind == "captures":
+            counts["sectioned"] = counts.get("sectioned", 0) + 1
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
@@ -318,7 +324,11 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 
 # -- capture -----------------------------------------------------------------------------------
 
-async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
+async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: bool = True) -> Capture:
+    if in_sections and not children:
+        capture = await _sectioned_capture(page, dpr)
+        if capture is not None:
+            return capture
     frame_tree_call = page.send("Page.getFrameTree")
     snapshot_call = _parsed_snapshot(page, dpr)
     # Enabled, the domain keeps node ids stable between calls, and a later patch (patch.py)
@@ -365,6 +375,35 @@ async def _capture(page: Any, children: list[Any], dpr: float) -> Capture:
         return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
                        source=source, sticky=_sticky(placed), sessions=keys,
                        patchable=patchable, frame_id=main_frame)
+
+
+async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
+    """A tab of one document read in sections (sections.py); None when the page reads whole."""
+    # The domain first (the ancestor reads need it), then the page's choice of sections.
+    enabled, frame_tree, reply = await asyncio.gather(
+        _or_exception(page.send("Accessibility.enable")), page.send("Page.getFrameTree"),
+        _or_exception(page.send("Runtime.evaluate", sections.SECTIONS_PARAMS)))
+    roots = None if isinstance(enabled, BaseException) or isinstance(reply, BaseException) \
+        else sections.section_roots(reply)
+    if roots is None:
+        return None
+    main_frame = frame_tree["frameTree"]["frame"]["id"]
+    # The snapshot first: it lays the page out once, and its parse overlaps the first section.
+    snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
+    reads = patch.start_reads(page, roots)
+    records = await sections.sectioned_records(page, reads, main_frame)
+    snapshot = await snapshot_call
+    release_later(snapshot, reads)
+    if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, main_frame):
+        return None
+    for record in records:
+        record["targetId"] = page.target_id
+    placed = _place_sessions(page, snapshot, [], {})
+    keys = [page.target_id] * len(records)
+    with gc_paused():
+        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
+                       source="accessibility", sticky=_sticky(placed), sessions=keys,
+                       patchable=True, sectioned=True, frame_id=main_frame)
 
 
 def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> bool:

@@ -124,7 +124,7 @@ class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
     futures: list[asyncio.Future]
-    # Set when a root had to be read again from an ancestor (_settle): a read sent after
+    # Set when a root had to be read again from an ancestor (settle): a read sent after
     # whatever the caller sent behind the first ones (e.g. its check that nothing changed).
     late: bool = False
 
@@ -145,7 +145,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
         return records
     try:
         replies = await asyncio.gather(*reads.futures)
-        settled = await asyncio.gather(*(_settle(session, replies[i], replies[i + 1], reads)
+        settled = await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
                                          for i in range(0, len(replies), 2)))
     except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
         return None
@@ -169,7 +169,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
         return None               # e.g. a sibling a CSS rule revealed: not read, so not vouched for
     if any(child not in known for record in kept for child in record["childIds"]):
         return None
-    new = axtree.ax_records(_as_in_full_tree(fresh.values()), frame_id)
+    new = axtree.ax_records(as_in_full_tree(fresh.values()), frame_id)
     target_id = records[0].get("targetId") if records else None
     for record in new:
         record["targetId"] = target_id
@@ -180,7 +180,7 @@ _QUERY = "Accessibility.queryAXTree"
 _ANCESTORS = "Accessibility.getAXNodeAndAncestors"
 
 
-async def _settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
+async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
                   ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree and its ancestors (root first, document last). A root that
     is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is
@@ -228,7 +228,7 @@ def _subtree_ids(by_id: dict[str, Record], top: str) -> set[str]:
 _NO_ROLE = {"type": "role", "value": "none"}
 
 
-def _as_in_full_tree(nodes: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+def as_in_full_tree(nodes: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
     """queryAXTree reports an ignored node's own role and name; getFullAXTree reports role
     "none" and no name: keep the full tree's shape, so a patched tree equals a full read."""
     for node in nodes:

@@ -1,0 +1,121 @@
+"""A full accessibility read in sections, so that Python works while Chromium still serialises.
+
+``Accessibility.getFullAXTree`` answers with one message: at 2,000 elements Chromium spends
+~130 ms building and sending 2.9 MB, then the sidecar ~25 ms parsing it and ~25 ms turning it
+into records, one after the other. Read instead as the accessibility subtrees of a few dozen
+disjoint elements that cover the page (``queryAXTree``, ignored nodes included) plus their
+ancestors (``getAXNodeAndAncestors``, the nodes between them), all pipelined: Chromium answers
+section after section, and each is parsed and turned into records as it arrives.
+
+The page picks the sections (``SECTIONS``): starting from <body>, the largest section is split
+into its element children while it has nothing of its own the children would not cover (text,
+a pseudo-element's content, a list marker, a shadow root, form-control internals). Pages where
+the accessibility tree does not follow the DOM that way (aria-owns) or that hold frames are read
+whole. The result must account for every child id of every node and share one root, else it is
+not used and the tree is read whole: the same check patches pass (patch.py), and the tests
+compare both reads node for node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sidecar.cdp.connection import CDPError
+
+from . import axtree
+from .axtree import Record
+from .patch import Reads, as_in_full_tree, parse_roots, settle
+
+MAX_SECTIONS = 48           # enough to overlap the work; each read has a small fixed cost
+MIN_SECTIONS = 4            # fewer: one getFullAXTree is as good
+
+_SECTIONS = r"""
+(() => {
+  const doc = document, body = doc.body, MAX = __MAX__;
+  if (!body || doc.querySelector("[aria-owns],iframe,frame,object,embed,fencedframe,portal")) return null;
+  const size = (el) => el.getElementsByTagName("*").length + 1;
+  const KEEP = new Set(["select", "datalist", "optgroup", "details", "summary", "video", "audio",
+                        "canvas", "svg", "math", "textarea", "button", "label", "slot", "table",
+                        "thead", "tbody", "tfoot", "tr", "dl", "fieldset", "legend", "picture"]);
+  const SILENT = new Set(["script", "style", "template", "noscript", "link", "meta"]);
+  const own = (pseudo, el) => {
+    const content = getComputedStyle(el, pseudo).content;
+    return content && content !== "none" && content !== "normal";
+  };
+  // Whether el's accessibility children are exactly what its element children's subtrees hold.
+  const splittable = (el) => {
+    if (el.shadowRoot || KEEP.has(el.localName) || el.children.length === 0) return false;
+    for (const n of el.childNodes) if (n.nodeType === 3 && n.data.trim()) return false;
+    if (getComputedStyle(el).display === "list-item") return false;
+    return !own("::before", el) && !own("::after", el);
+  };
+  const target = size(body) / MAX;
+  const pieces = [{ el: body, n: size(body), whole: false }];
+  for (let splits = 0; pieces.length < MAX && splits < MAX; splits++) {
+    let best = null;
+    for (const p of pieces) if (!p.whole && p.n > target && (!best || p.n > best.n)) best = p;
+    if (!best) break;
+    if (!splittable(best.el)) { best.whole = true; continue; }
+    const kids = [...best.el.children].filter((c) => !SILENT.has(c.localName))
+      .map((c) => ({ el: c, n: size(c), whole: false }));
+    pieces.splice(pieces.indexOf(best), 1, ...kids);
+  }
+  return pieces.length < __MIN__ ? null : pieces.map((p) => p.el);
+})()
+""".replace("__MAX__", str(MAX_SECTIONS)).replace("__MIN__", str(MIN_SECTIONS))
+
+# Deep serialization gives each section element's backendNodeId in the same reply.
+SECTIONS_PARAMS: dict[str, Any] = {"expression": _SECTIONS, "silent": True,
+                                   "serializationOptions": {"serialization": "deep", "maxDepth": 1}}
+
+
+async def sectioned_records(session: Any, reads: Reads, frame_id: str) -> list[Record] | None:
+    """The whole tree from ``reads`` (patch.start_reads of the sections), in pre-order, or None
+    when the sections do not make up one consistent tree."""
+    records: dict[str, Record] = {}
+    seen: set[str] = set()              # every node read, those records leave out too
+    root: str | None = None
+    futures = reads.futures
+    try:
+        for index in range(0, len(futures), 2):
+            # In order, as Chromium answers: each section becomes records while the next is made.
+            chain_reply = await futures[index + 1]
+            settled = await settle(session, await futures[index], chain_reply, reads)
+            if settled is None:
+                if len(chain_reply.get("nodes") or ()) == 1:
+                    continue                # no accessibility node (e.g. display:none): nothing
+                return None
+            subtree, chain = settled
+            top = str(chain[-1].get("nodeId"))
+            if root is None:
+                root = top
+            elif top != root:
+                return None                 # another document meanwhile
+            new = []
+            for node in (*subtree, *chain[1:]):
+                node_id = str(node.get("nodeId"))
+                if node_id not in seen:
+                    seen.add(node_id)
+                    new.append(node)
+            for record in axtree.ax_records(as_in_full_tree(new), frame_id):
+                records[record["nodeId"]] = record
+    except CDPError:
+        return None
+    finally:
+        for future in futures:          # the rest, if we stop early: answered, never read
+            future.add_done_callback(_retrieved)
+    if root is None or any(child not in seen for r in records.values() for child in r["childIds"]):
+        return None                         # something no section covered (e.g. a pseudo-element)
+    ordered = axtree.preorder(list(records.values()))
+    return ordered if ordered and ordered[0]["nodeId"] == root and len(ordered) == len(records) else None
+
+
+def section_roots(reply: dict[str, Any]) -> list[int] | None:
+    """The sections' backendNodeIds from a SECTIONS_PARAMS evaluation; None: read it whole."""
+    return parse_roots(reply) or None
+
+
+def _retrieved(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()              # an error nobody waits for is not an error to log

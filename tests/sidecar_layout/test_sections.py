@@ -1,0 +1,65 @@
+"""Full reads in sections (sidecar/layout/sections.py): the tree read as a few dozen pipelined
+subtrees equals one getFullAXTree (?fresh=true), node for node, on pages of every kind the
+tests use; pages the sections cannot cover are read whole, and still right."""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.layout import builder
+
+from .test_incremental import _first_difference, _nodes
+
+pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+
+def _counts(chromium) -> dict[str, int]:
+    state = builder._states.get(chromium.tracker)       # none before the first /layout
+    return dict(state.counts) if state else {"captures": 0, "sectioned": 0}
+
+
+async def _full_read(chromium, page, script: str) -> dict:
+    """A change that needs a full read, then /layout: asserts it was a full read."""
+    before = _counts(chromium)
+    await chromium.evaluate(page, script)
+    layout = await chromium.layout(tab=page.target_id)
+    assert _counts(chromium)["captures"] == before["captures"] + 1, script
+    return layout
+
+
+@pytest.mark.parametrize("path", ["/mutable.html", "/boxes.html", "/frame.html", "/gen/600"])
+async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server, path):
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url(path))
+    before = _counts(chromium)
+    first = await chromium.layout(tab=page.target_id)          # a new document: a full read
+    assert _counts(chromium)["sectioned"] == before["sectioned"] + 1, "not read in sections"
+    whole = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _nodes(first) == _nodes(whole), _first_difference(_nodes(first), _nodes(whole))
+    # A change at <body> (CSS could restyle anything): read in sections again, still exact.
+    again = await _full_read(chromium, page, "document.body.dataset.section = 'x'")
+    assert _counts(chromium)["sectioned"] == before["sectioned"] + 2
+    whole = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _nodes(again) == _nodes(whole), _first_difference(_nodes(again), _nodes(whole))
+
+
+async def test_pages_the_sections_cannot_cover_are_read_whole(chromium, page_server):
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/600"))
+    await chromium.layout(tab=page.target_id)
+    # aria-owns moves accessibility children away from their DOM parents.
+    sectioned = _counts(chromium)["sectioned"]
+    owned = await _full_read(chromium, page, """{
+        const owner = document.createElement("div"); owner.setAttribute("role", "list");
+        owner.setAttribute("aria-owns", "g12 g20"); document.body.dataset.owned = "1";
+        document.body.prepend(owner); }""")
+    assert _counts(chromium)["sectioned"] == sectioned
+    whole = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _nodes(owned) == _nodes(whole), _first_difference(_nodes(owned), _nodes(whole))
+    # Text right in <body>: one section would be all of it, which one getFullAXTree reads as well.
+    await chromium.evaluate(page, "document.querySelector('[aria-owns]').remove()")
+    await chromium.layout(tab=page.target_id)
+    texted = await _full_read(chromium, page, "document.body.append('loose text'); document.body.dataset.t = '1'")
+    whole = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _nodes(texted) == _nodes(whole), _first_difference(_nodes(texted), _nodes(whole))
+    assert [n for n in _nodes(texted) if n["name"]["value"] == "loose text"]
