@@ -259,7 +259,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
             release_later(previous)
         cache[page.target_id] = capture
         counts[kind] = counts.get(kind, 0) + 1
-        if capture.sectioned and kind == "captures":
+        if capture.sectioned:
             counts["sectioned"] = counts.get("sectioned", 0) + 1
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
@@ -384,8 +384,8 @@ async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
         _or_exception(page.send("Accessibility.enable")), page.send("Page.getFrameTree"),
         _or_exception(page.send("Runtime.evaluate", sections.SECTIONS_PARAMS)))
     roots = None if isinstance(enabled, BaseException) or isinstance(reply, BaseException) \
-        else sections.section_roots(reply)
-    if roots is None:
+        else patch.parse_roots(reply)
+    if not roots:
         return None
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     # The snapshot first: it lays the page out once, and its parse overlaps the first section.
@@ -393,17 +393,10 @@ async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
     reads = patch.start_reads(page, roots)
     records = await sections.sectioned_records(page, reads, main_frame)
     snapshot = await snapshot_call
-    release_later(snapshot, reads)
-    if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, main_frame):
-        return None
-    for record in records:
+    release_later(reads)
+    for record in records or ():
         record["targetId"] = page.target_id
-    placed = _place_sessions(page, snapshot, [], {})
-    keys = [page.target_id] * len(records)
-    with gc_paused():
-        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
-                       source="accessibility", sticky=_sticky(placed), sessions=keys,
-                       patchable=True, sectioned=True, frame_id=main_frame)
+    return _one_document(page, records, snapshot, main_frame, sectioned=True)
 
 
 def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> bool:
@@ -429,18 +422,28 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
     records, snapshot = await asyncio.gather(
         patch.patched_records(page, capture.records, reads, capture.frame_id), snapshot_call)
-    if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, capture.frame_id):
+    patched = _one_document(page, records, snapshot, capture.frame_id)
+    if patched is None:
         await after_call
         return None
-    placed = _place_sessions(page, snapshot, [], {})
-    release_later(snapshot)
-    keys = [page.target_id] * len(records)
-    with gc_paused():
-        patched = Capture(signal=(), records=records, placements=_placements(records, keys, placed),
-                          source=capture.source, sticky=_sticky(placed), sessions=keys,
-                          patchable=True, frame_id=capture.frame_id)
     # A root read again from its ancestor was read after that check: check once more.
     return patched, (None if reads.late else after_call)
+
+
+def _one_document(page: Any, records: list[Record] | None, snapshot: Snapshot, frame_id: str,
+                  *, sectioned: bool = False) -> Capture | None:
+    """A capture of a tab of one document read through its accessibility tree (patched or in
+    sections), placed by ``snapshot``; None without records, or when the snapshot holds more
+    than that document or another one."""
+    release_later(snapshot)
+    if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, frame_id):
+        return None
+    placed = _place_sessions(page, snapshot, [], {})
+    keys = [page.target_id] * len(records)
+    with gc_paused():
+        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
+                       source="accessibility", sticky=_sticky(placed), sessions=keys,
+                       patchable=True, sectioned=sectioned, frame_id=frame_id)
 
 
 def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:

@@ -25,7 +25,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree
 from .axtree import Record
-from .patch import Reads, as_in_full_tree, parse_roots, settle
+from .patch import Reads, as_in_full_tree, settle
 
 MAX_SECTIONS = 48           # enough to overlap the work; each read has a small fixed cost
 MIN_SECTIONS = 4            # fewer: one getFullAXTree is as good
@@ -66,6 +66,7 @@ _SECTIONS = r"""
 """.replace("__MAX__", str(MAX_SECTIONS)).replace("__MIN__", str(MIN_SECTIONS))
 
 # Deep serialization gives each section element's backendNodeId in the same reply.
+# (patch.parse_roots reads the reply.)
 SECTIONS_PARAMS: dict[str, Any] = {"expression": _SECTIONS, "silent": True,
                                    "serializationOptions": {"serialization": "deep", "maxDepth": 1}}
 
@@ -109,11 +110,6 @@ async def sectioned_records(session: Any, reads: Reads, frame_id: str) -> list[R
         return None                         # something no section covered (e.g. a pseudo-element)
     ordered = axtree.preorder(list(records.values()))
     return ordered if ordered and ordered[0]["nodeId"] == root and len(ordered) == len(records) else None
-
-
-def section_roots(reply: dict[str, Any]) -> list[int] | None:
-    """The sections' backendNodeIds from a SECTIONS_PARAMS evaluation; None: read it whole."""
-    return parse_roots(reply) or None
 
 
 def _retrieved(future: asyncio.Future) -> None:

@@ -14,7 +14,8 @@ pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 
 def _counts(chromium) -> dict[str, int]:
-    return dict(builder._states[chromium.tracker].counts)
+    state = builder._states.get(chromium.tracker)       # none before the first /layout
+    return dict(state.counts) if state else {"captures": 0, "sectioned": 0, "patches": 0}
 
 
 def _nodes(layout: dict) -> list[dict]:

@@ -6,16 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout import builder
-
-from .test_incremental import _first_difference, _nodes
+from .test_incremental import _counts, _first_difference, _nodes
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
-
-
-def _counts(chromium) -> dict[str, int]:
-    state = builder._states.get(chromium.tracker)       # none before the first /layout
-    return dict(state.counts) if state else {"captures": 0, "sectioned": 0}
 
 
 async def _full_read(chromium, page, script: str) -> dict:
