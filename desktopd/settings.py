@@ -7,11 +7,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.web.daemon import exposure_problem, truthy
+from desktopd.web.daemon import server_problem, truthy
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class SettingsError(ValueError):
@@ -31,16 +30,12 @@ class Settings:
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
-        problem = exposure_problem(
-            self.host, self.token, self.insecure,
+        problem = server_problem(
+            self.host, self.port, self.token, self.insecure, self.log_level,
             "set DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
             "if the network is trusted")
         if problem:
             raise SettingsError(problem)
-        if not 0 <= self.port <= 65535:
-            raise SettingsError(f"port must be 0..65535, got {self.port}")
-        if self.log_level not in LOG_LEVELS:
-            raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
 
 
 

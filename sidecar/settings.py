@@ -7,13 +7,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.web.daemon import exposure_problem, truthy
+from desktopd.web.daemon import server_problem, truthy
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
 
 DEFAULT_PORT = 8122
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class SettingsError(ValueError):
@@ -43,14 +42,12 @@ class Settings:
     log_level: str = "INFO"
 
     def check(self) -> None:
-        problem = exposure_problem(
-            self.host, self.token, self.insecure,
+        problem = server_problem(
+            self.host, self.port, self.token, self.insecure, self.log_level,
             "set SIDECAR_TOKEN / SIDECAR_TOKEN_FILE (or DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE), or "
             "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
         if problem:
             raise SettingsError(problem)
-        if not 0 <= self.port <= 65535:
-            raise SettingsError(f"port must be 0..65535, got {self.port}")
         if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
             raise SettingsError(f"the CDP port must be 1..65535, got {self.expose_cdp_port}")
         if not self.headless and not self.display:
@@ -59,8 +56,6 @@ class Settings:
             raise SettingsError("timeouts must be positive")
         if not 0 < self.restart_backoff <= self.restart_backoff_max:
             raise SettingsError(f"the restart backoff must be in (0, {self.restart_backoff_max}] s")
-        if self.log_level not in LOG_LEVELS:
-            raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}")
 
     def launch_options(self, window_size: tuple[int, int] | None) -> LaunchOptions:
         return LaunchOptions(

@@ -28,11 +28,28 @@ def truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
 def exposure_problem(host: str, token: str | None, insecure: bool, how_to_fix: str) -> str | None:
     """Why serving on ``host`` would expose an unauthenticated API, or None when it would not."""
     if is_loopback(host) or token or insecure:
         return None
     return f"refusing to listen on non-loopback address {host!r} without a token: {how_to_fix}"
+
+
+def server_problem(host: str, port: int, token: str | None, insecure: bool, log_level: str,
+                   how_to_fix_exposure: str) -> str | None:
+    """What is wrong with a daemon's common settings (the bind-safety rule, the port, the log
+    level), or None."""
+    problem = exposure_problem(host, token, insecure, how_to_fix_exposure)
+    if problem:
+        return problem
+    if not 0 <= port <= 65535:
+        return f"port must be 0..65535, got {port}"
+    if log_level not in LOG_LEVELS:
+        return f"log level must be one of {', '.join(LOG_LEVELS)}"
+    return None
 
 
 class ProbeQuietAccessLogger(AccessLogger):

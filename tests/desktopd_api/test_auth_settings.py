@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
@@ -71,3 +72,19 @@ async def test_oversized_body_is_a_json_413(client):
                             headers={"Content-Type": "text/plain"})
     assert resp.status == 413
     assert (await resp.json())["error"] == "request_entity_too_large"
+
+
+@pytest.mark.parametrize("daemon", ["desktopd", "sidecar"])
+@pytest.mark.parametrize("argv, message", [
+    (["--port", "70000"], "port must be 0..65535, got 70000"),
+    (["--log-level", "loud"], "log level must be one of DEBUG, INFO, WARNING, ERROR"),
+    (["--host", "0.0.0.0"], "refusing to listen on non-loopback address '0.0.0.0' without a token"),
+])
+def test_both_daemons_refuse_the_same_bad_common_settings(daemon, argv, message):
+    import sidecar.settings
+
+    parse, error = ((parse_settings, SettingsError) if daemon == "desktopd" else
+                    (sidecar.settings.parse_settings, sidecar.settings.SettingsError))
+    extra = ["--display", ":9"] if daemon == "sidecar" else []
+    with pytest.raises(error, match=re.escape(message)):
+        parse(argv + extra, env={}).check()
