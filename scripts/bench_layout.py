@@ -3,8 +3,9 @@
 
 Serves generated pages of 500, 2,000 and 10,000 elements on 127.0.0.1, opens them in a real
 Chromium on a fresh Xvfb, and prints, per size, median times of:
-  * cold: GET /layout from the real sidecar (python -m sidecar) right after a DOM change, so the
-    tab is captured again (AX tree + DOM snapshot);
+  * cold: GET /layout from the real sidecar (python -m sidecar) right after a DOM change of four
+    kinds (a rename, an insert, a <body> attribute, a <head> style sheet), so the tab is read
+    again (the changed parts of the AX tree + a DOM snapshot);
   * cold300: the same change, then GET /layout ~300 ms later (an agent's act -> observe loop);
   * nav / nav300: the page navigated again, GET /layout right after its load event / ~300 ms
     later (the load starts a background read: "open a page, wait for it, look");
@@ -105,15 +106,21 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     await get_layout()                      # the tab's first sight: installs the change probe
     counter = iter(range(10**9))
 
-    # Three kinds of change an action causes, from local to global:
+    # Four kinds of change an action causes, from local to page-wide:
     #   text:   a button in the middle of the page is renamed (only its subtree is read again);
     #   insert: a list item with a button is inserted mid-page (every box below it moves);
-    #   body:   an attribute of <body> changes (CSS could restyle anything: a full read).
+    #   body:   an attribute of <body> changes (CSS could restyle anything: the patch compares
+    #           the page's rendering with the last one's, restyle.py, and finds nothing to read);
+    #   css:    a style sheet in <head> hides the first item of another section each time (the
+    #           comparison finds the two items shown or hidden, and reads them again).
     changes = {
         "text": "{ const b = document.querySelectorAll('button'); b[b.length >> 1].textContent = 'Renamed %d'; }",
         "insert": "{ const l = document.querySelectorAll('ul'); const li = document.createElement('li');"
                   " li.innerHTML = '<button>Inserted %d</button>'; l[l.length >> 1].prepend(li); }",
         "body": "document.body.dataset.bench = '%d'",
+        "css": "{ let s = document.getElementById('bench-css'); if (!s) { s = document.createElement('style');"
+               " s.id = 'bench-css'; document.head.append(s); }"
+               " s.textContent = 'section:nth-of-type(' + (%d %% 40 + 1) + ') li:first-child { display: none }'; }",
     }
 
     async def change(kind: str = "body") -> None:
@@ -161,7 +168,7 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
 
     nav_ms, nav300_ms = await navigated(0.0), await navigated(0.3)
     return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms["body"],
-            "cold_text": cold_ms["text"], "cold_insert": cold_ms["insert"],
+            "cold_text": cold_ms["text"], "cold_insert": cold_ms["insert"], "cold_css": cold_ms["css"],
             "cold300": cold300_ms, "warm": warm_ms, "gzip": gzip_ms, "etag": etag_ms,
             "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes,
             "nav": nav_ms, "nav300": nav300_ms}
@@ -236,25 +243,30 @@ async def main() -> int:
     print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
           f"runs (reference: {args.reference_runs}, 1 at 10k)")
     print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'c-text':>7} {'c-ins':>7} {'c-body':>7} "
-          f"{'c300':>6} {'nav':>6} {'n300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} "
-          f"{'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'pw':>6} {'pw/text':>7} {'pw/ins':>7} "
-          f"{'pw/body':>7} {'pw/c300':>7} {'pw/nav':>6} {'pw/n300':>7} {'pw/warm':>7}")
+          f"{'c-css':>7} {'c300':>6} {'nav':>6} {'n300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} "
+          f"{'btn':>6} {'ref':>8} {'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'ref/css':>7} {'ref/nav':>7} "
+          f"{'pw':>6} {'pw/text':>7} {'pw/ins':>7} {'pw/body':>7} {'pw/css':>7} {'pw/c300':>7} {'pw/nav':>6} "
+          f"{'pw/n300':>7} {'pw/warm':>7}")
     for row in rows:
         p, ref = pw.get(row["size"]), row["reference"]
         pw_cells = (f"{p:6.1f} {p / row['cold_text']:7.2f} {p / row['cold_insert']:7.2f} "
-                    f"{p / row['cold']:7.2f} {p / row['cold300']:7.2f} {p / row['nav']:6.2f} "
-                    f"{p / row['nav300']:7.2f} {p / row['warm']:7.1f}"
+                    f"{p / row['cold']:7.2f} {p / row['cold_css']:7.2f} {p / row['cold300']:7.2f} "
+                    f"{p / row['nav']:6.2f} {p / row['nav300']:7.2f} {p / row['warm']:7.1f}"
                     if p else f"{'n/a':>6}")
         print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
-              f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} "
+              f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} {row['cold_css']:7.1f} "
               f"{row['cold300']:6.1f} {row['nav']:6.1f} {row['nav300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
               f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
-              f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} {pw_cells}")
-    print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body: asked right after a "
-          "change: a button renamed mid-page (its subtree read again), a list item inserted mid-page "
-          "(half the boxes move), an attribute of <body> set (a full read); c300: asked 300 ms "
+              f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} "
+              f"{ref / row['cold_css']:7.1f} {ref / row['nav']:7.1f} {pw_cells}")
+    print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body / c-css: asked right "
+          "after a change: a button renamed mid-page (its subtree read again), a list item inserted "
+          "mid-page (half the boxes move), an attribute of <body> set (page-wide: the rendering is "
+          "compared with the last read's, nothing to read again), a <head> style sheet hiding another "
+          "list item (page-wide: the two items it showed/hid are read again); c300: asked 300 ms "
           "after a <body> change (act -> observe); nav / n300: a new page's /layout asked right after "
-          "its load event / 300 ms later (its load starts a background read); warm: page unchanged, identity body; gzip: warm "
+          "its load event (a full read) / 300 ms later (its load starts a background read); warm: page "
+          "unchanged, identity body; gzip: warm "
           "with Accept-Encoding: gzip (client inflates); 304: warm with If-None-Match; enc0: "
           "json.dumps of the body (what each warm request cost before bodies were reused); btn: "
           "?roles=button&interesting=true warm; ref: per-node reference method; pw: Playwright "

@@ -28,6 +28,7 @@ from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, document_token, parse_probe
 from .refresh import EagerRefresher
+from .restyle import RenderState
 from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,9 @@ class Capture:
     sectioned: bool = False                      # read in sections (sections.py), not whole
     frame_id: str = ""
     frames: tuple[str, ...] = ()
+    render: RenderState | None = None            # its snapshot's rendering (restyle.py)
+    # A patch after a page-wide change: how many re-rendered elements it read again (else None).
+    restyled: int | None = None
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (_nodes).
     node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
@@ -77,8 +81,9 @@ class _TrackerState:
     cache: dict[str, Capture]
     refresher: EagerRefresher | None
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("captures", "sectioned", "patches", "rescans"), 0))
-    # full reads (of which read in sections), incremental ones, scroll-only
+        ("captures", "sectioned", "patches", "wide", "restyled", "rescans"), 0))
+    # full reads (of which read in sections), incremental ones (of which after a page-wide
+    # change, and the re-rendered elements those read), scroll-only
 
 
 _states: weakref.WeakKeyDictionary[Any, _TrackerState] = weakref.WeakKeyDictionary()
@@ -261,6 +266,9 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         counts[kind] = counts.get(kind, 0) + 1
         if capture.sectioned:
             counts["sectioned"] = counts.get("sectioned", 0) + 1
+        if capture.restyled is not None and kind == "patches":
+            counts["wide"] = counts.get("wide", 0) + 1
+            counts["restyled"] = counts.get("restyled", 0) + capture.restyled
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
@@ -374,7 +382,8 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
                      and not isinstance(enabled, BaseException) and bool(ordered))
         return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
                        source=source, sticky=_sticky(placed), sessions=keys,
-                       patchable=patchable, frame_id=main_frame)
+                       patchable=patchable, frame_id=main_frame,
+                       render=snapshot.render_state() if patchable else None)
 
 
 async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
@@ -411,22 +420,39 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     """The capture with only the changed subtrees read again (patch.py) and fresh boxes, and
     the after-probe already sent behind its reads (None: the caller probes again); None when
     the change needs a full capture. ``roots_reply`` is the take's (see _probe)."""
-    roots = patch.parse_roots(roots_reply)
-    if roots is None:
+    take = patch.parse_take(roots_reply)
+    if take is None or (take.top is not None and capture.render is None):
         return None
     # The renderer answers in order: the accessibility reads first, so splicing them in
     # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
     # meanwhile, which is answered by the time the nodes are placed.
-    reads = patch.start_reads(page, roots)
+    reads = patch.start_reads(page, take.roots, take.top)
     snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
-    records, snapshot = await asyncio.gather(
-        patch.patched_records(page, capture.records, reads, capture.frame_id), snapshot_call)
+    if take.top is None:
+        records, snapshot = await asyncio.gather(
+            patch.patched_records(page, capture.records, reads, capture.frame_id), snapshot_call)
+    else:
+        # A page-wide change: also read what its rendering says was restyled (restyle.py).
+        snapshot = await snapshot_call
+        render = snapshot.render_state()
+        restyled = None if render is None or capture.render is None \
+            else render.restyled_roots(capture.render, take.roots)
+        if restyled is None:
+            release_later(snapshot)
+            await asyncio.gather(after_call, *reads.futures, *filter(None, [reads.top]),
+                                 return_exceptions=True)
+            return None
+        patch.add_reads(page, reads, restyled)
+        records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
     patched = _one_document(page, records, snapshot, capture.frame_id)
     if patched is None:
         await after_call
         return None
-    # A root read again from its ancestor was read after that check: check once more.
+    if take.top is not None:
+        patched.restyled = len(restyled)
+    # A root read again from its ancestor, or a restyled one, was read after that check:
+    # check once more.
     return patched, (None if reads.late else after_call)
 
 
@@ -443,7 +469,8 @@ def _one_document(page: Any, records: list[Record] | None, snapshot: Snapshot, f
     with gc_paused():
         return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
                        source="accessibility", sticky=_sticky(placed), sessions=keys,
-                       patchable=True, sectioned=sectioned, frame_id=frame_id)
+                       patchable=True, sectioned=sectioned, frame_id=frame_id,
+                       render=snapshot.render_state())
 
 
 def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:
@@ -471,9 +498,12 @@ async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture)
     found = {child.target_id: (result[0], result[2]) for child, result in zip(children, child_results) if result}
     placed = _place_sessions(page, snapshot, children, found)
     with gc_paused():
+        # The same nodes: a patch can still start from them (the rendering is the new one's).
         return Capture(signal=(), records=capture.records,
                        placements=_placements(capture.records, capture.sessions, placed),
-                       source=capture.source, sticky=_sticky(placed), sessions=capture.sessions)
+                       source=capture.source, sticky=_sticky(placed), sessions=capture.sessions,
+                       patchable=capture.patchable, frame_id=capture.frame_id,
+                       render=snapshot.render_state() if capture.patchable else None)
 
 
 Placed = dict[str, tuple[Snapshot, dict[int, DocumentPlacement]]]

@@ -51,11 +51,16 @@ _TAKE = r"""
     else changed.push(node);
   }
   const doc = document, roots = new Set();
+  // aria-owns moves nodes away from their DOM parents: which to read again is not local.
+  if (doc.querySelector("[aria-owns]")) return null;
+  // A change that can restyle the whole page: none of its own nodes to read (the probe marks
+  // the changed nodes below <body> too), the page's rendering is checked instead.
+  let wide = state.wide > SINCE;
   for (const found of changed) {
     if (!found.isConnected) continue;   // removed since: its old parent's change covers it
     const node = found.nodeType === 1 ? found : found.parentElement;
     if (!node || node === doc.documentElement || node === doc.body ||
-        (doc.head && doc.head.contains(node))) return null;
+        (doc.head && doc.head.contains(node))) { wide = true; continue; }
     roots.add(node);
     const label = node.closest("label");          // a label names its control
     if (label) { roots.add(label); if (label.control) roots.add(label.control); }
@@ -65,7 +70,10 @@ _TAKE = r"""
       }
     }
   }
-  if (roots.size === 0) return [];
+  // First the page-wide change's element (its own node and ancestors are read again), or null.
+  const top = wide ? doc.body || doc.documentElement : null;
+  if (wide && !top) return null;
+  if (roots.size === 0) return [top];
   const referrers = doc.querySelectorAll("[aria-labelledby],[aria-describedby]");
   if (referrers.length > __MAX_REFERRERS__) return null;
   const changedRoots = [...roots];
@@ -82,7 +90,7 @@ _TAKE = r"""
   }
   const all = [...roots];
   const minimal = all.filter((r) => !all.some((o) => o !== r && o.contains(r)));
-  return minimal.length > MAX_ROOTS ? null : minimal;
+  return minimal.length > MAX_ROOTS ? null : [top, ...minimal];
 })()
 """
 
@@ -102,21 +110,54 @@ def take_params(frame_signal: str) -> dict[str, Any] | None:
             "serializationOptions": {"serialization": "deep", "maxDepth": 1}}
 
 
+@dataclass(frozen=True)
+class Take:
+    """What a page says changed since a capture (``take_params``)."""
+
+    roots: list[int]              # backendNodeIds of the elements whose subtrees to read again
+    # After a page-wide change (restyle.py): the backendNodeId of <body> (or <html>), whose own
+    # node and ancestors are read again; None after local changes only.
+    top: int | None = None
+
+
+def parse_take(reply: dict[str, Any]) -> Take | None:
+    """A ``take_params`` evaluation ([top or null, ...roots]); None: read the whole tree."""
+    items = _serialized_items(reply)
+    if not items:
+        return None
+    top = None
+    if items[0].get("type") != "null":
+        top = _backend_id(items[0])
+        if top is None:
+            return None
+    roots = [_backend_id(item) for item in items[1:]]
+    if any(root is None for root in roots):
+        return None
+    return Take(roots, top)  # type: ignore[arg-type]
+
+
 def parse_roots(reply: dict[str, Any]) -> list[int] | None:
-    """The roots' backendNodeIds from a ``take_params`` evaluation; None: read the whole tree."""
+    """The backendNodeIds of an evaluation that returned an array of elements, else None."""
+    items = _serialized_items(reply)
+    if items is None:
+        return None
+    roots = [_backend_id(item) for item in items]
+    return None if any(root is None for root in roots) else roots  # type: ignore[return-value]
+
+
+def _serialized_items(reply: dict[str, Any]) -> list[dict[str, Any]] | None:
     if "exceptionDetails" in reply:
         return None
     value = reply.get("result", {}).get("deepSerializedValue") or {}
     if value.get("type") != "array":
         return None
-    roots = []
-    for item in value.get("value", []):
-        node = item.get("value") if item.get("type") == "node" else None
-        backend_id = node.get("backendNodeId") if isinstance(node, dict) else None
-        if not isinstance(backend_id, int):
-            return None
-        roots.append(backend_id)
-    return roots
+    return [item for item in value.get("value", []) if isinstance(item, dict)]
+
+
+def _backend_id(item: dict[str, Any]) -> int | None:
+    node = item.get("value") if item.get("type") == "node" else None
+    backend_id = node.get("backendNodeId") if isinstance(node, dict) else None
+    return backend_id if isinstance(backend_id, int) else None
 
 
 @dataclass
@@ -124,16 +165,32 @@ class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
     futures: list[asyncio.Future]
-    # Set when a root had to be read again from an ancestor (settle): a read sent after
-    # whatever the caller sent behind the first ones (e.g. its check that nothing changed).
+    # Set when a root had to be read again from an ancestor (settle), or roots were added
+    # (add_reads): reads sent after whatever the caller sent behind the first ones (e.g. its
+    # check that nothing changed).
     late: bool = False
+    top: asyncio.Future | None = None         # Take.top's node and ancestors
 
 
-def start_reads(session: Any, roots: list[int]) -> Reads:
+def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
-    answers in order), for ``patched_records``."""
-    return Reads([asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-                  for root in roots for method in (_QUERY, _ANCESTORS)])
+    answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
+    reads = Reads(_sent(session, roots))
+    if top is not None:
+        reads.top = asyncio.ensure_future(session.send(_ANCESTORS, {"backendNodeId": top}))
+    return reads
+
+
+def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
+    """Read these roots' subtrees too (sent now, after what was sent since ``start_reads``)."""
+    if roots:
+        reads.futures.extend(_sent(session, roots))
+        reads.late = True
+
+
+def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
+    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
+            for root in roots for method in (_QUERY, _ANCESTORS)]
 
 
 async def patched_records(session: Any, records: list[Record], reads: Reads,
@@ -141,12 +198,13 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
     """``records`` (a capture's, pre-order, one frame) with the subtrees under the roots of
     ``reads`` (start_reads) read again; None when the result could differ from a full read.
     Never modifies ``records``."""
-    if not reads.futures:
+    if not reads.futures and reads.top is None:
         return records
     try:
         replies = await asyncio.gather(*reads.futures)
         settled = await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
                                          for i in range(0, len(replies), 2)))
+        top_chain = (await reads.top).get("nodes") or [] if reads.top is not None else None
     except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
         return None
     by_id = {record["nodeId"]: record for record in records}
@@ -162,6 +220,12 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
             fresh[str(node["nodeId"])] = node
         for node in chain[1:]:
             fresh.setdefault(str(node["nodeId"]), node)
+    if top_chain is not None:     # <body>'s own node (when in the tree) and its ancestors
+        if not top_chain or str(top_chain[-1].get("nodeId")) != top_id:
+            return None
+        for index, node in enumerate(top_chain):
+            if _in_tree(top_chain, index):
+                fresh.setdefault(str(node["nodeId"]), node)
     kept = [r for r in records if r["nodeId"] not in replaced and r["nodeId"] not in fresh]
     known = {r["nodeId"] for r in kept}
     known.update(fresh)

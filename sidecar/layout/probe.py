@@ -12,9 +12,10 @@ Scrolling the top-level document is deliberately not a change: only viewport bou
 and those are recomputed from fresh metrics on every request.
 
 Each frame's tracker also remembers which nodes changed, and at which count (``dirty``), so
-that patch.py can re-read only those parts of the accessibility tree; a change without a node of
-its own (resize, fonts) or too many nodes leaves the record incomplete (``floor``), and the next
-capture is a full one.
+that patch.py can re-read only those parts of the accessibility tree. A change that can restyle
+the whole page (at <html> or <body>, in <head>, a resize, fonts) is remembered as page-wide
+(``wide``: the patch then checks the page's rendering, see restyle.py); too many changed nodes
+leave the record incomplete (``floor``), and the next capture is a full one.
 
 Every change (and inner scroll) also schedules a call of the ``Runtime.addBinding`` function
 ``BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
@@ -37,12 +38,14 @@ _PROBE = r"""
 (() => {
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const MAX_DIRTY = __MAX_DIRTY__;
+  const sizeOf = (w) => w.innerWidth + "x" + w.innerHeight + "x" + w.devicePixelRatio;
   const install = (w) => {
     const isTop = w === w.top;
     // dirty: node -> the change count when it last changed (what patch.py re-reads); below
-    // ``floor`` the record is incomplete (overflow, or a change with no node of its own).
+    // ``floor`` the record is incomplete (overflow); ``wide``: the count at the last change
+    // without a node of its own (resize, fonts), which may have restyled anything.
     const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0,
-                    dirty: new Map(), floor: 0 };
+                    dirty: new Map(), floor: 0, wide: 0, size: sizeOf(w) };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     // Tell the sidecar (Runtime.addBinding, see refresh.py) shortly after a burst of changes,
     // so it can rebuild the layout before it is asked for.
@@ -60,26 +63,34 @@ _PROBE = r"""
     };
     const forgetAll = () => { state.dirty.clear(); state.floor = state.changes; };
     const mark = (node) => {
-      if (!node) forgetAll();
+      if (!node) state.wide = state.changes;
       else if (state.dirty.size >= MAX_DIRTY) forgetAll();
       else state.dirty.set(node, state.changes);
     };
     const bump = (node) => { state.changes++; mark(node); notify(); };
+    const doc = w.document;
+    const topLevel = (node) => node === doc || node === doc.documentElement || node === doc.body;
     // What changed, for an incremental update: a childList change rewrote its target's
     // children; an attribute or text change can restyle or rename the target's siblings
-    // (CSS sibling selectors), so its parent is what may have changed.
+    // (CSS sibling selectors), so its parent is what may have changed. When that is <body> or
+    // <html>, re-reading it would be reading the page: the patch reads the changed nodes
+    // themselves (the target, the inserted elements) and checks the rest by its rendering.
     const observer = new w.MutationObserver((records) => {
       state.changes++;
       for (const r of records) {
         // A shadow root's own children changed: its host is the element to read again.
         const target = r.target instanceof w.ShadowRoot ? r.target.host : r.target;
-        mark(r.type === "childList" ? target : target.parentNode instanceof w.ShadowRoot
-          ? target.parentNode.host : target.parentNode || target);
+        const node = r.type === "childList" ? target : target.parentNode instanceof w.ShadowRoot
+          ? target.parentNode.host : target.parentNode || target;
+        mark(node);
+        if (!topLevel(node)) continue;
+        if (r.type !== "childList") mark(target);
+        else for (const added of r.addedNodes) if (added.nodeType === 1) mark(added);
       }
       notify();
     });
     const watched = { subtree: true, childList: true, attributes: true, characterData: true };
-    observer.observe(w.document, watched);
+    observer.observe(doc, watched);
     // A document observer does not see inside shadow roots: observe each one too, those open
     // now and every one attached from now on (a closed one attached earlier stays unseen).
     const watchShadow = (root) => {
@@ -172,6 +183,9 @@ _PROBE = r"""
       if (!(KEY in w)) { install(w); frames.push("?"); }
       else {
         state = w[KEY];
+        // A new window size restyles (media queries) before its resize event is dispatched.
+        const size = sizeOf(w);
+        if (state.size !== size) { state.changes++; state.wide = state.changes; state.size = size; }
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
         frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);

@@ -57,7 +57,10 @@ _SECTIONS = r"""
     for (const p of pieces) if (!p.whole && p.n > target && (!best || p.n > best.n)) best = p;
     if (!best) break;
     if (!splittable(best.el)) { best.whole = true; continue; }
-    const kids = [...best.el.children].filter((c) => !SILENT.has(c.localName))
+    // Unrendered children have no accessibility nodes to read (if one does, e.g. a hidden
+    // label, the result misses it and the page is read whole).
+    const kids = [...best.el.children]
+      .filter((c) => !SILENT.has(c.localName) && getComputedStyle(c).display !== "none")
       .map((c) => ({ el: c, n: size(c), whole: false }));
     pieces.splice(pieces.indexOf(best), 1, ...kids);
   }

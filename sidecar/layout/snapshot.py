@@ -13,14 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .geometry import Placement, Rect
+from .restyle import RENDER_STYLES, RenderState
 
 # Styles read for every laid-out node: whether it is fixed/sticky, an iframe's content origin
 # (indices 1-4), and with the rest, every element's content box (border box minus border and
 # padding, as the reference API's bounds.x/y/width/height). Values come as CSS px strings,
 # unzoomed: under the CSS zoom property (index 9, the element's own factor) they are scaled by
-# the product of its own and its ancestors' zoom.
-STYLES = ("position", "border-left-width", "border-top-width", "padding-left", "padding-top",
-          "border-right-width", "border-bottom-width", "padding-right", "padding-bottom", "zoom")
+# the product of its own and its ancestors' zoom. Then those the accessibility tree depends on
+# (restyle.py: what a page-wide change re-rendered).
+_GEOMETRY_STYLES = ("position", "border-left-width", "border-top-width", "padding-left",
+                    "padding-top", "border-right-width", "border-bottom-width", "padding-right",
+                    "padding-bottom", "zoom")
+STYLES = _GEOMETRY_STYLES + RENDER_STYLES
 _ELEMENT_NODE = 1
 _FRAME_NAMES = ("IFRAME", "FRAME", "FENCEDFRAME")
 CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
@@ -80,6 +84,14 @@ class Snapshot:
         for doc in self.documents:
             for backend_id in doc.boxes:
                 self.owner_document[backend_id] = doc.index
+
+    def render_state(self) -> RenderState | None:
+        """The rendering of a snapshot of one document (restyle.py), else None."""
+        if len(self.documents) != 1:
+            return None
+        raw = self.documents[0].raw
+        return RenderState(self.strings, raw.get("nodes", {}), raw.get("layout", {}),
+                           len(_GEOMETRY_STYLES))
 
     def _indices(self, values: tuple[str, ...]) -> frozenset[int]:
         """The string-table indices of ``values`` (a value may appear once per document)."""

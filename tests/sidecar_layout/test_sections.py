@@ -20,6 +20,13 @@ async def _full_read(chromium, page, script: str) -> dict:
     return layout
 
 
+# Text set in 600 new (hidden) elements: more changed nodes than the page's tracker keeps
+# (probe.MAX_DIRTY), so the next read is a full one.
+OVERFLOW = """{ const box = document.createElement("div"); box.hidden = true; document.body.append(box);
+  for (let i = 0; i < 600; i++) box.append(document.createElement("p"));
+  for (const p of box.children) p.textContent = "x"; }"""
+
+
 @pytest.mark.parametrize("path", ["/mutable.html", "/boxes.html", "/frame.html", "/gen/600"])
 async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server, path):
     page = await chromium.page()
@@ -29,8 +36,8 @@ async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server
     assert _counts(chromium)["sectioned"] == before["sectioned"] + 1, "not read in sections"
     whole = await chromium.layout(tab=page.target_id, fresh="true")
     assert _nodes(first) == _nodes(whole), _first_difference(_nodes(first), _nodes(whole))
-    # A change at <body> (CSS could restyle anything): read in sections again, still exact.
-    again = await _full_read(chromium, page, "document.body.dataset.section = 'x'")
+    # More changed nodes than the page remembers: read in sections again, still exact.
+    again = await _full_read(chromium, page, OVERFLOW)
     assert _counts(chromium)["sectioned"] == before["sectioned"] + 2
     whole = await chromium.layout(tab=page.target_id, fresh="true")
     assert _nodes(again) == _nodes(whole), _first_difference(_nodes(again), _nodes(whole))
