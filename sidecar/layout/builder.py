@@ -429,29 +429,36 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     reads = patch.start_reads(page, take.roots, take.top)
     snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
+    spliced = asyncio.ensure_future(patch.patched_records(page, capture.records, reads, capture.frame_id))
+    restyled: list[int] = []
     if take.top is None:
-        records, snapshot = await asyncio.gather(
-            patch.patched_records(page, capture.records, reads, capture.frame_id), snapshot_call)
+        records, snapshot = await asyncio.gather(spliced, snapshot_call)
     else:
-        # A page-wide change: also read what its rendering says was restyled (restyle.py).
+        # A page-wide change: also read what its rendering says was re-rendered (restyle.py).
+        # The last rendering's side of the comparison is made while Chromium makes the new one.
+        capture.render.signatures()  # type: ignore[union-attr]
         snapshot = await snapshot_call
         render = snapshot.render_state()
-        restyled = None if render is None or capture.render is None \
-            else render.restyled_roots(capture.render, take.roots)
-        if restyled is None:
+        found = None if render is None else render.restyled_roots(capture.render, take.roots)  # type: ignore[arg-type]
+        records = await spliced     # right if nothing was re-rendered, as is most often
+        if found is None:
             release_later(snapshot)
-            await asyncio.gather(after_call, *reads.futures, *filter(None, [reads.top]),
-                                 return_exceptions=True)
+            await after_call
             return None
-        patch.add_reads(page, reads, restyled)
-        records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
+        restyled = found
+        if restyled:                # spliced again with those, as one tree that must add up
+            await after_call        # (answered long ago) checked anew, behind these reads:
+            patch.add_reads(page, reads, restyled)
+            reads.late = False
+            after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
+            records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
     patched = _one_document(page, records, snapshot, capture.frame_id)
     if patched is None:
         await after_call
         return None
     if take.top is not None:
         patched.restyled = len(restyled)
-    # A root read again from its ancestor, or a restyled one, was read after that check:
+    # A root read again from its ancestor, or a re-rendered one, was read after that check:
     # check once more.
     return patched, (None if reads.late else after_call)
 

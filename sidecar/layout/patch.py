@@ -17,10 +17,12 @@ after an action. An action usually changes a small part of the page, so:
 
 Node ids are Chromium's AXObject ids, stable between calls while the domain is enabled, so the
 spliced tree is the tree a full read would return (the layout tests compare the two after
-randomised changes). Whatever the patch cannot vouch for makes it return None and the caller reads
-the whole tree: another document, a change record that overflowed or had no node of its own
-(resize, fonts), a change in <head> (the document's title) or at <html>/<body>, a root without an
-accessibility node, or a child id that neither the old tree nor the new reads account for.
+randomised changes). A page-wide change (at <html>/<body>, in <head>, a resize, fonts) has no
+root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again,
+and the builder adds what restyle.py finds re-rendered. Whatever the patch cannot vouch for makes
+it return None and the caller reads the whole tree: another document, a change record that
+overflowed, a page with aria-owns, a root without an accessibility node, or a child id that
+neither the old tree nor the new reads account for.
 """
 
 from __future__ import annotations
@@ -165,9 +167,9 @@ class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
     futures: list[asyncio.Future]
-    # Set when a root had to be read again from an ancestor (settle), or roots were added
-    # (add_reads): reads sent after whatever the caller sent behind the first ones (e.g. its
-    # check that nothing changed).
+    # Set when a root had to be read again from an ancestor (settle), or was added (add_reads):
+    # a read sent after whatever the caller sent behind the first ones (e.g. its check that
+    # nothing changed).
     late: bool = False
     top: asyncio.Future | None = None         # Take.top's node and ancestors
 
@@ -175,22 +177,18 @@ class Reads:
 def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
     answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
-    reads = Reads(_sent(session, roots))
+    reads = Reads([asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
+                   for root in roots for method in (_QUERY, _ANCESTORS)])
     if top is not None:
         reads.top = asyncio.ensure_future(session.send(_ANCESTORS, {"backendNodeId": top}))
     return reads
 
 
 def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
-    """Read these roots' subtrees too (sent now, after what was sent since ``start_reads``)."""
-    if roots:
-        reads.futures.extend(_sent(session, roots))
-        reads.late = True
-
-
-def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
-    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-            for root in roots for method in (_QUERY, _ANCESTORS)]
+    """Read these roots too, sent now: after whatever was sent since ``start_reads``."""
+    added = start_reads(session, roots)
+    reads.futures.extend(added.futures)
+    reads.late = reads.late or bool(roots)
 
 
 async def patched_records(session: Any, records: list[Record], reads: Reads,

@@ -22,6 +22,7 @@ from typing import Any
 
 RENDER_STYLES = ("display", "visibility", "content-visibility", "overflow-x", "overflow-y")
 MAX_RESTYLED = 64             # more separate re-rendered subtrees than this: read the whole tree
+MERGED_SIBLINGS = 3           # this many re-rendered siblings: read their parent instead
 
 _ELEMENT_NODE = 1
 _TOP_NAMES = ("HTML", "BODY")
@@ -114,16 +115,37 @@ class RenderState:
                 if element == index:
                     continue                        # <html>/<body> itself: read as the top
                 return None
-            chosen.add(element)
             if element == index:
                 covered[index] = 1
+                if backend_id not in new:
+                    # No longer rendered: it has no node to read below its parent, which is
+                    # what changed (one read instead of finding that out first).
+                    owner = self._element_at(parents[index]) if parent >= 0 else -1
+                    if owner >= 0 and self._name(owner) not in _TOP_NAMES:
+                        element = owner
+            chosen.add(element)
             if len(chosen) > MAX_RESTYLED * 4:
                 return None
-        # Topmost only: an element inside another chosen one is read with it.
-        roots = [i for i in chosen if not self._below_any(i, chosen)]
+        roots = self._topmost(chosen)
+        # Several re-rendered siblings (a rule for every button of a toolbar): one read of
+        # their parent costs less than one read, and one read of ancestors, each.
+        by_parent: dict[int, list[int]] = {}
+        for index in roots:
+            by_parent.setdefault(self._element_at(parents[index]), []).append(index)
+        merged: set[int] = set()
+        for parent, siblings in by_parent.items():
+            if len(siblings) >= MERGED_SIBLINGS and parent >= 0 and self._name(parent) not in _TOP_NAMES:
+                merged.add(parent)
+            else:
+                merged.update(siblings)
+        roots = self._topmost(merged)
         if len(roots) > MAX_RESTYLED:
             return None
         return [backend_ids[i] for i in sorted(roots)]
+
+    def _topmost(self, chosen: set[int]) -> list[int]:
+        """Those not inside another one (read with it)."""
+        return [i for i in chosen if not self._below_any(i, chosen)]
 
     def _owners_of_pseudo(self, backend_ids: set[int]) -> set[int]:
         """The backendNodeIds of the elements owning those of ``backend_ids`` that are
