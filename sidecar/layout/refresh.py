@@ -5,8 +5,10 @@ The in-page change tracker (probe.py) calls the ``Runtime.addBinding`` function 
 arrives here as ``Runtime.bindingCalled`` on the tab's (or its OOPIF's) session, and the tab's
 layout is rebuilt at once with the query options it was last asked with, so that an agent's
 next ``/layout`` (typically a few hundred ms after it acted) is answered from a warm cache.
-A new document has no tracker yet: its load event (``Page.loadEventFired``) starts a refresh
-too, so "navigate, wait for the load, look" finds the new page's full read already done.
+A new document has no tracker yet: its DOMContentLoaded (``Page.domContentEventFired``) and
+its load event (``Page.loadEventFired``) start a refresh too, so "navigate, wait for the load,
+look" finds the new page's full read already done, even when images hold the load event back
+(what they change by then is patched).
 
 Never stale: a request takes the tab's lock, so it waits for a refresh in flight and then runs
 its own freshness check (the probe's change signal) like any other request, capturing again if
@@ -63,6 +65,7 @@ class EagerRefresher:
         self._tabs: dict[str, TabState] = {}
         self._tasks: set[asyncio.Task] = set()
         conn.on("Runtime.bindingCalled", self._on_binding)
+        conn.on("Page.domContentEventFired", self._on_load)
         conn.on("Page.loadEventFired", self._on_load)
 
     def state(self, target_id: str) -> TabState:

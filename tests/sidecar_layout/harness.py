@@ -46,6 +46,9 @@ class PageServer:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.httpd.server_address[1]
         self.httpd.cross_origin = f"http://localhost:{self.port}"   # type: ignore[attr-defined]
+        # /held: a response held back until the test releases it (a page that stays loading).
+        self.release = threading.Event()
+        self.httpd.release = self.release   # type: ignore[attr-defined]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
@@ -53,6 +56,7 @@ class PageServer:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def stop(self) -> None:
+        self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -65,6 +69,9 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path.startswith("/gen/"):
             return self._send(_generated(path), "text/html")
+        if path == "/held":
+            self.server.release.wait(30)   # type: ignore[attr-defined]
+            return self._send("", "text/plain")
         target = PAGES / path.lstrip("/")
         if path.endswith(".html") and target.is_file():
             body = target.read_text().replace("CROSS_ORIGIN", self.server.cross_origin)  # type: ignore[attr-defined]

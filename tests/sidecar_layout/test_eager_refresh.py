@@ -129,6 +129,39 @@ async def test_eager_refresh_survives_navigation(chromium, page_server):
         assert _state(chromium).cache[page.target_id] is capture, "not warm after navigating"
 
 
+async def test_a_new_document_is_read_when_its_dom_is_ready_while_it_still_loads(chromium, page_server):
+    """DOMContentLoaded starts the background read: a look while an image still holds the load
+    event back finds it done."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/100"))
+    await chromium.layout()                          # asked: the tab is refreshed from now on
+    state = _state(chromium)
+    refreshes = state.refresher.state(page.target_id).refreshes
+    captures = state.counts["captures"]
+    try:
+        async with chromium.conn.events("Page.domContentEventFired", "Page.loadEventFired",
+                                        session_id=page.session_id) as events:
+            await page.send("Page.navigate", {"url": page_server.url("/loading.html")})
+            method, _params, _session = await events.get(timeout=20)
+            assert method == "Page.domContentEventFired"
+            for _ in range(100):                     # the refresh it started: wait for it
+                task = state.refresher.state(page.target_id).task
+                if task is not None:
+                    await task
+                if state.refresher.state(page.target_id).refreshes > refreshes:
+                    break
+                await chromium.evaluate(page, NEXT_FRAME_JS)
+            else:
+                raise AssertionError("DOMContentLoaded started no refresh")
+            assert await chromium.evaluate(page, "document.readyState") == "interactive"
+            assert state.counts["captures"] == captures + 1
+            layout = await chromium.layout()
+            assert state.counts["captures"] == captures + 1, "the request read the page again"
+            assert [n for n in layout["tabs"][0]["layout"]["nodes"] if n["name"]["value"] == "Ready"]
+    finally:
+        page_server.release.set()
+
+
 async def test_a_new_document_is_captured_when_it_has_loaded(chromium, page_server):
     """Navigate, wait for the load, look: the new page's full read was done in the background
     (its load event started it), so the request only probes."""

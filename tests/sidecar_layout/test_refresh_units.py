@@ -89,7 +89,9 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     await asyncio.wait_for(task, 5)
     assert len(started) == 2 and refresher.state("T").refreshes == 2   # one rerun, not three
     assert signals == ["", "tok:2:0"]     # the rerun knows the page's latest signal
-    # A new document's load event starts a refresh too, with no signal to compare.
-    conn.emit("Page.loadEventFired", {"timestamp": 1.0}, "S")
-    await asyncio.wait_for(refresher.state("T").task, 5)
-    assert len(started) == 3 and signals[-1] == ""
+    # A new document's DOMContentLoaded and load event start a refresh too, with no signal to
+    # compare.
+    for count, event in enumerate(("Page.domContentEventFired", "Page.loadEventFired"), 3):
+        conn.emit(event, {"timestamp": 1.0}, "S")
+        await asyncio.wait_for(refresher.state("T").task, 5)
+        assert len(started) == count and signals[-1] == ""
