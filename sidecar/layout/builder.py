@@ -435,7 +435,9 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
         records, snapshot = await asyncio.gather(spliced, snapshot_call)
     else:
         # A page-wide change: also read what its rendering says was re-rendered (restyle.py).
-        # The last rendering's side of the comparison is made while Chromium makes the new one.
+        # The last rendering's side of the comparison is made while Chromium makes the new one
+        # (once the calls above are on their way: one turn of the loop sends them).
+        await asyncio.sleep(0)
         capture.render.signatures()  # type: ignore[union-attr]
         snapshot = await snapshot_call
         render = snapshot.render_state()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-RENDER_STYLES = ("display", "visibility", "content-visibility", "overflow-x", "overflow-y")
+RENDER_STYLES = ("display", "visibility", "content-visibility", "overflow")   # overflow: both axes
 MAX_RESTYLED = 64             # more separate re-rendered subtrees than this: read the whole tree
 MERGED_SIBLINGS = 3           # this many re-rendered siblings: read their parent instead
 

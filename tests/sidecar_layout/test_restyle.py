@@ -95,7 +95,7 @@ def test_a_new_text_reads_its_element_and_a_hidden_element_its_parent():
 
 def test_subtrees_read_already_and_body_itself_are_left_out():
     assert roots(page(), page({6: {"text": "HELLO"}}), read=[4]) == []
-    assert roots(page(), page({3: {"overflow-y": "hidden"}})) == []     # <body>'s own node is read
+    assert roots(page(), page({3: {"overflow": "hidden"}})) == []     # <body>'s own node is read
 
 
 def test_a_removed_pseudo_element_reads_its_element():
