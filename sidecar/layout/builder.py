@@ -67,8 +67,8 @@ class Capture:
     frame_id: str = ""
     frames: tuple[str, ...] = ()
     render: RenderState | None = None            # its snapshot's rendering (restyle.py)
-    # A patch after a page-wide change: how many re-rendered elements it read again (else None).
-    restyled: int | None = None
+    wide: bool = False                           # a patch after a page-wide change
+    restyled: int = 0                            # a patch: re-rendered elements it read again
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (_nodes).
     node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
@@ -83,7 +83,7 @@ class _TrackerState:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("captures", "sectioned", "patches", "wide", "restyled", "rescans"), 0))
     # full reads (of which read in sections), incremental ones (of which after a page-wide
-    # change, and the re-rendered elements those read), scroll-only
+    # change; and the re-rendered elements they read too), scroll-only
 
 
 _states: weakref.WeakKeyDictionary[Any, _TrackerState] = weakref.WeakKeyDictionary()
@@ -266,8 +266,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         counts[kind] = counts.get(kind, 0) + 1
         if capture.sectioned:
             counts["sectioned"] = counts.get("sectioned", 0) + 1
-        if capture.restyled is not None and kind == "patches":
-            counts["wide"] = counts.get("wide", 0) + 1
+        if kind == "patches":
+            counts["wide"] = counts.get("wide", 0) + capture.wide
             counts["restyled"] = counts.get("restyled", 0) + capture.restyled
         return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
@@ -421,7 +421,8 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     the after-probe already sent behind its reads (None: the caller probes again); None when
     the change needs a full capture. ``roots_reply`` is the take's (see _probe)."""
     take = patch.parse_take(roots_reply)
-    if take is None or (take.top is not None and capture.render is None):
+    before = capture.render
+    if take is None or before is None:
         return None
     # The renderer answers in order: the accessibility reads first, so splicing them in
     # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
@@ -430,36 +431,30 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
     spliced = asyncio.ensure_future(patch.patched_records(page, capture.records, reads, capture.frame_id))
-    restyled: list[int] = []
-    if take.top is None:
-        records, snapshot = await asyncio.gather(spliced, snapshot_call)
-    else:
-        # A page-wide change: also read what its rendering says was re-rendered (restyle.py).
-        # The last rendering's side of the comparison is made while Chromium makes the new one
-        # (once the calls above are on their way: one turn of the loop sends them).
-        await asyncio.sleep(0)
-        capture.render.signatures()  # type: ignore[union-attr]
-        snapshot = await snapshot_call
-        render = snapshot.render_state()
-        found = None if render is None else render.restyled_roots(capture.render, take.roots)  # type: ignore[arg-type]
-        records = await spliced     # right if nothing was re-rendered, as is most often
-        if found is None:
-            release_later(snapshot)
-            await after_call
-            return None
-        restyled = found
-        if restyled:                # spliced again with those, as one tree that must add up
-            await after_call        # (answered long ago) checked anew, behind these reads:
-            patch.add_reads(page, reads, restyled)
-            reads.late = False
-            after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
-            records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
+    # CSS can re-render more than the changed nodes (a class on <body>, :has(), :focus-within):
+    # the rendering tells what (restyle.py). Its last side is worked out while Chromium makes
+    # the new snapshot (once the calls above are on their way: one turn of the loop sends them).
+    await asyncio.sleep(0)
+    before.signatures()
+    snapshot = await snapshot_call
+    render = snapshot.render_state()
+    restyled = None if render is None else render.restyled_roots(before, take.roots)
+    records = await spliced         # right unless more was re-rendered, as is most often
+    if restyled is None:
+        release_later(snapshot)
+        await after_call
+        return None
+    if restyled:                    # spliced again with those, as one tree that must add up
+        await after_call            # (answered long ago) checked anew, behind these reads:
+        patch.add_reads(page, reads, restyled)
+        reads.late = False
+        after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
+        records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
     patched = _one_document(page, records, snapshot, capture.frame_id)
     if patched is None:
         await after_call
         return None
-    if take.top is not None:
-        patched.restyled = len(restyled)
+    patched.wide, patched.restyled = take.top is not None, len(restyled)
     # A root read again from its ancestor, or a re-rendered one, was read after that check:
     # check once more.
     return patched, (None if reads.late else after_call)

@@ -18,8 +18,8 @@ after an action. An action usually changes a small part of the page, so:
 Node ids are Chromium's AXObject ids, stable between calls while the domain is enabled, so the
 spliced tree is the tree a full read would return (the layout tests compare the two after
 randomised changes). A page-wide change (at <html>/<body>, in <head>, a resize, fonts) has no
-root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again,
-and the builder adds what restyle.py finds re-rendered. Whatever the patch cannot vouch for makes
+root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again.
+After any patch the builder also reads what restyle.py finds re-rendered beyond the roots. Whatever the patch cannot vouch for makes
 it return None and the caller reads the whole tree: another document, a change record that
 overflowed, a page with aria-owns, a root without an accessibility node, or a child id that
 neither the old tree nor the new reads account for.

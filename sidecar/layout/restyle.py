@@ -1,18 +1,21 @@
-"""Which elements a page-wide change re-rendered, from two DOM snapshots: what a patch must read.
+"""Which elements a change re-rendered beyond its own nodes, from two DOM snapshots: what else
+a patch must read.
 
-A change at <html> or <body> (a class for a theme or an open modal), in <head> (a style sheet,
-which CSS-in-JS libraries add on every render; the title), a resize or a font load can restyle
-any element. Reading the whole accessibility tree again for it costs ~200 ms of Chromium's time
-at 2,000 elements, and usually almost nothing in the tree changed.
+CSS carries a change further than the DOM nodes it touched. A change at <html> or <body> (a class
+for a theme or an open modal), in <head> (a style sheet, which CSS-in-JS libraries add on every
+render; the title), a resize or a font load can restyle any element; :has() and :focus-within
+restyle ancestors and their other descendants. Reading the whole accessibility tree again for
+that costs ~200 ms of Chromium's time at 2,000 elements, and usually almost nothing in it changed.
 
 Chromium's accessibility tree follows the styles only through what a DOM snapshot shows too:
 whether a node is rendered at all, its rendered text (CSS text-transform, generated
 ::before/::after content and list markers are all in the layout text), and a few properties
 (``RENDER_STYLES``: display and visibility; content-visibility; overflow, since a scroller can be
-focusable). So the patch compares those, node by node, between the snapshot of the capture it
-starts from and the new one, and reads again the topmost elements whose rendering differs. Where
-that would be <body> itself (text directly in it changed), or too many elements, the caller reads
-the whole tree. The layout tests compare such patches with full reads.
+focusable). So every patch compares those, node by node, between the snapshot of the capture it
+starts from and the new one, outside the subtrees it reads anyway, and also reads the topmost
+elements whose rendering differs. Where that would be <body> itself (text directly in it
+changed), or too many elements, the caller reads the whole tree. The layout tests compare such
+patches with full reads.
 """
 
 from __future__ import annotations

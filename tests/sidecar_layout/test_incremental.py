@@ -138,6 +138,22 @@ async def test_page_wide_changes_are_patched_with_what_they_re_rendered(chromium
             _comparable(layout), _comparable(full))
 
 
+async def test_css_reaching_beyond_the_changed_node_is_read_from_the_rendering(chromium, page_server):
+    """A class on an <input> shows (display) and reveals (visibility) elements outside its parent
+    through :has(): the rendering says which, and the patch reads them too."""
+    page = await _open(chromium, page_server)
+    for shown in (True, False, True):
+        layout, moved = await _observed(chromium, page,
+                                        "document.getElementById('card-input').classList.toggle('on')")
+        assert (moved["patches"], moved["wide"], moved["captures"]) == (1, 0, 0)
+        assert moved["restyled"] >= 1
+        full = await chromium.layout(tab=page.target_id, fresh="true")
+        assert _comparable(layout) == _comparable(full), _first_difference(
+            _comparable(layout), _comparable(full))
+        note = [n for n in _nodes(layout) if n["role"]["value"] == "button" and n["name"]["value"] == "note"]
+        assert bool(note) == shown and bool(note and not note[0]["ignored"]) == shown
+
+
 async def test_a_window_resize_is_patched_with_what_its_media_queries_hid(chromium, page_server):
     page = await _open(chromium, page_server)
     window = await chromium.conn.send("Browser.getWindowForTarget", {"targetId": page.target_id})
