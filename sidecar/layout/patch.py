@@ -35,7 +35,7 @@ from typing import Any
 
 from sidecar.cdp.connection import CDPError
 
-from . import axtree
+from . import axtree, splice
 from .axtree import Record
 from .probe import TRACKER_KEY
 
@@ -205,15 +205,19 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
         top_chain = (await reads.top).get("nodes") or [] if reads.top is not None else None
     except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
         return None
-    by_id = {record["nodeId"]: record for record in records}
+    positions = {record["nodeId"]: index for index, record in enumerate(records)}
     top_id = records[0]["nodeId"] if records else None
     fresh: dict[str, dict[str, Any]] = {}
     replaced: set[str] = set()
+    tops: dict[str, int] = {}         # each re-read subtree's top -> its old subtree's size
     for read in settled:
         if read is None or str(read[1][-1].get("nodeId")) != top_id:
             return None           # no accessibility node below the document's, or another document
         subtree, chain = read
-        replaced.update(_subtree_ids(by_id, str(subtree[0]["nodeId"])))
+        top = str(subtree[0]["nodeId"])
+        old = splice.subtree_ids(records, positions, top)
+        tops[top] = len(old)
+        replaced.update(old)
         for node in subtree:
             fresh[str(node["nodeId"])] = node
         for node in chain[1:]:
@@ -224,17 +228,16 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
         for index, node in enumerate(top_chain):
             if _in_tree(top_chain, index):
                 fresh.setdefault(str(node["nodeId"]), node)
-    kept = [r for r in records if r["nodeId"] not in replaced and r["nodeId"] not in fresh]
-    known = {r["nodeId"] for r in kept}
-    known.update(fresh)
-    if any(str(child) not in known for node in fresh.values() for child in node.get("childIds", ())):
-        return None               # e.g. a sibling a CSS rule revealed: not read, so not vouched for
-    if any(child not in known for record in kept for child in record["childIds"]):
+    if not splice.accounted(records, positions, fresh, replaced):
         return None
     new = axtree.ax_records(as_in_full_tree(fresh.values()), frame_id)
     target_id = records[0].get("targetId") if records else None
     for record in new:
         record["targetId"] = target_id
+    in_place = splice.spliced(records, positions, new, tops, replaced)
+    if in_place is not None:
+        return in_place
+    kept = [r for r in records if r["nodeId"] not in replaced and r["nodeId"] not in fresh]
     return axtree.preorder(kept + new)
 
 
@@ -270,21 +273,6 @@ def _in_tree(chain: list[dict], index: int) -> bool:
     if index + 1 >= len(chain):
         return True
     return str(chain[index].get("nodeId")) in map(str, chain[index + 1].get("childIds", ()))
-
-
-def _subtree_ids(by_id: dict[str, Record], top: str) -> set[str]:
-    """``top`` and every node below it in the old tree."""
-    found: set[str] = set()
-    stack = [top]
-    while stack:
-        node_id = stack.pop()
-        if node_id in found:
-            continue
-        found.add(node_id)
-        record = by_id.get(node_id)
-        if record is not None:
-            stack.extend(record["childIds"])
-    return found
 
 
 _NO_ROLE = {"type": "role", "value": "none"}

@@ -120,9 +120,10 @@ class RenderState:
                 return None
             if element == index:
                 covered[index] = 1
-                if backend_id not in new:
-                    # No longer rendered: it has no node to read below its parent, which is
-                    # what changed (one read instead of finding that out first).
+                if (backend_id in new) != (backend_id in old):
+                    # Rendered now and not before, or the reverse: its parent's children
+                    # changed. Read the parent (a subtree the patch has, so it keeps its place;
+                    # and a node no longer rendered has none of its own to read).
                     owner = self._element_at(parents[index]) if parent >= 0 else -1
                     if owner >= 0 and self._name(owner) not in _TOP_NAMES:
                         element = owner
