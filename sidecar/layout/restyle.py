@@ -104,14 +104,16 @@ class RenderState:
         # what changed. (Other nodes gone were removed, a change the patch's roots cover.)
         gone = old.keys() - set(backend_ids)
         owners = before._owners_of_pseudo(gone) if gone else set()
+        if len(parents) != len(backend_ids):
+            return None
         covered = bytearray(len(backend_ids))       # inside a subtree read already
         chosen: set[int] = set()
-        for index, backend_id in enumerate(backend_ids):
-            parent = parents[index] if index < len(parents) else -1
+        old_get, new_get = old.get, new.get
+        for index, (backend_id, parent) in enumerate(zip(backend_ids, parents)):
             if (parent >= 0 and covered[parent]) or backend_id in read_ids:
                 covered[index] = 1
                 continue
-            if old.get(backend_id) == new.get(backend_id) and backend_id not in owners:
+            if old_get(backend_id) == new_get(backend_id) and backend_id not in owners:
                 continue
             element = self._element_at(index)
             if element < 0 or self._name(element) in _TOP_NAMES:

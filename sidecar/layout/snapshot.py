@@ -75,6 +75,7 @@ class Snapshot:
         # Layout bounds and scroll offsets in a snapshot are device pixels (CSS px times page
         # zoom times device scale factor); computed styles stay CSS px.
         self.scale = 1.0 / (device_pixel_ratio or 1.0)
+        self._render_state: RenderState | None = None
         self.strings: list[str] = reply.get("strings", [])
         self._positioned = self._indices(("fixed", "sticky"))
         self._unzoomed = self._indices(("1", "normal", ""))
@@ -86,12 +87,13 @@ class Snapshot:
                 self.owner_document[backend_id] = doc.index
 
     def render_state(self) -> RenderState | None:
-        """The rendering of a snapshot of one document (restyle.py), else None."""
-        if len(self.documents) != 1:
-            return None
-        raw = self.documents[0].raw
-        return RenderState(self.strings, raw.get("nodes", {}), raw.get("layout", {}),
-                           len(_GEOMETRY_STYLES))
+        """The rendering of a snapshot of one document (restyle.py), else None. One object per
+        snapshot: what it works out once (its signatures) serves the next comparison too."""
+        if self._render_state is None and len(self.documents) == 1:
+            raw = self.documents[0].raw
+            self._render_state = RenderState(self.strings, raw.get("nodes", {}), raw.get("layout", {}),
+                                             len(_GEOMETRY_STYLES))
+        return self._render_state
 
     def _indices(self, values: tuple[str, ...]) -> frozenset[int]:
         """The string-table indices of ``values`` (a value may appear once per document)."""
