@@ -129,6 +129,19 @@ async def test_eager_refresh_survives_navigation(chromium, page_server):
         assert _state(chromium).cache[page.target_id] is capture, "not warm after navigating"
 
 
+async def _background_read(chromium, page, refreshes: int, cause: str) -> None:
+    """Wait (a bounded number of frames) for the tab's background refresh after ``refreshes``."""
+    refresher = _state(chromium).refresher
+    for _ in range(100):
+        task = refresher.state(page.target_id).task
+        if task is not None:
+            await task
+        if refresher.state(page.target_id).refreshes > refreshes:
+            return
+        await chromium.evaluate(page, NEXT_FRAME_JS)
+    raise AssertionError(f"{cause} started no refresh")
+
+
 async def test_a_new_document_is_read_when_its_dom_is_ready_while_it_still_loads(chromium, page_server):
     """DOMContentLoaded starts the background read: a look while an image still holds the load
     event back finds it done."""
@@ -144,15 +157,7 @@ async def test_a_new_document_is_read_when_its_dom_is_ready_while_it_still_loads
             await page.send("Page.navigate", {"url": page_server.url("/loading.html")})
             method, _params, _session = await events.get(timeout=20)
             assert method == "Page.domContentEventFired"
-            for _ in range(100):                     # the refresh it started: wait for it
-                task = state.refresher.state(page.target_id).task
-                if task is not None:
-                    await task
-                if state.refresher.state(page.target_id).refreshes > refreshes:
-                    break
-                await chromium.evaluate(page, NEXT_FRAME_JS)
-            else:
-                raise AssertionError("DOMContentLoaded started no refresh")
+            await _background_read(chromium, page, refreshes, "DOMContentLoaded")
             assert await chromium.evaluate(page, "document.readyState") == "interactive"
             assert state.counts["captures"] == captures + 1
             layout = await chromium.layout()
@@ -173,15 +178,7 @@ async def test_a_new_document_is_captured_when_it_has_loaded(chromium, page_serv
         refreshes = state.refresher.state(page.target_id).refreshes
         captures = state.counts["captures"]
         await chromium.navigate(page, page_server.url(f"/gen/{size}"))   # returns on the load event
-        for _ in range(100):                         # the refresh the load started: wait for it
-            task = state.refresher.state(page.target_id).task
-            if task is not None:
-                await task
-            if state.refresher.state(page.target_id).refreshes > refreshes:
-                break
-            await chromium.evaluate(page, NEXT_FRAME_JS)
-        else:
-            raise AssertionError("the load started no refresh")
+        await _background_read(chromium, page, refreshes, "the load")
         assert state.counts["captures"] == captures + 1
         capture = state.cache[page.target_id]
         layout = await chromium.layout()
