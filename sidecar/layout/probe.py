@@ -23,8 +23,10 @@ background; freshness never depends on that call, only on the counters.
 
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
-ones present at install, and every one attached later). Known limits: a closed shadow root
-attached before the tracker was installed is not seen, nor are :hover styles that move layout.
+ones present at install, and every one attached later), and so are style sheets changed through
+the CSSOM (insertRule and the like, adoptedStyleSheets), a page-wide change. Known limits: a
+closed shadow root attached before the tracker was installed is not seen, nor are :hover styles
+that move layout, nor a rule's style changed in place (``sheet.cssRules[0].style.color = ...``).
 """
 
 from __future__ import annotations
@@ -165,14 +167,30 @@ _PROBE = r"""
         Object.defineProperty(E, name, { ...d, set(v) { scrolled(); return d.set.call(this, v); } });
       }
     }
-    const wrap = (owner, name) => {
+    const wrap = (owner, name, counted = scrolled) => {
       const f = owner && owner[name];
       if (typeof f === "function") {
-        owner[name] = function (...args) { scrolled(); return f.apply(this, args); };
+        owner[name] = function (...args) { counted(); return f.apply(this, args); };
       }
     };
     for (const name of ["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"]) {
       wrap(E, name);
+    }
+    // Style sheets changed through the CSSOM (CSS-in-JS libraries insert rules this way) make
+    // no mutation, yet can restyle the page: a page-wide change.
+    const restyled = () => bump(null);
+    for (const kind of [w.CSSStyleSheet, w.CSSGroupingRule]) {
+      for (const name of ["insertRule", "deleteRule", "addRule", "removeRule", "replace", "replaceSync"]) {
+        wrap(kind && kind.prototype, name, restyled);
+      }
+    }
+    for (const [kind, name] of [[w.Document, "adoptedStyleSheets"], [w.ShadowRoot, "adoptedStyleSheets"],
+                                [w.StyleSheet, "disabled"]]) {
+      const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
+      if (d && d.set && d.configurable) {
+        Object.defineProperty(kind.prototype, name, { ...d,
+          set(v) { restyled(); return d.set.call(this, v); } });
+      }
     }
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };

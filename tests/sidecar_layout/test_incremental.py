@@ -122,6 +122,12 @@ PAGE_WIDE = [(f"document.body.classList.toggle('{name}')", shows)
     ("document.getElementById('injected').textContent = '#more summary::after { content: \"!\" }'", True),
     ("document.getElementById('injected').textContent = '#list-section h2 { visibility: hidden }'", True),
     ("document.getElementById('injected').textContent = ''", True),
+    ("document.getElementById('injected').sheet.insertRule('#caption { display: none }', 0)", True),
+    ("document.getElementById('injected').sheet.deleteRule(0)", True),
+    ("{ const s = new CSSStyleSheet(); s.replaceSync('#menu li:first-child { display: none }');"
+     " document.adoptedStyleSheets = [s]; }", True),
+    ("document.adoptedStyleSheets[0].replaceSync('#buttons button:first-child { visibility: hidden }')", True),
+    ("document.adoptedStyleSheets = []", True),
     ("document.title = 'retitled'", False),
     ("window.dispatchEvent(new Event('resize'))", False),
 ]
