@@ -23,10 +23,11 @@ background; freshness never depends on that call, only on the counters.
 
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
-ones present at install, and every one attached later), and so are style sheets changed through
-the CSSOM (insertRule and the like, adoptedStyleSheets), a page-wide change. Known limits: a
-closed shadow root attached before the tracker was installed is not seen, nor are :hover styles
-that move layout, nor a rule's style changed in place (``sheet.cssRules[0].style.color = ...``).
+ones present at install, and every one attached later). Style sheets changed through the CSSOM
+(insertRule and the like, adoptedStyleSheets) and a new URL fragment (:target) count as page-wide
+changes. Known limits: a closed shadow root attached before the tracker was installed is not
+seen, nor are :hover styles that move layout, nor a rule's style changed in place
+(``sheet.cssRules[0].style.color = ...``).
 """
 
 from __future__ import annotations
@@ -40,14 +41,16 @@ _PROBE = r"""
 (() => {
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const MAX_DIRTY = __MAX_DIRTY__;
-  const sizeOf = (w) => w.innerWidth + "x" + w.innerHeight + "x" + w.devicePixelRatio;
+  // What restyles a page without a mutation or an event in time: its size (media queries) and
+  // its URL's fragment (:target).
+  const viewOf = (w) => w.innerWidth + "x" + w.innerHeight + "x" + w.devicePixelRatio + w.location.hash;
   const install = (w) => {
     const isTop = w === w.top;
     // dirty: node -> the change count when it last changed (what patch.py re-reads); below
     // ``floor`` the record is incomplete (overflow); ``wide``: the count at the last change
     // without a node of its own (resize, fonts), which may have restyled anything.
     const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0,
-                    dirty: new Map(), floor: 0, wide: 0, size: sizeOf(w) };
+                    dirty: new Map(), floor: 0, wide: 0, view: viewOf(w) };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     // Tell the sidecar (Runtime.addBinding, see refresh.py) shortly after a burst of changes,
     // so it can rebuild the layout before it is asked for.
@@ -118,7 +121,7 @@ _PROBE = r"""
     for (const type of ["transitionrun", "transitionend", "animationstart", "animationend"]) {
       w.addEventListener(type, onParent, true);
     }
-    for (const type of ["resize", "fullscreenchange"]) w.addEventListener(type, () => bump(null), true);
+    for (const type of ["resize", "fullscreenchange", "hashchange"]) w.addEventListener(type, () => bump(null), true);
     w.addEventListener("scroll", (e) => {
       if (!isTop || e.target !== w.document) { state.scrolls++; notify(); }
     }, true);
@@ -201,9 +204,10 @@ _PROBE = r"""
       if (!(KEY in w)) { install(w); frames.push("?"); }
       else {
         state = w[KEY];
-        // A new window size restyles (media queries) before its resize event is dispatched.
-        const size = sizeOf(w);
-        if (state.size !== size) { state.changes++; state.wide = state.changes; state.size = size; }
+        // A new window size restyles (media queries) before its resize event is dispatched, a
+        // new fragment (:target) before its hashchange event.
+        const view = viewOf(w);
+        if (state.view !== view) { state.changes++; state.wide = state.changes; state.view = view; }
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
         frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);

@@ -128,6 +128,8 @@ PAGE_WIDE = [(f"document.body.classList.toggle('{name}')", shows)
      " document.adoptedStyleSheets = [s]; }", True),
     ("document.adoptedStyleSheets[0].replaceSync('#buttons button:first-child { visibility: hidden }')", True),
     ("document.adoptedStyleSheets = []", True),
+    ("location.hash = 'target-box'", True),
+    ("location.hash = ''", True),
     ("document.title = 'retitled'", False),
     ("window.dispatchEvent(new Event('resize'))", False),
 ]
