@@ -25,9 +25,9 @@ Scroll events come with the next frame, so script scrolling (scrollTop/scrollLef
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
 ones present at install, and every one attached later). Style sheets changed through the CSSOM
 (insertRule and the like, adoptedStyleSheets) and a new URL fragment (:target) count as page-wide
-changes. Known limits: a closed shadow root attached before the tracker was installed is not
-seen, nor are :hover styles that move layout, nor a rule's style changed in place
-(``sheet.cssRules[0].style.color = ...``).
+changes. The pointer entering or leaving an element counts too (:hover). Known limits: a closed
+shadow root attached before the tracker was installed is not seen, nor a rule's style changed in
+place (``sheet.cssRules[0].style.color = ...``).
 """
 
 from __future__ import annotations
@@ -118,6 +118,9 @@ _PROBE = r"""
     for (const type of ["input", "change", "focusin", "focusout", "load", "error", "toggle"]) {
       w.addEventListener(type, onTarget, true);
     }
+    // The pointer entering or leaving an element changes what :hover matches (its ancestors'
+    // rules too, e.g. a menu shown on hover): what that re-rendered is found from the rendering.
+    for (const type of ["mouseover", "mouseout"]) w.addEventListener(type, onTarget, true);
     for (const type of ["transitionrun", "transitionend", "animationstart", "animationend"]) {
       w.addEventListener(type, onParent, true);
     }

@@ -162,6 +162,25 @@ async def test_css_reaching_beyond_the_changed_node_is_read_from_the_rendering(c
         assert bool(note) == shown and bool(note and not note[0]["ignored"]) == shown
 
 
+async def test_a_menu_shown_on_hover_is_read_when_the_pointer_moves(chromium, page_server):
+    """The pointer over a button shows its menu through :hover (no mutation): the patch after it
+    has the menu; the pointer away, the menu is gone again."""
+    page = await _open(chromium, page_server)
+    box = await chromium.evaluate(page, """(() => { const b = document.getElementById("hover-open");
+        b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2]; })()""")
+    await chromium.layout(tab=page.target_id)
+    for (x, y), shown in ((box, True), ((2, 2), False)):
+        before = _counts(chromium)
+        await page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+        layout = await chromium.layout(tab=page.target_id)
+        assert _counts(chromium)["patches"] == before["patches"] + 1
+        full = await chromium.layout(tab=page.target_id, fresh="true")
+        assert _comparable(layout) == _comparable(full), _first_difference(
+            _comparable(layout), _comparable(full))
+        assert bool([n for n in _nodes(layout) if n["name"]["value"] == "Hovered item"]) == shown
+
+
 async def test_a_window_resize_is_patched_with_what_its_media_queries_hid(chromium, page_server):
     page = await _open(chromium, page_server)
     window = await chromium.conn.send("Browser.getWindowForTarget", {"targetId": page.target_id})
