@@ -14,7 +14,8 @@ Chromium on a fresh Xvfb, and prints, per size, median times of:
     cost before encoded bodies were reused;
   * reference: the reference design's method, a new WebSocket per request, getFullAXTree, then
     DOM.getBoxModel once per node, sequentially (measured here, same run);
-  * playwright: page.locator("body").aria_snapshot() (no bounds at all), if playwright is
+  * playwright: page.locator("body").aria_snapshot() (no bounds at all) of the unchanged page,
+    and right after each kind of change (the change not timed, as for /layout), if playwright is
     importable (pip install playwright; it drives /usr/bin/chromium, not a downloaded browser).
 Usage: .venv/bin/python scripts/bench_layout.py [--sizes 500,2000,10000] [--runs 7]
 """
@@ -40,6 +41,25 @@ from sidecar.cdp.connection import CDPConnection  # noqa: E402
 from sidecar.cdp.targets import TargetTracker  # noqa: E402
 from tests.sidecar_layout.harness import PageServer, free_port, start_sidecar  # noqa: E402
 from tests.support.xvfb import start_xvfb  # noqa: E402
+
+
+# Four kinds of change an action causes, from local to page-wide (each a statement, "%d" a
+# counter so every run changes something):
+#   text:   a button in the middle of the page is renamed (only its subtree is read again);
+#   insert: a list item with a button is inserted mid-page (every box below it moves);
+#   body:   an attribute of <body> changes (CSS could restyle anything: the patch compares
+#           the page's rendering with the last one's, restyle.py, and finds nothing to read);
+#   css:    a style sheet in <head> hides the first item of another section each time (the
+#           comparison finds the two items shown or hidden, and reads them again).
+CHANGES = {
+    "text": "{ const b = document.querySelectorAll('button'); b[b.length >> 1].textContent = 'Renamed %d'; }",
+    "insert": "{ const l = document.querySelectorAll('ul'); const li = document.createElement('li');"
+              " li.innerHTML = '<button>Inserted %d</button>'; l[l.length >> 1].prepend(li); }",
+    "body": "document.body.dataset.bench = '%d'",
+    "css": "{ let s = document.getElementById('bench-css'); if (!s) { s = document.createElement('style');"
+           " s.id = 'bench-css'; document.head.append(s); }"
+           " s.textContent = 'section:nth-of-type(' + (%d %% 40 + 1) + ') li:first-child { display: none }'; }",
+}
 
 
 def median_ms(samples: list[float]) -> float:
@@ -106,25 +126,8 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     await get_layout()                      # the tab's first sight: installs the change probe
     counter = iter(range(10**9))
 
-    # Four kinds of change an action causes, from local to page-wide:
-    #   text:   a button in the middle of the page is renamed (only its subtree is read again);
-    #   insert: a list item with a button is inserted mid-page (every box below it moves);
-    #   body:   an attribute of <body> changes (CSS could restyle anything: the patch compares
-    #           the page's rendering with the last one's, restyle.py, and finds nothing to read);
-    #   css:    a style sheet in <head> hides the first item of another section each time (the
-    #           comparison finds the two items shown or hidden, and reads them again).
-    changes = {
-        "text": "{ const b = document.querySelectorAll('button'); b[b.length >> 1].textContent = 'Renamed %d'; }",
-        "insert": "{ const l = document.querySelectorAll('ul'); const li = document.createElement('li');"
-                  " li.innerHTML = '<button>Inserted %d</button>'; l[l.length >> 1].prepend(li); }",
-        "body": "document.body.dataset.bench = '%d'",
-        "css": "{ let s = document.getElementById('bench-css'); if (!s) { s = document.createElement('style');"
-               " s.id = 'bench-css'; document.head.append(s); }"
-               " s.textContent = 'section:nth-of-type(' + (%d %% 40 + 1) + ') li:first-child { display: none }'; }",
-    }
-
     async def change(kind: str = "body") -> None:
-        await page.send("Runtime.evaluate", {"expression": changes[kind] % next(counter)})
+        await page.send("Runtime.evaluate", {"expression": CHANGES[kind] % next(counter)})
 
     async def observed(kind: str, delay: float) -> float:
         """An agent acts (the change, not timed), then looks ``delay`` s later (timed)."""
@@ -138,7 +141,7 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
             samples.append(time.perf_counter() - start)
         return median_ms(samples)
 
-    cold_ms = {kind: await observed(kind, 0.0) for kind in changes}
+    cold_ms = {kind: await observed(kind, 0.0) for kind in CHANGES}
     cold300_ms = await observed("body", 0.3)
     await get_layout()
     warm_ms, body = await time_it(get_layout, runs)
@@ -178,7 +181,11 @@ async def _async(function, *args, **kwargs):
     return function(*args, **kwargs)
 
 
-def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str) -> dict[int, float]:
+def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str,
+                     ) -> dict[int, dict[str, float]]:
+    """Per size, Playwright's aria_snapshot() of the page unchanged ("static") and right after
+    each of CHANGES (the change not timed, as for /layout: its own style and layout recalculation
+    then falls in the snapshot, as it falls in the sidecar's request)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -196,12 +203,17 @@ def playwright_times(server: PageServer, sizes: list[int], runs: int, display: s
             page.goto(server.url(f"/gen/{size}"))
             body = page.locator("body")
             body.aria_snapshot()
-            samples = []
-            for _ in range(runs):
-                start = time.perf_counter()
-                body.aria_snapshot()
-                samples.append(time.perf_counter() - start)
-            result[size] = median_ms(samples)
+            counter = iter(range(10**9))
+            result[size] = {}
+            for kind in ("static", *CHANGES):
+                samples = []
+                for _ in range(runs):
+                    if kind != "static":
+                        page.evaluate("() => { %s; }" % (CHANGES[kind] % next(counter)))
+                    start = time.perf_counter()
+                    body.aria_snapshot()
+                    samples.append(time.perf_counter() - start)
+                result[size][kind] = median_ms(samples)
         browser.close()
     return result
 
@@ -245,20 +257,26 @@ async def main() -> int:
     print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'c-text':>7} {'c-ins':>7} {'c-body':>7} "
           f"{'c-css':>7} {'c300':>6} {'nav':>6} {'n300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} "
           f"{'btn':>6} {'ref':>8} {'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'ref/css':>7} {'ref/nav':>7} "
-          f"{'pw':>6} {'pw/text':>7} {'pw/ins':>7} {'pw/body':>7} {'pw/css':>7} {'pw/c300':>7} {'pw/nav':>6} "
-          f"{'pw/n300':>7} {'pw/warm':>7}")
+          f"{'pw':>6} {'pw/c300':>7} {'pw/nav':>6} {'pw/n300':>7} {'pw/warm':>7}")
     for row in rows:
-        p, ref = pw.get(row["size"]), row["reference"]
-        pw_cells = (f"{p:6.1f} {p / row['cold_text']:7.2f} {p / row['cold_insert']:7.2f} "
-                    f"{p / row['cold']:7.2f} {p / row['cold_css']:7.2f} {p / row['cold300']:7.2f} "
-                    f"{p / row['nav']:6.2f} {p / row['nav300']:7.2f} {p / row['warm']:7.1f}"
-                    if p else f"{'n/a':>6}")
+        p, ref = pw.get(row["size"], {}).get("static"), row["reference"]
+        pw_cells = (f"{p:6.1f} {p / row['cold300']:7.2f} {p / row['nav']:6.2f} {p / row['nav300']:7.2f} "
+                    f"{p / row['warm']:7.1f}" if p else f"{'n/a':>6}")
         print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
               f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} {row['cold_css']:7.1f} "
               f"{row['cold300']:6.1f} {row['nav']:6.1f} {row['nav300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
               f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
               f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} "
               f"{ref / row['cold_css']:7.1f} {ref / row['nav']:7.1f} {pw_cells}")
+    if pw:
+        print("Playwright aria_snapshot() right after the same change (not timed) vs /layout right after it:")
+        print(f"{'size':>6} " + " ".join(f"{'pw-' + k:>9} {'ratio':>6}" for k in CHANGES))
+        ours = {"text": "cold_text", "insert": "cold_insert", "body": "cold", "css": "cold_css"}
+        for row in rows:
+            after = pw.get(row["size"])
+            if after:
+                print(f"{row['size']:>6} " + " ".join(
+                    f"{after[k]:9.1f} {after[k] / row[ours[k]]:6.2f}" for k in CHANGES))
     print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body / c-css: asked right "
           "after a change: a button renamed mid-page (its subtree read again), a list item inserted "
           "mid-page (half the boxes move), an attribute of <body> set (page-wide: the rendering is "
@@ -270,7 +288,7 @@ async def main() -> int:
           "with Accept-Encoding: gzip (client inflates); 304: warm with If-None-Match; enc0: "
           "json.dumps of the body (what each warm request cost before bodies were reused); btn: "
           "?roles=button&interesting=true warm; ref: per-node reference method; pw: Playwright "
-          "aria_snapshot() (no bounds)")
+          "aria_snapshot() (no bounds) of the unchanged page; pw-<kind>: right after that change")
     return 0
 
 
