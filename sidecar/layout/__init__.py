@@ -7,9 +7,12 @@ Modules: ``options`` (query parsing, 422s), ``probe`` (one in-page call per requ
 metrics and the change signal), ``snapshot`` (DOMSnapshot boxes by backendNodeId, frames placed),
 ``axtree`` (AX nodes as records, interesting/roles filters), ``dom_fallback`` (records from the
 DOM when the AX tree is unavailable), ``geometry`` (the three spaces and the screen origin),
-``builder`` (orchestration, per-tab cache, error mapping), ``encoding`` (encoded bodies reused
-while unchanged, ETag, gzip), ``refresh`` (eager background refresh on in-page change
-notifications).
+``builder`` (orchestration, per-tab cache, error mapping), ``patch`` (re-read only the subtrees
+a change touched), ``restyle`` (what CSS re-rendered beyond them, from two DOM snapshots),
+``splice`` (re-read subtrees put into the cached pre-order), ``sections`` (a full read in
+pipelined pieces), ``render`` (each node's bounds and JSON for one view), ``memory`` (garbage
+freed after the answer), ``encoding`` (encoded bodies reused while unchanged, ETag, gzip),
+``refresh`` (eager background refresh on in-page change notifications).
 """
 
 from .builder import build_layout
