@@ -124,7 +124,10 @@ class Windows:
                 child = self._root.query_pointer().child
                 return child.id if child else None
             return None
-        return self._toplevel_of(focus.id)
+        try:
+            return self._toplevel_of(focus.id)
+        except xerror.XError:
+            return None  # the focused window went away while we looked (e.g. it is closing)
 
     def _toplevel_of(self, wid: int) -> int:
         window = self._dpy.create_resource_object("window", wid)
