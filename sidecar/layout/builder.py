@@ -447,7 +447,7 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     if restyled:                    # spliced again with those, as one tree that must add up
         await after_call            # (answered long ago) checked anew, behind these reads:
         patch.add_reads(page, reads, restyled)
-        reads.late = False
+        reads.late = False          # reads from an ancestor so far were all sent before it
         after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
         records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
     patched = _one_document(page, records, snapshot, capture.frame_id)

@@ -19,10 +19,10 @@ Node ids are Chromium's AXObject ids, stable between calls while the domain is e
 spliced tree is the tree a full read would return (the layout tests compare the two after
 randomised changes). A page-wide change (at <html>/<body>, in <head>, a resize, fonts) has no
 root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again.
-After any patch the builder also reads what restyle.py finds re-rendered beyond the roots. Whatever the patch cannot vouch for makes
-it return None and the caller reads the whole tree: another document, a change record that
-overflowed, a page with aria-owns, a root without an accessibility node, or a child id that
-neither the old tree nor the new reads account for.
+After any patch the builder also reads what restyle.py finds re-rendered beyond the roots.
+Whatever the patch cannot vouch for makes it return None and the caller reads the whole tree:
+another document, a change record that overflowed, a page with aria-owns, a root without an
+accessibility node, or a child id that neither the old tree nor the new reads account for.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.cdp.connection import CDPError
@@ -166,29 +166,42 @@ def _backend_id(item: dict[str, Any]) -> int | None:
 class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
-    futures: list[asyncio.Future]
-    # Set when a root had to be read again from an ancestor (settle), or was added (add_reads):
-    # a read sent after whatever the caller sent behind the first ones (e.g. its check that
-    # nothing changed).
+    futures: list[asyncio.Future]             # per root: its subtree, then its ancestors
+    # Set when a root had to be read again from an ancestor (settle): a read sent after
+    # whatever the caller sent behind the first ones (e.g. its check that nothing changed).
     late: bool = False
     top: asyncio.Future | None = None         # Take.top's node and ancestors
+    # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
+    # roots added) does not repeat their reads from an ancestor.
+    settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
 
 
 def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
     answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
-    reads = Reads([asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-                   for root in roots for method in (_QUERY, _ANCESTORS)])
+    reads = Reads(_sent(session, roots))
     if top is not None:
         reads.top = asyncio.ensure_future(session.send(_ANCESTORS, {"backendNodeId": top}))
     return reads
 
 
 def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
-    """Read these roots too, sent now: after whatever was sent since ``start_reads``."""
-    added = start_reads(session, roots)
-    reads.futures.extend(added.futures)
-    reads.late = reads.late or bool(roots)
+    """Read these roots too, sent now: after whatever was sent since ``start_reads`` (the
+    caller checks again that nothing changed, behind them)."""
+    reads.futures.extend(_sent(session, roots))
+
+
+def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
+    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
+            for root in roots for method in (_QUERY, _ANCESTORS)]
+
+
+async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
+    """Every root's (subtree, chain) (see settle); those settled by an earlier call kept."""
+    replies = await asyncio.gather(*reads.futures[2 * len(reads.settled):])
+    reads.settled.extend(await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
+                                                for i in range(0, len(replies), 2))))
+    return reads.settled
 
 
 async def patched_records(session: Any, records: list[Record], reads: Reads,
@@ -199,9 +212,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
     if not reads.futures and reads.top is None:
         return records
     try:
-        replies = await asyncio.gather(*reads.futures)
-        settled = await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
-                                         for i in range(0, len(replies), 2)))
+        settled = await _settled(session, reads)
         top_chain = (await reads.top).get("nodes") or [] if reads.top is not None else None
     except CDPError:              # e.g. a root removed meanwhile: the after-probe would see it too
         return None

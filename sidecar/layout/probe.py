@@ -73,6 +73,7 @@ _PROBE = r"""
       else state.dirty.set(node, state.changes);
     };
     const bump = (node) => { state.changes++; mark(node); notify(); };
+    const wide = () => bump(null);       // a change that may have restyled anything
     const doc = w.document;
     const topLevel = (node) => node === doc || node === doc.documentElement || node === doc.body;
     // What changed, for an incremental update: a childList change rewrote its target's
@@ -124,11 +125,11 @@ _PROBE = r"""
     for (const type of ["transitionrun", "transitionend", "animationstart", "animationend"]) {
       w.addEventListener(type, onParent, true);
     }
-    for (const type of ["resize", "fullscreenchange", "hashchange"]) w.addEventListener(type, () => bump(null), true);
+    for (const type of ["resize", "fullscreenchange", "hashchange"]) w.addEventListener(type, wide, true);
     w.addEventListener("scroll", (e) => {
       if (!isTop || e.target !== w.document) { state.scrolls++; notify(); }
     }, true);
-    if (w.document.fonts) w.document.fonts.addEventListener("loadingdone", () => bump(null));
+    if (doc.fonts) doc.fonts.addEventListener("loadingdone", wide);
     // Setting a control's value or checkedness from script fires no event and no mutation,
     // yet changes the accessibility tree: count those setters too (they still do their job).
     const setters = [[w.HTMLInputElement, ["value", "checked", "indeterminate"]],
@@ -184,10 +185,9 @@ _PROBE = r"""
     }
     // Style sheets changed through the CSSOM (CSS-in-JS libraries insert rules this way) make
     // no mutation, yet can restyle the page: a page-wide change.
-    const restyled = () => bump(null);
     for (const kind of [w.CSSStyleSheet, w.CSSGroupingRule]) {
       for (const name of ["insertRule", "deleteRule", "addRule", "removeRule", "replace", "replaceSync"]) {
-        wrap(kind && kind.prototype, name, restyled);
+        wrap(kind && kind.prototype, name, wide);
       }
     }
     for (const [kind, name] of [[w.Document, "adoptedStyleSheets"], [w.ShadowRoot, "adoptedStyleSheets"],
@@ -195,7 +195,7 @@ _PROBE = r"""
       const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
       if (d && d.set && d.configurable) {
         Object.defineProperty(kind.prototype, name, { ...d,
-          set(v) { restyled(); return d.set.call(this, v); } });
+          set(v) { wide(); return d.set.call(this, v); } });
       }
     }
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);

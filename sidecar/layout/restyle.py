@@ -88,6 +88,11 @@ class RenderState:
             index = self._parents[index]
         return -1
 
+    def _is_top(self, index: int) -> bool:
+        """Whether the node is <html> or <body> (read as the page-wide change's top, never as a
+        subtree: that would be the whole page)."""
+        return self._name(index) in _TOP_NAMES
+
     def _name(self, index: int) -> str:
         name = self._names[index] if index < len(self._names) else -1
         return self._strings[name] if 0 <= name < len(self._strings) else ""
@@ -116,7 +121,7 @@ class RenderState:
             if old_get(backend_id) == new_get(backend_id) and backend_id not in owners:
                 continue
             element = self._element_at(index)
-            if element < 0 or self._name(element) in _TOP_NAMES:
+            if element < 0 or self._is_top(element):
                 if element == index:
                     continue                        # <html>/<body> itself: read as the top
                 return None
@@ -127,7 +132,7 @@ class RenderState:
                     # changed. Read the parent (a subtree the patch has, so it keeps its place;
                     # and a node no longer rendered has none of its own to read).
                     owner = self._element_at(parents[index]) if parent >= 0 else -1
-                    if owner >= 0 and self._name(owner) not in _TOP_NAMES:
+                    if owner >= 0 and not self._is_top(owner):
                         element = owner
             chosen.add(element)
             if len(chosen) > MAX_RESTYLED * 4:
@@ -140,7 +145,7 @@ class RenderState:
             by_parent.setdefault(self._element_at(parents[index]), []).append(index)
         merged: set[int] = set()
         for parent, siblings in by_parent.items():
-            if len(siblings) >= MERGED_SIBLINGS and parent >= 0 and self._name(parent) not in _TOP_NAMES:
+            if len(siblings) >= MERGED_SIBLINGS and parent >= 0 and not self._is_top(parent):
                 merged.add(parent)
             else:
                 merged.update(siblings)

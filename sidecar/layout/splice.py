@@ -113,11 +113,13 @@ def _pre_order(top: str, by_id: dict[str, Record], positions: dict[str, int],
         seen.add(node_id)
         order.append(record)
         children = record["childIds"]
-        if children:
-            _keep_present(record, by_id, positions, replaced)
-            if len(record["childIds"]) != sum(1 for child in children if child in by_id):
+        present = [child for child in children if child in by_id]
+        if len(present) != len(children):
+            if any(child in positions and child not in replaced
+                   for child in children if child not in by_id):
                 return None       # a link to an old node kept outside the subtree
-            stack.extend(reversed(record["childIds"]))
+            record["childIds"] = present      # links to nodes without a record: dropped
+        stack.extend(reversed(present))
     return order
 
 
