@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from .test_incremental import _counts, _first_difference, _nodes
+from .test_incremental import _counts, _first_difference, _nodes, _observed
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 
 async def _full_read(chromium, page, script: str) -> dict:
     """A change that needs a full read, then /layout: asserts it was a full read."""
-    before = _counts(chromium)
-    await chromium.evaluate(page, script)
-    layout = await chromium.layout(tab=page.target_id)
-    assert _counts(chromium)["captures"] == before["captures"] + 1, script
+    layout, moved = await _observed(chromium, page, script)
+    assert moved["captures"] == 1, script
     return layout
 
 
