@@ -22,7 +22,7 @@ from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, 
 from . import axtree, patch, render, sections
 from .axtree import Record
 from .dom_fallback import dom_records
-from .encoding import PreencodedLayout, encoder_for, options_key
+from .encoding import NodeList, encoder_for, options_key
 from .geometry import Placement, View, viewport_origin
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
@@ -730,15 +730,14 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
             capture.node_caches.pop(next(iter(capture.node_caches)))
         node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
-        nodes, node_json = render.nodes(records, placements, view, node_cache)
-    layout = PreencodedLayout(
+        node_json = render.nodes(records, placements, view, node_cache)
+    layout = dict(
         source=capture.source,
         truncated=truncated,
-        nodeCount=len(nodes),
+        nodeCount=len(node_json),
         viewport=render.viewport_json(metrics, view),
-        nodes=nodes,                         # last: the encoder splices node_json in its place
+        nodes=NodeList(node_json),           # last: the encoder splices the nodes' JSON in
     )
-    layout.node_json = node_json
     if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
         capture.rendered.pop(next(iter(capture.rendered)))
     capture.rendered[options] = (view, layout)

@@ -208,12 +208,15 @@ async def test_unchanged_nodes_are_reused_and_the_spliced_json_is_exact(chromium
     first = await chromium.layout(tab=page.target_id)
     await chromium.evaluate(page, "document.querySelector('#buttons button').textContent = 'zz'")
     second = await chromium.layout(tab=page.target_id)
-    old = {n["nodeId"]: n for n in _nodes(first)}
-    reused = [n for n in _nodes(second) if old.get(n["nodeId"]) is n]
-    # The renamed button and its text (and what moved with them) are new; most of the page is
-    # the very same node objects, with their JSON.
-    assert len(reused) > len(_nodes(second)) // 2
-    assert [n for n in _nodes(second) if n["name"]["value"] == "zz"], "the rename is missing"
+    first_nodes, second_nodes = (t["tabs"][0]["layout"]["nodes"] for t in (first, second))
+    old = {n["nodeId"]: fragment for n, fragment in zip(first_nodes, first_nodes.json)}
+    reused = [n for n, fragment in zip(second_nodes, second_nodes.json) if old.get(n["nodeId"]) is fragment]
+    # The renamed button and its text (and what moved with them) are new; most of the page
+    # keeps the very same JSON bytes.
+    assert len(reused) > len(second_nodes) // 2
+    assert [n for n in second_nodes if n["name"]["value"] == "zz"], "the rename is missing"
     for layout in (first, second):
         body = {"tabs": [dict(layout["tabs"][0])]}
+        # The spliced body is the JSON of its nodes decoded and encoded again, byte for byte:
+        # the template writes what json.dumps would.
         assert LayoutEncoder().encode(body).data == dumps(body)
