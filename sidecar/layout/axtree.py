@@ -72,13 +72,18 @@ _OTHER_NAMES = frozenset(OTHER_PROPERTIES)
 _BOOLEAN_STATES = {"true": True, "false": False}
 
 
-def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "") -> list[Record]:
-    """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames.
+def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "",
+               target_id: str | None = None) -> list[Record]:
+    """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames;
+    ``target_id``, when known, is each record's "targetId" from the start.
 
+    Links to the nodes never reported (DROPPED_ROLES) are left out here, so a record is final
+    when made (nothing later edits it: its JSON can be made ahead, render.record_json).
     The cold path's hottest Python loop (one pass over thousands of nodes): its
     look-ups are inlined and bound to locals rather than made through small helper calls.
     """
     records: list[Record] = []
+    left_out: set[str] = set()
     append = records.append
     state_names, other_names, booleans = _STATE_NAMES, _OTHER_NAMES, _BOOLEAN_STATES
     dropped, role_types, shared_roles = DROPPED_ROLES, _ROLE_TYPES, _role_values
@@ -87,6 +92,7 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
         role = get("role")
         role_text = role.get("value") if role else None
         if role_text in dropped:
+            left_out.add(id_prefix + str(node["nodeId"]))
             continue
         states: dict[str, Any] = {}
         properties: dict[str, Any] = {}
@@ -111,7 +117,7 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
         role_object = shared_roles.get(role_key)
         if role_object is None:
             role_object = role_value(*role_key)
-        append({
+        record = {
             "nodeId": id_prefix + str(node["nodeId"]),
             "role": role_object,
             "name": {"type": str(name.get("type") or NO_NAME_TYPE), "value": str(name.get("value") or "")},
@@ -125,7 +131,15 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
                         else list(map(str, get("childIds", ()))),
             "backendDOMNodeId": get("backendDOMNodeId"),
             "frameId": frame_id,
-        })
+        }
+        if target_id is not None:
+            record["targetId"] = target_id
+        append(record)
+    if left_out:                          # e.g. a StaticText's InlineTextBox children
+        for record in records:
+            child_ids = record["childIds"]
+            if child_ids and not left_out.isdisjoint(child_ids):
+                record["childIds"] = [c for c in child_ids if c not in left_out]
     return records
 
 

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the client's timeout
 CAPTURE_ATTEMPTS = 3        # a page that navigates during a capture is captured again
 MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
+EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as _render keys them)
 
 
 class PageChanged(Exception):
@@ -72,6 +73,8 @@ class Capture:
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (_nodes).
     node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
+    # The records' JSON made during a read in sections; used (then dropped) by the first answer.
+    record_json: render.RecordJson | None = None
 
 
 @dataclass
@@ -238,8 +241,9 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                     kind = "patches"
                 else:
                     # ?fresh=true reads the tree whole: the reference the other reads are held to.
-                    capture = await _capture(page, children, probe.device_pixel_ratio,
-                                             in_sections=not options.fresh)
+                    capture, after_call = await _capture(page, children, probe.device_pixel_ratio,
+                                                         in_sections=not options.fresh,
+                                                         view=_view(probe, metrics))
                     kind = "captures"
         except PageChanged:
             continue
@@ -260,7 +264,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         capture.frames = after.frames if cacheable else ()
         previous = cache.get(page.target_id)
         if previous is not None and previous is not capture:
-            capture.node_caches = previous.node_caches
+            # Those the capture made itself (sections rendered ahead) win over the handed-on.
+            capture.node_caches = {**previous.node_caches, **capture.node_caches}
             release_later(previous)
         cache[page.target_id] = capture
         counts[kind] = counts.get(kind, 0) + 1
@@ -332,11 +337,16 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 
 # -- capture -----------------------------------------------------------------------------------
 
-async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: bool = True) -> Capture:
+async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: bool = True,
+                   view: View | None = None) -> tuple[Capture, Any]:
+    """A full read of the tab, and the after-probe when one was sent behind its reads (else
+    None: the caller probes again). ``view``: the tab's view now, to render nodes ahead for."""
     if in_sections and not children:
-        capture = await _sectioned_capture(page, dpr)
+        capture, after_call = await _sectioned_capture(page, dpr, view)
         if capture is not None:
-            return capture
+            return capture, after_call
+        if after_call is not None:
+            await after_call
     frame_tree_call = page.send("Page.getFrameTree")
     snapshot_call = _parsed_snapshot(page, dpr)
     # Enabled, the domain keeps node ids stable between calls, and a later patch (patch.py)
@@ -383,11 +393,13 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
         return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
                        source=source, sticky=_sticky(placed), sessions=keys,
                        patchable=patchable, frame_id=main_frame,
-                       render=snapshot.render_state() if patchable else None)
+                       render=snapshot.render_state() if patchable else None), None
 
 
-async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
-    """A tab of one document read in sections (sections.py); None when the page reads whole."""
+async def _sectioned_capture(page: Any, dpr: float, view: View | None,
+                             ) -> tuple[Capture | None, Any]:
+    """A tab of one document read in sections (sections.py), and the after-probe sent behind
+    its reads; (None, None) when the page reads whole."""
     # The domain first (the ancestor reads need it), then the page's choice of sections.
     enabled, frame_tree, reply = await asyncio.gather(
         _or_exception(page.send("Accessibility.enable")), page.send("Page.getFrameTree"),
@@ -395,17 +407,51 @@ async def _sectioned_capture(page: Any, dpr: float) -> Capture | None:
     roots = None if isinstance(enabled, BaseException) or isinstance(reply, BaseException) \
         else patch.parse_roots(reply)
     if not roots:
-        return None
+        return None, None
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     # The snapshot first: it lays the page out once, and its parse overlaps the first section.
+    # The check that nothing changed meanwhile last, answered while the sections are put in order.
     snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
     reads = patch.start_reads(page, roots)
-    records = await sections.sectioned_records(page, reads, main_frame)
+    after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
+    ahead = _Ahead(page, snapshot_call, view)
+    records = await sections.sectioned_records(page, reads, main_frame, ahead.add)
     snapshot = await snapshot_call
     release_later(reads)
-    for record in records or ():
-        record["targetId"] = page.target_id
-    return _one_document(page, records, snapshot, main_frame, sectioned=True)
+    capture = _one_document(page, records, snapshot, main_frame, sectioned=True)
+    if capture is None:
+        return None, after_call
+    if reads.late:              # a section read again from its ancestor, after that check
+        await after_call
+        after_call = None
+    capture.record_json = ahead.made
+    if ahead.nodes.entries:
+        capture.node_caches[EVERY_NODE] = ahead.nodes
+    return capture, after_call
+
+
+class _Ahead:
+    """The answer's work done while Chromium still makes the next sections: each section's
+    records as JSON and, once the snapshot is in, with their bounds for the view of the request
+    (render.nodes then finds them all made, unless the view changed meanwhile)."""
+
+    def __init__(self, page: Any, snapshot_call: asyncio.Future, view: View | None) -> None:
+        self.page, self.snapshot_call, self.view = page, snapshot_call, view
+        self.made: render.RecordJson = {}
+        self.nodes = render.NodeCache(view=view)
+        self.placed: Placed | None = None
+
+    def add(self, section: list[Record]) -> None:
+        self.made.update(render.record_json(section))
+        call = self.snapshot_call
+        if self.view is None or not call.done() or call.cancelled() or call.exception() is not None:
+            return
+        if self.placed is None:
+            self.placed = _place_sessions(self.page, call.result(), [], {})
+        placements = _placements(section, [self.page.target_id] * len(section), self.placed)
+        part = render.NodeCache(view=self.view)
+        render.nodes(section, placements, self.view, part, self.made)
+        self.nodes.entries.update(part.entries)
 
 
 def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> bool:
@@ -730,7 +776,10 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
             capture.node_caches.pop(next(iter(capture.node_caches)))
         node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
-        node_json = render.nodes(records, placements, view, node_cache)
+        node_json = render.nodes(records, placements, view, node_cache, capture.record_json)
+    if capture.record_json is not None:
+        release_later(capture.record_json)       # in the node cache now
+        capture.record_json = None
     layout = dict(
         source=capture.source,
         truncated=truncated,

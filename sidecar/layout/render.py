@@ -57,9 +57,21 @@ _NO_GEOMETRY_JSON = b"," + json_bytes({"bounds": None, "viewport": None, "screen
 _JSON_BOOL = {True: "true", False: "false"}
 
 
+# nodeId -> (record, its size, childIds and parentId then, its JSON without the closing brace)
+RecordJson = dict[str, tuple[Record, int, list[str], "str | None", bytes]]
+
+
+def record_json(records: list[Record]) -> RecordJson:
+    """The records' JSON made ahead (a full read makes it for each section while Chromium makes
+    the next one); ``nodes`` uses it for a record still the same object with the same links."""
+    return {record["nodeId"]: (record, len(record), record["childIds"], record["parentId"],
+                               json_bytes(record)[:-1]) for record in records}
+
+
 def nodes(records: list[Record], placements: list[Placement | None], view: View,
-          cache: NodeCache) -> list[bytes]:
-    """The JSON of each record with its bounds for ``view``; updates ``cache``."""
+          cache: NodeCache, known: RecordJson | None = None) -> list[bytes]:
+    """The JSON of each record with its bounds for ``view``; updates ``cache``. ``known``: the
+    JSON of records made ahead (record_json)."""
     if cache.view != view:
         cache.view, cache.entries = view, {}
     old, entries = cache.entries, {}
@@ -79,7 +91,15 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             continue
         # A node's JSON is its record's members, then its geometry's: a record that only moved
         # keeps the JSON of its members.
-        prefix = hit[3] if same_record else json_bytes(record)[:-1]
+        if same_record:
+            prefix = hit[3]
+        else:
+            made = known.get(node_id) if known else None
+            if made is not None and made[0] is record and made[1] == len(record) \
+                    and made[2] is record["childIds"] and made[3] == record["parentId"]:
+                prefix = made[4]
+            else:
+                prefix = json_bytes(record)[:-1]
         if placement is None:
             encoded = prefix + _NO_GEOMETRY_JSON
         else:

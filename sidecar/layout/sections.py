@@ -19,6 +19,7 @@ compare both reads node for node.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from sidecar.cdp.connection import CDPError
@@ -74,9 +75,11 @@ SECTIONS_PARAMS: dict[str, Any] = {"expression": _SECTIONS, "silent": True,
                                    "serializationOptions": {"serialization": "deep", "maxDepth": 1}}
 
 
-async def sectioned_records(session: Any, reads: Reads, frame_id: str) -> list[Record] | None:
+async def sectioned_records(session: Any, reads: Reads, frame_id: str,
+                            on_section: Callable[[list[Record]], None]) -> list[Record] | None:
     """The whole tree from ``reads`` (patch.start_reads of the sections), in pre-order, or None
-    when the sections do not make up one consistent tree."""
+    when the sections do not make up one consistent tree. ``on_section`` gets each section's
+    records as it arrives, to work on them while Chromium makes the next one."""
     records: dict[str, Record] = {}
     seen: set[str] = set()              # every node read, those records leave out too
     root: str | None = None
@@ -102,8 +105,10 @@ async def sectioned_records(session: Any, reads: Reads, frame_id: str) -> list[R
                 if node_id not in seen:
                     seen.add(node_id)
                     new.append(node)
-            for record in axtree.ax_records(as_in_full_tree(new), frame_id):
+            section = axtree.ax_records(as_in_full_tree(new), frame_id, target_id=session.target_id)
+            for record in section:
                 records[record["nodeId"]] = record
+            on_section(section)
     except CDPError:
         return None
     finally:
