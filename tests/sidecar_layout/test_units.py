@@ -3,10 +3,13 @@ placement and the DOM fallback (no browser; inputs shaped like Chromium's replie
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from desktopd.web.errors import ApiError
-from sidecar.layout import axtree
+from sidecar.layout import axtree, render
+from sidecar.layout.encoding import NodeList, dumps, dumps_layout
 from sidecar.layout.dom_fallback import dom_records
 from sidecar.layout.geometry import Placement, Rect, View, WindowMetrics, viewport_origin
 from sidecar.layout.options import LayoutOptions
@@ -117,6 +120,50 @@ def test_ax_records_states_properties_and_dropped_text_boxes():
     assert ok["states"] == {"focusable": True, "pressed": "mixed"}
     assert ok["properties"] == {"level": 2}
     assert ok["parentId"] == "p:2" and ok["frameId"] == "F" and ok["value"] is None
+
+
+def test_ax_records_leave_out_links_to_dropped_nodes_and_take_the_target_id():
+    records = axtree.ax_records(TREE, "F", "p:", target_id="T")
+    by_id = {r["nodeId"]: r for r in records}
+    # The button's only child was its InlineTextBox: no link to a node that is not reported.
+    assert by_id["p:3"]["childIds"] == [] and by_id["p:2"]["childIds"] == ["p:3", "p:4"]
+    assert all(r["targetId"] == "T" and list(r)[-1] == "targetId" for r in records)
+    # A record is final when made: ordering the tree edits none of them.
+    links = [(r["childIds"], r["parentId"]) for r in records]
+    ordered = axtree.preorder(records)
+    assert all(r["childIds"] is children and r["parentId"] == parent
+               for r, (children, parent) in zip(records, links))
+    assert [r["nodeId"] for r in ordered] == ["p:1", "p:2", "p:3", "p:4", "p:5"]
+
+
+def test_nodes_use_json_made_ahead_only_for_records_left_as_they_were():
+    records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
+    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
+    expected = render.nodes(records, placements, _view(), render.NodeCache())
+    made = render.record_json(records)
+    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == expected
+    # Edited after their JSON was made: a new child list, a new parent, one more member.
+    records[1]["childIds"] = ["3"]
+    records[3]["parentId"] = None
+    records[4]["level"] = 1
+    fresh = render.nodes(records, placements, _view(), render.NodeCache())
+    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == fresh
+    assert fresh[1] != expected[1] and fresh[3] != expected[3] and fresh[4] != expected[4]
+    assert fresh[0] == expected[0]
+
+
+def test_node_list_reads_as_the_nodes_a_client_parses():
+    records = axtree.preorder(axtree.ax_records(TREE, "F"))
+    placements = [Placement(Rect(0.125, 10.0 * i, 100.333, 10)) for i in range(len(records))]
+    node_json = render.nodes(records, placements, _view(device_pixel_ratio=2.0), render.NodeCache())
+    nodes = NodeList(node_json)
+    assert len(nodes) == len(records) and nodes == [json.loads(j) for j in node_json]
+    assert nodes[2]["name"]["value"] == "OK" and nodes[2]["screen"]["borderBox"]["width"] == 200.67
+    layout = {"source": "accessibility", "nodes": nodes}
+    assert dumps_layout(layout) == dumps(layout) == dumps({"source": "accessibility",
+                                                           "nodes": list(nodes)})
+    with pytest.raises(TypeError):
+        json.dumps(layout)          # only the sidecar's encoder knows the node list
 
 
 def test_interesting_filter_reparents_children_and_keeps_order():
