@@ -116,9 +116,13 @@ _PROBE = r"""
     }
     const onTarget = (e) => bump(e.target instanceof w.Element ? e.target : null);
     const onParent = (e) => bump(e.target instanceof w.Element ? e.target.parentNode : null);
-    for (const type of ["input", "change", "focusin", "focusout", "load", "error", "toggle"]) {
+    for (const type of ["input", "change", "focusin", "focusout", "error", "toggle"]) {
       w.addEventListener(type, onTarget, true);
     }
+    // An image, style sheet or frame that loaded (it may have resized): an element's load event
+    // never reaches the window (HTML: a document is the top of a load event's path), so it is
+    // watched on the document. The window's own load event renders nothing itself.
+    doc.addEventListener("load", onTarget, true);
     // The pointer entering or leaving an element changes what :hover matches (its ancestors'
     // rules too, e.g. a menu shown on hover): what that re-rendered is found from the rendering.
     for (const type of ["mouseover", "mouseout"]) w.addEventListener(type, onTarget, true);

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import collections
 import functools
 import http.server
 import os
@@ -49,14 +50,22 @@ class PageServer:
         # /held: a response held back until the test releases it (a page that stays loading).
         self.release = threading.Event()
         self.httpd.release = self.release   # type: ignore[attr-defined]
+        # /gated/<name>.svg: a 120x60 image held back until gate(name) is set.
+        self.gates: dict[str, threading.Event] = collections.defaultdict(threading.Event)
+        self.httpd.gates = self.gates       # type: ignore[attr-defined]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
+    def gate(self, name: str) -> threading.Event:
+        return self.gates[name]
+
     def stop(self) -> None:
         self.release.set()
+        for gate in list(self.gates.values()):
+            gate.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -72,6 +81,10 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
         if path == "/held":
             self.server.release.wait(30)   # type: ignore[attr-defined]
             return self._send("", "text/plain")
+        if path.startswith("/gated/") and path.endswith(".svg"):
+            self.server.gates[path[len("/gated/"):-4]].wait(30)   # type: ignore[attr-defined]
+            return self._send('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
+                              '<rect width="120" height="60" fill="teal"/></svg>', "image/svg+xml")
         target = PAGES / path.lstrip("/")
         if path.endswith(".html") and target.is_file():
             body = target.read_text().replace("CROSS_ORIGIN", self.server.cross_origin)  # type: ignore[attr-defined]

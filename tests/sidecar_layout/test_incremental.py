@@ -111,6 +111,33 @@ async def test_page_wide_changes_are_patched_but_text_right_in_body_is_read_whol
         assert any(n["name"]["value"] == script.split("'")[1] for n in _nodes(layout)), script
 
 
+async def test_an_image_that_loads_later_is_read_again_the_documents_load_event_is_not(
+        chromium, page_server):
+    """An image's load resizes it and moves what follows; a page's own load event renders
+    nothing itself (counting it made the first look after a load patch a page its background
+    read had just read)."""
+    page = await _open(chromium, page_server)
+    _layout, moved = await _observed(chromium, page, "window.dispatchEvent(new Event('load'))")
+    assert moved["patches"] == 0 and moved["captures"] == 0, moved
+    gate = page_server.gate("late-image")
+    script = (f"window.late = Object.assign(new Image(), {{alt: 'late', src: "
+              f"'{page_server.url('/gated/late-image.svg')}'}});"
+              "window.lateLoaded = new Promise((done) => { late.onload = done; });"
+              "document.body.prepend(late); 0")
+    layout, moved = await _observed(chromium, page, script)      # asked before it has loaded
+    assert moved["patches"] + moved["captures"] == 1, moved
+    image = [n for n in _nodes(layout) if n["role"]["value"] == "image" and n["name"]["value"] == "late"]
+    assert image and image[0]["bounds"]["borderBox"]["width"] != 120, image
+    gate.set()
+    await chromium.evaluate(page, "lateLoaded.then(() => 0)")
+    layout, moved = await _observed(chromium, page, "0")
+    assert moved["patches"] + moved["captures"] == 1, moved
+    image = [n for n in _nodes(layout) if n["role"]["value"] == "image" and n["name"]["value"] == "late"]
+    assert image[0]["bounds"]["borderBox"]["width"] == 120, image
+    full = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _comparable(layout) == _comparable(full)
+
+
 # Page-wide changes (mutable.html's CSS), each made and undone; True where it re-renders
 # something the accessibility tree shows (read again), False where it does not (colours, the
 # title, a resize event without a new size).
