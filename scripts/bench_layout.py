@@ -14,9 +14,12 @@ Chromium on a fresh Xvfb, and prints, per size, median times of:
     cost before encoded bodies were reused;
   * reference: the reference design's method, a new WebSocket per request, getFullAXTree, then
     DOM.getBoxModel once per node, sequentially (measured here, same run);
-  * playwright: page.locator("body").aria_snapshot() (no bounds at all) of the unchanged page,
-    and right after each kind of change (the change not timed, as for /layout), if playwright is
-    importable (pip install playwright; it drives /usr/bin/chromium, not a downloaded browser).
+  * playwright: page.locator("body").aria_snapshot() (no bounds at all) of the same page in a
+    second Chromium: unchanged, right after each kind of change (the change not timed, as for
+    /layout) and right after a navigation's load event, each measured right after the /layout
+    request it is compared with (interleaved: a slow moment of the host falls on both), with
+    the median of the per-pair ratios; if playwright is importable (pip install playwright; it
+    drives /usr/bin/chromium, not a downloaded browser).
 Usage: .venv/bin/python scripts/bench_layout.py [--sizes 500,2000,10000] [--runs 7]
 """
 
@@ -100,8 +103,10 @@ async def time_it(coro_factory, runs: int) -> tuple[float, object]:
 
 
 async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int, size: int,
-                     runs: int, ref_runs: int) -> dict:
+                     runs: int, ref_runs: int, pw: PlaywrightSide | None) -> dict:
     page = tracker.pages()[0]
+    if pw is not None:
+        await pw.open(server.url(f"/gen/{size}"))
     async with cdp.events("Page.loadEventFired", session_id=page.session_id) as loads:
         await page.send("Page.enable")
         await page.send("Page.navigate", {"url": server.url(f"/gen/{size}")})
@@ -129,22 +134,30 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     async def change(kind: str = "body") -> None:
         await page.send("Runtime.evaluate", {"expression": CHANGES[kind] % next(counter)})
 
-    async def observed(kind: str, delay: float) -> float:
-        """An agent acts (the change, not timed), then looks ``delay`` s later (timed)."""
-        samples = []
+    async def observed(kind: str, delay: float) -> Paired:
+        """An agent acts (the change, not timed), then looks ``delay`` s later (timed); and
+        Playwright right after the same change on its page."""
+        pairs = Paired()
         for _ in range(runs):
             await change(kind)
             if delay:
                 await asyncio.sleep(delay)
             start = time.perf_counter()
             await get_layout()
-            samples.append(time.perf_counter() - start)
-        return median_ms(samples)
+            ours = time.perf_counter() - start
+            if pw is not None and not delay:
+                await pw.change(kind)
+            pairs.add(ours, await pw.snapshot_s() if pw is not None else None)
+        return pairs
 
-    cold_ms = {kind: await observed(kind, 0.0) for kind in CHANGES}
-    cold300_ms = await observed("body", 0.3)
+    cold = {kind: await observed(kind, 0.0) for kind in CHANGES}
+    cold300 = await observed("body", 0.3)
     await get_layout()
-    warm_ms, body = await time_it(get_layout, runs)
+    warm = Paired()
+    for _ in range(runs):
+        start = time.perf_counter()
+        body = await get_layout()
+        warm.add(time.perf_counter() - start, await pw.snapshot_s() if pw is not None else None)
     await get_layout("gzip")
     gzip_ms, gz_body = await time_it(lambda: get_layout("gzip"), runs)
     etag_ms, _ = await time_it(lambda: get_layout(etag=etags["identity"]), runs)
@@ -157,65 +170,102 @@ async def bench_size(cdp, tracker, sidecar, http, server: PageServer, port: int,
     ws_url = f"ws://127.0.0.1:{port}/devtools/page/{page.target_id}"
     ref_ms, boxes = await time_it(lambda: reference_method(ws_url), ref_runs)
 
-    async def navigated(delay: float) -> float:   # an agent opens a page, waits for it, looks
-        samples = []
+    async def navigated(delay: float) -> Paired:   # an agent opens a page, waits for it, looks
+        pairs = Paired()
         for _ in range(runs):
+            url = server.url(f"/gen/{size}?visit={next(counter)}")
             async with cdp.events("Page.loadEventFired", session_id=page.session_id) as loads:
-                await page.send("Page.navigate", {"url": server.url(f"/gen/{size}?visit={next(counter)}")})
+                await page.send("Page.navigate", {"url": url})
                 await loads.get(timeout=60)
             await asyncio.sleep(delay)
             start = time.perf_counter()
             await get_layout()
-            samples.append(time.perf_counter() - start)
-        return median_ms(samples)
+            ours = time.perf_counter() - start
+            # Playwright on a new page right after its load (its script injected anew): only
+            # against the look right after the load.
+            pairs.add(ours, await pw.navigated_s(url) if pw is not None and not delay else None)
+        return pairs
 
-    nav_ms, nav300_ms = await navigated(0.0), await navigated(0.3)
-    return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body), "cold": cold_ms["body"],
-            "cold_text": cold_ms["text"], "cold_insert": cold_ms["insert"], "cold_css": cold_ms["css"],
-            "cold300": cold300_ms, "warm": warm_ms, "gzip": gzip_ms, "etag": etag_ms,
+    nav, nav300 = await navigated(0.0), await navigated(0.3)
+    return {"size": size, "elements": elements, "nodes": nodes, "bytes": len(body),
+            "cold": cold, "cold300": cold300, "warm": warm, "gzip": gzip_ms, "etag": etag_ms,
             "encode": encode_ms, "buttons": buttons_ms, "reference": ref_ms, "reference_boxes": boxes,
-            "nav": nav_ms, "nav300": nav300_ms}
+            "nav": nav, "nav300": nav300}
 
 
 async def _async(function, *args, **kwargs):
     return function(*args, **kwargs)
 
 
-def playwright_times(server: PageServer, sizes: list[int], runs: int, display: str,
-                     ) -> dict[int, dict[str, float]]:
-    """Per size, Playwright's aria_snapshot() of the page unchanged ("static") and right after
-    each of CHANGES (the change not timed, as for /layout: its own style and layout recalculation
-    then falls in the snapshot, as it falls in the sidecar's request)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return {}
-    import os
-    os.environ["DISPLAY"] = display
-    result = {}
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=False,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-quic",
-                                           "--no-first-run", "--disable-background-networking",
-                                           "--disable-component-update", "--disable-sync"])
-        page = browser.new_page()
-        for size in sizes:
-            page.goto(server.url(f"/gen/{size}"))
-            body = page.locator("body")
-            body.aria_snapshot()
-            counter = iter(range(10**9))
-            result[size] = {}
-            for kind in ("static", *CHANGES):
-                samples = []
-                for _ in range(runs):
-                    if kind != "static":
-                        page.evaluate("() => { %s; }" % (CHANGES[kind] % next(counter)))
-                    start = time.perf_counter()
-                    body.aria_snapshot()
-                    samples.append(time.perf_counter() - start)
-                result[size][kind] = median_ms(samples)
-        browser.close()
-    return result
+class PlaywrightSide:
+    """Playwright's aria_snapshot() of the same pages in its own Chromium on the same display,
+    driven step by step so each sample is taken right after the /layout one it is compared with."""
+
+    def __init__(self, playwright, browser, page) -> None:
+        self._playwright, self._browser, self.page = playwright, browser, page
+        self._counter = iter(range(10**9))
+
+    @classmethod
+    async def start(cls, display: str) -> PlaywrightSide | None:
+        try:
+            from playwright.async_api import async_playwright
+        except ImportError:
+            return None
+        playwright = await async_playwright().start()
+        browser = await playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=False, env={"DISPLAY": display},
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        return cls(playwright, browser, await browser.new_page())
+
+    async def open(self, url: str) -> None:
+        await self.page.goto(url, wait_until="load")
+        await self.page.locator("body").aria_snapshot()    # its injected script, once per page
+
+    async def change(self, kind: str) -> None:
+        await self.page.evaluate("() => { %s; }" % (CHANGES[kind] % next(self._counter)))
+
+    async def snapshot_s(self) -> float:
+        start = time.perf_counter()
+        await self.page.locator("body").aria_snapshot()
+        return time.perf_counter() - start
+
+    async def navigated_s(self, url: str) -> float:
+        """A new page's aria_snapshot() right after its load event (the navigation not timed)."""
+        await self.page.goto(url, wait_until="load")
+        return await self.snapshot_s()
+
+    async def close(self) -> None:
+        await self._browser.close()
+        await self._playwright.stop()
+
+
+class Paired:
+    """Samples of /layout and, when Playwright runs, of aria_snapshot() taken right after each."""
+
+    def __init__(self) -> None:
+        self.ours: list[float] = []
+        self.theirs: list[float] = []
+
+    def add(self, ours: float, theirs: float | None) -> None:
+        self.ours.append(ours)
+        if theirs is not None:
+            self.theirs.append(theirs)
+
+    @property
+    def ms(self) -> float:
+        return median_ms(self.ours)
+
+    @property
+    def pw_ms(self) -> float | None:
+        return median_ms(self.theirs) if self.theirs else None
+
+    @property
+    def ratio(self) -> float | None:
+        """The median of the per-pair ratios (> 1: /layout faster)."""
+        if not self.theirs:
+            return None
+        return statistics.median(t / o for o, t in zip(self.ours, self.theirs))
 
 
 async def main() -> int:
@@ -228,10 +278,12 @@ async def main() -> int:
     xvfb = start_xvfb(1280, 800)
     server = PageServer()
     rows = []
+    pw = None
     try:
         port = free_port()
         sidecar = await start_sidecar(xvfb.display, "about:blank", extra=("--expose-cdp", str(port)))
         try:
+            pw = await PlaywrightSide.start(xvfb.display)
             version = await asyncio.to_thread(
                 lambda: json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=10)))
             cdp = await CDPConnection.connect(version["webSocketDebuggerUrl"], call_timeout=60)
@@ -242,54 +294,59 @@ async def main() -> int:
                 for size in sizes:
                     ref_runs = 1 if size >= 10_000 else args.reference_runs
                     rows.append(await bench_size(cdp, tracker, sidecar, http, server, port, size,
-                                                 args.runs, ref_runs))
+                                                 args.runs, ref_runs, pw))
             tracker.stop()
             await cdp.close()
         finally:
+            if pw is not None:
+                await pw.close()
             await sidecar.close()
-        pw = await asyncio.to_thread(playwright_times, server, sizes, args.runs, xvfb.display)
     finally:
         server.stop()
         xvfb.stop()
-
-    print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {args.runs} "
-          f"runs (reference: {args.reference_runs}, 1 at 10k)")
-    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} {'c-text':>7} {'c-ins':>7} {'c-body':>7} "
-          f"{'c-css':>7} {'c300':>6} {'nav':>6} {'n300':>6} {'warm':>6} {'gzip':>6} {'304':>5} {'enc0':>6} "
-          f"{'btn':>6} {'ref':>8} {'ref/text':>8} {'ref/ins':>7} {'ref/body':>8} {'ref/css':>7} {'ref/nav':>7} "
-          f"{'pw':>6} {'pw/c300':>7} {'pw/nav':>6} {'pw/n300':>7} {'pw/warm':>7}")
-    for row in rows:
-        p, ref = pw.get(row["size"], {}).get("static"), row["reference"]
-        pw_cells = (f"{p:6.1f} {p / row['cold300']:7.2f} {p / row['nav']:6.2f} {p / row['nav300']:7.2f} "
-                    f"{p / row['warm']:7.1f}" if p else f"{'n/a':>6}")
-        print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
-              f"{row['cold_text']:7.1f} {row['cold_insert']:7.1f} {row['cold']:7.1f} {row['cold_css']:7.1f} "
-              f"{row['cold300']:6.1f} {row['nav']:6.1f} {row['nav300']:6.1f} {row['warm']:6.1f} {row['gzip']:6.1f} "
-              f"{row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
-              f"{ref / row['cold_text']:8.1f} {ref / row['cold_insert']:7.1f} {ref / row['cold']:8.1f} "
-              f"{ref / row['cold_css']:7.1f} {ref / row['nav']:7.1f} {pw_cells}")
-    if pw:
-        print("Playwright aria_snapshot() right after the same change (not timed) vs /layout right after it:")
-        print(f"{'size':>6} " + " ".join(f"{'pw-' + k:>9} {'ratio':>6}" for k in CHANGES))
-        ours = {"text": "cold_text", "insert": "cold_insert", "body": "cold", "css": "cold_css"}
-        for row in rows:
-            after = pw.get(row["size"])
-            if after:
-                print(f"{row['size']:>6} " + " ".join(
-                    f"{after[k]:9.1f} {after[k] / row[ours[k]]:6.2f}" for k in CHANGES))
-    print("all ms; ratios > 1 mean /layout is faster. c-text / c-ins / c-body / c-css: asked right "
-          "after a change: a button renamed mid-page (its subtree read again), a list item inserted "
-          "mid-page (half the boxes move), an attribute of <body> set (page-wide: the rendering is "
-          "compared with the last read's, nothing to read again), a <head> style sheet hiding another "
-          "list item (page-wide: the two items it showed/hid are read again); c300: asked 300 ms "
-          "after a <body> change (act -> observe); nav / n300: a new page's /layout asked right after "
-          "its load event (a full read) / 300 ms later (its load starts a background read); warm: page "
-          "unchanged, identity body; gzip: warm "
-          "with Accept-Encoding: gzip (client inflates); 304: warm with If-None-Match; enc0: "
-          "json.dumps of the body (what each warm request cost before bodies were reused); btn: "
-          "?roles=button&interesting=true warm; ref: per-node reference method; pw: Playwright "
-          "aria_snapshot() (no bounds) of the unchanged page; pw-<kind>: right after that change")
+    _print(rows, args.runs, args.reference_runs, pw is not None)
     return 0
+
+
+# (column, the row's Paired, what it is) of the comparison tables
+_PAIRED = (("c-text", lambda r: r["cold"]["text"]), ("c-ins", lambda r: r["cold"]["insert"]),
+           ("c-body", lambda r: r["cold"]["body"]), ("c-css", lambda r: r["cold"]["css"]),
+           ("c300", lambda r: r["cold300"]), ("nav", lambda r: r["nav"]),
+           ("n300", lambda r: r["nav300"]), ("warm", lambda r: r["warm"]))
+
+
+def _print(rows: list[dict], runs: int, reference_runs: int, with_playwright: bool) -> None:
+    print(f"GET /layout over HTTP from `python -m sidecar` (Chromium on Xvfb); medians of {runs} "
+          f"runs (reference: {reference_runs}, 1 at 10k)")
+    print(f"{'size':>6} {'elems':>6} {'nodes':>6} {'MB':>5} "
+          + " ".join(f"{name:>7}" for name, _ in _PAIRED)
+          + f" {'gzip':>6} {'304':>5} {'enc0':>6} {'btn':>6} {'ref':>8} "
+          + " ".join(f"{'ref/' + name:>8}" for name, _ in _PAIRED[:6]))
+    for row in rows:
+        ref = row["reference"]
+        print(f"{row['size']:>6} {row['elements']:>6} {row['nodes']:>6} {row['bytes'] / 1e6:5.2f} "
+              + " ".join(f"{get(row).ms:7.1f}" for _, get in _PAIRED)
+              + f" {row['gzip']:6.1f} {row['etag']:5.1f} {row['encode']:6.1f} {row['buttons']:6.1f} {ref:8.1f} "
+              + " ".join(f"{ref / get(row).ms:8.1f}" for _, get in _PAIRED[:6]))
+    if with_playwright:
+        print("Playwright aria_snapshot() (no bounds), each sample right after the /layout one: after the "
+              "same change (c-*), unchanged (c300, warm), a new page right after its load (nav); "
+              "ratio: median of the per-pair ratios, > 1 means /layout is faster")
+        print(f"{'size':>6} " + " ".join(f"{'pw:' + name:>9} {'ratio':>6}" for name, _ in _PAIRED
+                                         if name != "n300"))
+        for row in rows:
+            print(f"{row['size']:>6} " + " ".join(
+                f"{get(row).pw_ms:9.1f} {get(row).ratio:6.2f}" for name, get in _PAIRED if name != "n300"))
+    print("all ms. c-text / c-ins / c-body / c-css: asked right after a change: a button renamed "
+          "mid-page (its subtree read again), a list item inserted mid-page (half the boxes move), "
+          "an attribute of <body> set (page-wide: the rendering is compared with the last read's, "
+          "nothing to read again), a <head> style sheet hiding another list item (page-wide: the two "
+          "items it showed/hid are read again); c300: asked 300 ms after a <body> change (act -> "
+          "observe); nav / n300: a new page's /layout asked right after its load event (a full "
+          "read) / 300 ms later (its load starts a background read); warm: page unchanged, identity "
+          "body; gzip: warm with Accept-Encoding: gzip (client inflates); 304: warm with "
+          "If-None-Match; enc0: json.dumps of the body (what each warm request cost before bodies "
+          "were reused); btn: ?roles=button&interesting=true warm; ref: per-node reference method")
 
 
 if __name__ == "__main__":
