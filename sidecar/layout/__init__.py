@@ -11,8 +11,9 @@ DOM when the AX tree is unavailable), ``geometry`` (the three spaces and the scr
 a change touched), ``restyle`` (what CSS re-rendered beyond them, from two DOM snapshots),
 ``splice`` (re-read subtrees put into the cached pre-order), ``sections`` (a full read in
 pipelined pieces), ``render`` (each node's bounds and JSON for one view), ``memory`` (garbage
-freed after the answer), ``encoding`` (encoded bodies reused while unchanged, ETag, gzip),
-``refresh`` (eager background refresh on in-page change notifications).
+freed after the answer), ``encoding`` (a layout's nodes as their JSON, encoded bodies reused
+while unchanged, ETag, gzip), ``refresh`` (eager background refresh on in-page change
+notifications).
 """
 
 from .builder import build_layout

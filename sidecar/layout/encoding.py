@@ -1,5 +1,8 @@
 """/layout bodies as bytes: each tab's layout encoded once and reused while it is unchanged.
 
+A layout's "nodes" is a NodeList: the nodes' JSON, made by render.py, spliced into the body as
+it is (dicts are decoded only for in-process readers).
+
 The builder returns the very same per-tab layout dict while the page and its view are unchanged
 (``Capture.rendered``), so the encoder keys its cache on that object's identity (holding a strong
 reference, so the id cannot be reused by another object). A warm request then costs a few dict
