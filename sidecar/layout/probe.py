@@ -194,13 +194,31 @@ _PROBE = r"""
         wrap(kind && kind.prototype, name, wide);
       }
     }
-    for (const [kind, name] of [[w.Document, "adoptedStyleSheets"], [w.ShadowRoot, "adoptedStyleSheets"],
-                                [w.StyleSheet, "disabled"]]) {
+    const accessors = [[w.Document, "adoptedStyleSheets"], [w.ShadowRoot, "adoptedStyleSheets"],
+                       [w.StyleSheet, "disabled"], [w.CSSStyleRule, "selectorText"],
+                       [w.MediaList, "mediaText"]];
+    for (const [kind, name] of accessors) {
       const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
       if (d && d.set && d.configurable) {
         Object.defineProperty(kind.prototype, name, { ...d,
           set(v) { wide(); return d.set.call(this, v); } });
       }
+    }
+    for (const name of ["appendMedium", "deleteMedium"]) wrap(w.MediaList && w.MediaList.prototype, name, wide);
+    // A rule's declarations edited in place. An element's own style (no parentRule) changes its
+    // style attribute: the observer sees that. (A property set by name, rule.style.color = ...,
+    // goes through Chromium's named-property interceptor, which script cannot wrap.)
+    const declaration = w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype;
+    for (const name of ["setProperty", "removeProperty"]) {
+      const f = declaration && declaration[name];
+      if (typeof f === "function") {
+        declaration[name] = function (...args) { if (this.parentRule) wide(); return f.apply(this, args); };
+      }
+    }
+    const cssText = declaration && Object.getOwnPropertyDescriptor(declaration, "cssText");
+    if (cssText && cssText.set && cssText.configurable) {
+      Object.defineProperty(declaration, "cssText", { ...cssText,
+        set(v) { if (this.parentRule) wide(); return cssText.set.call(this, v); } });
     }
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };

@@ -151,6 +151,18 @@ PAGE_WIDE = [(f"document.body.classList.toggle('{name}')", shows)
     ("document.getElementById('injected').textContent = ''", True),
     ("document.getElementById('injected').sheet.insertRule('#caption { display: none }', 0)", True),
     ("document.getElementById('injected').sheet.deleteRule(0)", True),
+    # A rule edited in place (the rule stays): its declarations, its selector, its media.
+    ("document.getElementById('injected').sheet.insertRule('#menu { color: red }', 0)", False),
+    ("document.getElementById('injected').sheet.cssRules[0].style.setProperty('display', 'none')", True),
+    ("document.getElementById('injected').sheet.cssRules[0].style.removeProperty('display')", True),
+    ("document.getElementById('injected').sheet.cssRules[0].style.cssText = 'visibility: hidden'", True),
+    ("document.getElementById('injected').sheet.cssRules[0].selectorText = '#buttons'", True),
+    ("document.getElementById('injected').sheet.insertRule("
+     "'@media (min-width: 1px) { #menu { display: none } }', 0)", True),
+    ("document.getElementById('injected').sheet.cssRules[0].media.mediaText = '(max-width: 1px)'", True),
+    ("document.getElementById('injected').sheet.cssRules[0].media.appendMedium('(min-width: 2px)')", True),
+    ("{ const sheet = document.getElementById('injected').sheet;"
+     " while (sheet.cssRules.length) sheet.deleteRule(0); }", True),
     ("{ const s = new CSSStyleSheet(); s.replaceSync('#menu li:first-child { display: none }');"
      " document.adoptedStyleSheets = [s]; }", True),
     ("document.adoptedStyleSheets[0].replaceSync('#buttons button:first-child { visibility: hidden }')", True),
