@@ -278,17 +278,27 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
-async def _probe(page: Any, children: list[Any], take: dict[str, Any] | None = None,
-                 ) -> tuple[ProbeResult, dict, list[ProbeResult | None], dict | None]:
+Probed = tuple[ProbeResult, dict, list[ProbeResult | None], "dict | None"]
+
+
+def _probe(page: Any, children: list[Any], take: dict[str, Any] | None = None,
+           ) -> asyncio.Future[Probed]:
     """The page's and its iframes' probes and the layout metrics; and ``take`` (patch.py)
-    evaluated right after them when given (its reply, else None)."""
+    evaluated right after them when given (its reply, else None). Its calls are on their way
+    at the loop's next turn, in order behind what was sent before (the renderer answers them
+    after that), even while the caller keeps the loop busy."""
     # A child iframe that detaches mid-probe only costs the cache, never the request.
     calls = [page.send("Runtime.evaluate", PROBE_PARAMS), page.send("Page.getLayoutMetrics"),
              *(_or_exception(child.send("Runtime.evaluate", PROBE_PARAMS)) for child in children)]
     if take is not None:
         calls.append(_or_exception(page.send("Runtime.evaluate", take)))
+    return asyncio.ensure_future(_probed([asyncio.ensure_future(call) for call in calls],
+                                         take is not None))
+
+
+async def _probed(calls: list[asyncio.Future], with_take: bool) -> Probed:
     probe_reply, metrics, *replies = await asyncio.gather(*calls)
-    take_reply = replies.pop() if take is not None else None
+    take_reply = replies.pop() if with_take else None
     return (parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in replies],
             None if isinstance(take_reply, BaseException) else take_reply)
 
@@ -474,7 +484,7 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
     # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
     # meanwhile, which is answered by the time the nodes are placed.
     reads = patch.start_reads(page, take.roots, take.top)
-    snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
+    snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr, boxes=False))
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
     spliced = asyncio.ensure_future(patch.patched_records(page, capture.records, reads, capture.frame_id))
     # CSS can re-render more than the changed nodes (a class on <body>, :has(), :focus-within):
@@ -495,6 +505,8 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
         patch.add_reads(page, reads, restyled)
         reads.late = False          # reads from an ancestor so far were all sent before it
         after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
+        await asyncio.sleep(0)      # (all sent) the snapshot's boxes are read meanwhile
+        snapshot.read_boxes()
         records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
     patched = _one_document(page, records, snapshot, capture.frame_id)
     if patched is None:
@@ -528,12 +540,16 @@ def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:
     return not snapshot.documents or snapshot.documents[0].frame_id in ("", frame_id)
 
 
-async def _parsed_snapshot(session: Any, dpr: float) -> Snapshot:
-    """A session's DOM snapshot, parsed as soon as it arrives: the renderer answers it before
-    the accessibility tree asked for at the same time, so the parse overlaps that wait."""
+async def _parsed_snapshot(session: Any, dpr: float, *, boxes: bool = True) -> Snapshot:
+    """A session's DOM snapshot, parsed (with its ``boxes`` read) as soon as it arrives: in a
+    full read the renderer answers it before the accessibility tree asked for at the same
+    time, so that work overlaps the wait."""
     reply = await session.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS)
     with gc_paused():
-        return Snapshot(reply, dpr)
+        snapshot = Snapshot(reply, dpr)
+        if boxes:
+            snapshot.read_boxes()
+        return snapshot
 
 
 async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture) -> Capture:

@@ -80,17 +80,37 @@ class Snapshot:
         self._positioned = self._indices(("fixed", "sticky"))
         self._unzoomed = self._indices(("1", "normal", ""))
         self._frame_names = self._indices(_FRAME_NAMES)
-        self.documents = [self._read_document(i, d) for i, d in enumerate(reply.get("documents", []))]
-        self.owner_document: dict[int, int] = {}     # backendId -> index of the document holding it
-        for doc in self.documents:
-            for backend_id in doc.boxes:
-                self.owner_document[backend_id] = doc.index
+        self._raw_documents: list[dict[str, Any]] = reply.get("documents", [])
+        self._documents: list[Document] | None = None
+        self._owner_document: dict[int, int] = {}
+
+    @property
+    def documents(self) -> list[Document]:
+        """The documents with their boxes, read on first use: a patch compares the rendering
+        (render_state, from the raw reply) first, and reads the boxes while Chromium answers
+        the reads that comparison asked for."""
+        if self._documents is None:
+            self._documents = [self._read_document(i, d) for i, d in enumerate(self._raw_documents)]
+            for doc in self._documents:
+                for backend_id in doc.boxes:
+                    self._owner_document[backend_id] = doc.index
+        return self._documents
+
+    @property
+    def owner_document(self) -> dict[int, int]:
+        """backendNodeId -> index of the document holding it."""
+        self.read_boxes()
+        return self._owner_document
+
+    def read_boxes(self) -> list[Document]:
+        """The documents with their boxes, read now if not yet (``documents``)."""
+        return self.documents
 
     def render_state(self) -> RenderState | None:
         """The rendering of a snapshot of one document (restyle.py), else None. One object per
         snapshot: what it works out once (its signatures) serves the next comparison too."""
-        if self._render_state is None and len(self.documents) == 1:
-            raw = self.documents[0].raw
+        if self._render_state is None and len(self._raw_documents) == 1:
+            raw = self._raw_documents[0]
             self._render_state = RenderState(self.strings, raw.get("nodes", {}), raw.get("layout", {}),
                                              len(_GEOMETRY_STYLES))
         return self._render_state
