@@ -40,6 +40,7 @@ from .geometry import WindowMetrics
 _PROBE = r"""
 (() => {
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
+  const SHADOW_KEY = "__SHADOW_KEY__";
   const MAX_DIRTY = __MAX_DIRTY__;
   // What restyles a page without a mutation or an event in time: its size (media queries) and
   // its URL's fragment (:target).
@@ -105,6 +106,12 @@ _PROBE = r"""
       for (const el of root.querySelectorAll("*")) watchShadow(el.shadowRoot);
     };
     for (const el of w.document.querySelectorAll("*")) watchShadow(el.shadowRoot);
+    // Closed ones too, that script attached before this install (EARLY_SCRIPT kept them).
+    const early = w[SHADOW_KEY];
+    if (early) {
+      early.done = true;
+      for (const ref of early.splice(0)) watchShadow(ref.deref());
+    }
     const attach = w.Element && w.Element.prototype.attachShadow;
     if (typeof attach === "function") {
       w.Element.prototype.attachShadow = function (...args) {
@@ -257,14 +264,37 @@ _PROBE = r"""
 """
 
 TRACKER_KEY = "__desktopdLayoutTracker"    # the window property holding a frame's tracker
+SHADOW_KEY = "__desktopdShadowRoots"       # shadow roots attached before the tracker's install
 BINDING = "__desktopdLayoutChanged"        # the Runtime.addBinding function (refresh.py)
 NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
 MAX_DIRTY = 512              # changed nodes remembered per frame; beyond: a full capture
 PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_KEY)
+                                .replace("__SHADOW_KEY__", SHADOW_KEY)
                                 .replace("__BINDING__", BINDING)
                                 .replace("__DELAY__", str(NOTIFY_DELAY_MS))
                                 .replace("__MAX_DIRTY__", str(MAX_DIRTY)), "returnByValue": True,
                                 "awaitPromise": False, "silent": True}
+
+
+# Run in every new document before its own scripts (Page.addScriptToEvaluateOnNewDocument, once
+# per session: it survives navigations): a closed shadow root is reachable only from what
+# attachShadow returns, so it is kept (weakly) until the tracker installs and observes it.
+# A closed root declared in HTML (<template shadowrootmode="closed">) makes no call: unseen.
+EARLY_SCRIPT = r"""
+(() => {
+  const KEY = "__SHADOW_KEY__";
+  const E = window.Element && window.Element.prototype;
+  if (Object.prototype.hasOwnProperty.call(window, KEY) || !E || typeof E.attachShadow !== "function") return;
+  const roots = [];
+  Object.defineProperty(window, KEY, { value: roots, configurable: true });
+  const attach = E.attachShadow;
+  E.attachShadow = function (...args) {
+    const root = attach.apply(this, args);
+    if (!roots.done) roots.push(new WeakRef(root));
+    return root;
+  };
+})()
+""".replace("__SHADOW_KEY__", SHADOW_KEY)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .options import LayoutOptions
-from .probe import BINDING, document_token
+from .probe import BINDING, EARLY_SCRIPT, document_token
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ class EagerRefresher:
         self._tracker = weakref.ref(tracker)
         self._refresh_tab = refresh_tab
         self._bound: set[str] = set()                # session ids that have the binding
+        self._early: set[str] = set()                # ... and probe.EARLY_SCRIPT (kept for good)
         self._tabs: dict[str, TabState] = {}
         self._tasks: set[asyncio.Task] = set()
         conn.on("Runtime.bindingCalled", self._on_binding)
@@ -97,17 +98,27 @@ class EagerRefresher:
             if documents != state.documents:
                 state.documents = documents
                 self._bound.difference_update(s.session_id for s in sessions)
-        unbound = [s for s in sessions if s.session_id not in self._bound]
+        unbound = [s for s in sessions
+                   if s.session_id not in self._bound or s.session_id not in self._early]
         if unbound:
             self._bound.update(s.session_id for s in unbound)
             self._spawn(self._bind(unbound))
 
     async def _bind(self, sessions: list[Any]) -> None:
         # One call per session: the binding is then installed in every frame's main world of
-        # that target, now and after navigations. Page events give the load events.
+        # that target, now and after navigations. Page events give the load events. The early
+        # script (once: it survives navigations) serves the tracker of every later document.
+        early = [s for s in sessions if s.session_id not in self._early]
+        self._early.update(s.session_id for s in early)
         results = await asyncio.gather(*(s.send("Runtime.addBinding", {"name": BINDING})
                                          for s in sessions),
-                                       *(s.send("Page.enable") for s in sessions), return_exceptions=True)
+                                       *(s.send("Page.enable") for s in sessions),
+                                       *(s.send("Page.addScriptToEvaluateOnNewDocument",
+                                                {"source": EARLY_SCRIPT}) for s in early),
+                                       return_exceptions=True)
+        for session, result in zip(early, results[2 * len(sessions):]):
+            if isinstance(result, BaseException):
+                self._early.discard(session.session_id)      # try again on the next request
         for session, result in zip(sessions, results):      # (Page.enable's: loads are a hint)
             if isinstance(result, BaseException):
                 self._bound.discard(session.session_id)      # try again on the next request

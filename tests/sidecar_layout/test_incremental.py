@@ -138,6 +138,25 @@ async def test_an_image_that_loads_later_is_read_again_the_documents_load_event_
     assert _comparable(layout) == _comparable(full)
 
 
+async def test_a_closed_shadow_root_its_page_attached_early_is_followed(chromium, page_server):
+    """A page's own script attaches a closed shadow root before any tracker exists: only the
+    root attachShadow returned reaches its content. The sidecar's early script (registered once
+    the tab was asked for) keeps it for the tracker, so a change inside is read again."""
+    from sidecar.layout.probe import SHADOW_KEY
+
+    page = await _open(chromium, page_server)          # asked for: later documents are followed
+    await chromium.navigate(page, page_server.url("/closed-shadow.html"))
+    assert await chromium.evaluate(page, f"Object.prototype.hasOwnProperty.call(window, '{SHADOW_KEY}')")
+    assert await chromium.evaluate(page, "document.getElementById('host').shadowRoot") is None
+    layout = await chromium.layout(tab=page.target_id)
+    assert [n for n in _nodes(layout) if n["name"]["value"] == "Before"]
+    layout, moved = await _observed(chromium, page, "renameInner('After')")
+    assert moved["patches"] + moved["captures"] == 1, moved
+    assert [n for n in _nodes(layout) if n["role"]["value"] == "button" and n["name"]["value"] == "After"]
+    full = await chromium.layout(tab=page.target_id, fresh="true")
+    assert _comparable(layout) == _comparable(full)
+
+
 # Page-wide changes (mutable.html's CSS), each made and undone; True where it re-renders
 # something the accessibility tree shows (read again), False where it does not (colours, the
 # title, a resize event without a new size).

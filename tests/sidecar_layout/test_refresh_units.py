@@ -72,7 +72,10 @@ async def test_notifications_start_one_refresh_and_a_rerun():
     assert refresher.state("T").task is None          # never asked for: not refreshed
     refresher.asked(page, LayoutOptions(interesting=True))
     await asyncio.wait_for(asyncio.gather(*refresher._tasks), 5)      # the binding call
-    assert page.sent == ["Runtime.addBinding", "Page.enable"]    # page events: loads
+    # The binding; page events (loads); the early script that keeps closed shadow roots.
+    assert page.sent == ["Runtime.addBinding", "Page.enable", "Page.addScriptToEvaluateOnNewDocument"]
+    refresher.asked(page, LayoutOptions(interesting=True))
+    assert not refresher._tasks, "bound already: nothing sent again"
     conn.emit("Runtime.bindingCalled", {"name": "somethingElse", "payload": ""}, "S")
     conn.emit("Runtime.bindingCalled", {"name": BINDING, "payload": ""}, "other-session")
     assert refresher.state("T").task is None
