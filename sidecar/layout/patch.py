@@ -241,10 +241,8 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
                 fresh.setdefault(str(node["nodeId"]), node)
     if not splice.accounted(records, positions, fresh, replaced):
         return None
-    new = axtree.ax_records(as_in_full_tree(fresh.values()), frame_id)
-    target_id = records[0].get("targetId") if records else None
-    for record in new:
-        record["targetId"] = target_id
+    new = axtree.ax_records(as_in_full_tree(fresh.values()), frame_id,
+                            target_id=records[0].get("targetId") if records else None)
     in_place = splice.spliced(records, positions, new, tops, replaced)
     if in_place is not None:
         return in_place

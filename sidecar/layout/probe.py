@@ -25,9 +25,11 @@ Scroll events come with the next frame, so script scrolling (scrollTop/scrollLef
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
 ones present at install, and every one attached later). Style sheets changed through the CSSOM
 (insertRule and the like, adoptedStyleSheets) and a new URL fragment (:target) count as page-wide
-changes. The pointer entering or leaving an element counts too (:hover). Known limits: a closed
-shadow root attached before the tracker was installed is not seen, nor a rule's style changed in
-place (``sheet.cssRules[0].style.color = ...``).
+changes, and so do a rule's declarations, selector or media edited in place. The pointer entering
+or leaving an element counts too (:hover). A closed shadow root that script attached before the
+install is observed when ``EARLY_SCRIPT`` ran first in its document. Known limits: other closed
+shadow roots attached before the install (and closed roots declared in HTML), and a rule's
+property set by name (``sheet.cssRules[0].style.color = ...``), are not seen.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ _PROBE = r"""
     const watched = { subtree: true, childList: true, attributes: true, characterData: true };
     observer.observe(doc, watched);
     // A document observer does not see inside shadow roots: observe each one too, those open
-    // now and every one attached from now on (a closed one attached earlier stays unseen).
+    // now, closed ones EARLY_SCRIPT kept, and every one attached from now on.
     const watchShadow = (root) => {
       if (!root) return;
       observer.observe(root, watched);
