@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 import weakref
+from typing import NamedTuple
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +77,9 @@ class Capture:
     node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
     # The records' JSON made during a read in sections; used (then dropped) by the first answer.
     record_json: render.RecordJson | None = None
+    # The last check that found the page as captured (then the signal held): a request that
+    # arrived before it was sent needs no check of its own (_locked_tab_layout).
+    checked: Probed | None = None
 
 
 @dataclass
@@ -177,10 +182,18 @@ async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState)
 
 async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerState) -> dict[str, Any]:
     """One layout of a tab at a time: a request waits for a background refresh (or another
-    request) in flight, then checks freshness itself, usually finding the capture warm."""
+    request) in flight. If that one's check that the page is as captured went out after this
+    request arrived, the check holds for this request too: the answer comes from the capture
+    at once. Otherwise the request checks freshness itself, usually finding the capture warm."""
     if state.refresher is None:
         return await _tab_layout(page, options, state.cache, state.counts)
+    arrived = time.monotonic()
     async with state.refresher.state(page.target_id).lock:
+        capture = state.cache.get(page.target_id)
+        checked = capture.checked if capture is not None else None
+        if checked is not None and checked.sent_at > arrived and not options.fresh \
+                and not getattr(page, "crashed", False):
+            return _render(capture, checked.probe, checked.metrics, options)
         return await _tab_layout(page, options, state.cache, state.counts)
 
 
@@ -221,9 +234,11 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         # a patch does not wait for one more round trip.
         take = patch.take_params(capture.frames[0]) \
             if capture is not None and capture.patchable and len(capture.frames) == 1 else None
-        probe, metrics, child_probes, roots_reply = await _probe(page, children, take)
+        probed = await _probe(page, children, take)
+        probe, metrics, child_probes, roots_reply = probed[:4]
         signal = _signal(probe, metrics, child_probes, children)
         if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
+            capture.checked = probed
             return _render(capture, probe, metrics, options)
         structure = _signal(probe, metrics, child_probes, children, scrolls=False)
         after_call = None
@@ -251,7 +266,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         checked = await after_call if after_call is not None else None
         if not isinstance(checked, tuple):          # none sent ahead, or it failed: ask now
             checked = await _probe(page, children)
-        after, after_metrics, after_children, _ = checked
+        after, after_metrics, after_children = checked[:3]
         before_frames = (probe.frames, [c.frames if c else None for c in child_probes])
         after_frames = (after.frames, [c.frames if c else None for c in after_children])
         if signal is not None and before_frames != after_frames:
@@ -262,6 +277,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         capture.structure = _signal(after, after_metrics, after_children, children, scrolls=False) \
             if cacheable else (object(),)
         capture.frames = after.frames if cacheable else ()
+        capture.checked = checked if cacheable else None
         previous = cache.get(page.target_id)
         if previous is not None and previous is not capture:
             # Those the capture made itself (sections rendered ahead) win over the handed-on.
@@ -278,7 +294,12 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
-Probed = tuple[ProbeResult, dict, list[ProbeResult | None], "dict | None"]
+class Probed(NamedTuple):
+    probe: ProbeResult
+    metrics: dict
+    child_probes: list[ProbeResult | None]
+    take_reply: dict | None
+    sent_at: float            # time.monotonic() before its calls went out
 
 
 def _probe(page: Any, children: list[Any], take: dict[str, Any] | None = None,
@@ -293,14 +314,14 @@ def _probe(page: Any, children: list[Any], take: dict[str, Any] | None = None,
     if take is not None:
         calls.append(_or_exception(page.send("Runtime.evaluate", take)))
     return asyncio.ensure_future(_probed([asyncio.ensure_future(call) for call in calls],
-                                         take is not None))
+                                         take is not None, time.monotonic()))
 
 
-async def _probed(calls: list[asyncio.Future], with_take: bool) -> Probed:
+async def _probed(calls: list[asyncio.Future], with_take: bool, sent_at: float) -> Probed:
     probe_reply, metrics, *replies = await asyncio.gather(*calls)
     take_reply = replies.pop() if with_take else None
-    return (parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in replies],
-            None if isinstance(take_reply, BaseException) else take_reply)
+    return Probed(parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in replies],
+                  None if isinstance(take_reply, BaseException) else take_reply, sent_at)
 
 
 def _untouched(frames: tuple[tuple[str, ...], list]) -> bool:
@@ -414,15 +435,15 @@ async def _sectioned_capture(page: Any, dpr: float, view: View | None,
     enabled, frame_tree, reply = await asyncio.gather(
         _or_exception(page.send("Accessibility.enable")), page.send("Page.getFrameTree"),
         _or_exception(page.send("Runtime.evaluate", sections.SECTIONS_PARAMS)))
-    roots = None if isinstance(enabled, BaseException) or isinstance(reply, BaseException) \
-        else patch.parse_roots(reply)
-    if not roots:
+    groups = None if isinstance(enabled, BaseException) or isinstance(reply, BaseException) \
+        else patch.parse_groups(reply)
+    if not groups:
         return None, None
     main_frame = frame_tree["frameTree"]["frame"]["id"]
     # The snapshot first: it lays the page out once, and its parse overlaps the first section.
     # The check that nothing changed meanwhile last, answered while the sections are put in order.
     snapshot_call = asyncio.ensure_future(_parsed_snapshot(page, dpr))
-    reads = patch.start_reads(page, roots)
+    reads = sections.start_reads(page, groups)
     after_call = asyncio.ensure_future(_or_exception(_probe(page, [])))
     ahead = _Ahead(page, snapshot_call, view)
     records = await sections.sectioned_records(page, reads, main_frame, ahead.add)

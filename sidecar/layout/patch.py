@@ -138,13 +138,22 @@ def parse_take(reply: dict[str, Any]) -> Take | None:
     return Take(roots, top)  # type: ignore[arg-type]
 
 
-def parse_roots(reply: dict[str, Any]) -> list[int] | None:
-    """The backendNodeIds of an evaluation that returned an array of elements, else None."""
+def parse_groups(reply: dict[str, Any]) -> list[list[int]] | None:
+    """The backendNodeIds of an evaluation that returned an array of elements, in groups that
+    ``null`` items separate; None when it returned anything else."""
     items = _serialized_items(reply)
     if items is None:
         return None
-    roots = [_backend_id(item) for item in items]
-    return None if any(root is None for root in roots) else roots  # type: ignore[return-value]
+    groups: list[list[int]] = [[]]
+    for item in items:
+        if item.get("type") == "null":
+            groups.append([])
+            continue
+        root = _backend_id(item)
+        if root is None:
+            return None
+        groups[-1].append(root)
+    return [group for group in groups if group]
 
 
 def _serialized_items(reply: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -160,6 +169,11 @@ def _backend_id(item: dict[str, Any]) -> int | None:
     node = item.get("value") if item.get("type") == "node" else None
     backend_id = node.get("backendNodeId") if isinstance(node, dict) else None
     return backend_id if isinstance(backend_id, int) else None
+
+
+# A root's subtree (no filter: ignored nodes included) and its node with its ancestors.
+QUERY = "Accessibility.queryAXTree"
+ANCESTORS = "Accessibility.getAXNodeAndAncestors"
 
 
 @dataclass
@@ -181,7 +195,7 @@ def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads
     answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
     reads = Reads(_sent(session, roots))
     if top is not None:
-        reads.top = asyncio.ensure_future(session.send(_ANCESTORS, {"backendNodeId": top}))
+        reads.top = asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": top}))
     return reads
 
 
@@ -193,7 +207,7 @@ def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
 
 def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
     return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-            for root in roots for method in (_QUERY, _ANCESTORS)]
+            for root in roots for method in (QUERY, ANCESTORS)]
 
 
 async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
@@ -250,10 +264,6 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
     return axtree.preorder(kept + new)
 
 
-_QUERY = "Accessibility.queryAXTree"
-_ANCESTORS = "Accessibility.getAXNodeAndAncestors"
-
-
 async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
                   ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree and its ancestors (root first, document last). A root that
@@ -270,7 +280,7 @@ async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Re
             if not isinstance(backend_id, int):
                 return None
             reads.late = True
-            subtree = (await session.send(_QUERY, {"backendNodeId": backend_id})).get("nodes") or []
+            subtree = (await session.send(QUERY, {"backendNodeId": backend_id})).get("nodes") or []
             if subtree and str(subtree[0].get("nodeId")) == str(chain[index].get("nodeId")):
                 return subtree, chain[index:]
             return None

@@ -1,10 +1,12 @@
 """Unit tests of the eager refresher's bookkeeping (no browser): per-connection state is not
-kept alive by itself, and change notifications start at most one refresh per tab."""
+kept alive by itself, change notifications start at most one refresh per tab, and a request
+that waits for a refresh uses its check only when that check went out after it arrived."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import time
 
 from sidecar.layout import builder
 from sidecar.layout.options import LayoutOptions
@@ -98,3 +100,45 @@ async def test_notifications_start_one_refresh_and_a_rerun():
         conn.emit(event, {"timestamp": 1.0}, "S")
         await asyncio.wait_for(refresher.state("T").task, 5)
         assert len(started) == count and signals[-1] == ""
+
+
+async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(monkeypatch):
+    conn, page = FakeConn(), FakePage("T", "S")
+    tracker = FakeTracker(conn, page)
+    state = builder._state_for(conn, tracker)
+    own_checks: list[LayoutOptions] = []
+
+    async def own_check(_page, options, _cache, _counts):
+        own_checks.append(options)
+        return "checked by the request"
+
+    monkeypatch.setattr(builder, "_tab_layout", own_check)
+    monkeypatch.setattr(builder, "_render", lambda _capture, probe, _metrics, _options: f"as of {probe}")
+    capture = builder.Capture(signal=(), records=[], placements=[], source="accessibility",
+                              sticky=False, sessions=[])
+    state.cache["T"] = capture
+
+    async def asked_during_a_refresh(options: LayoutOptions, check_sent_after_arrival: bool):
+        """A request that arrives while a refresh holds the tab; the refresh's last check that
+        the page is as captured went out before or after the request arrived."""
+        refresh = state.refresher.state("T").lock
+        await refresh.acquire()
+        if not check_sent_after_arrival:
+            capture.checked = builder.Probed("the refresh's check", {}, [], None, time.monotonic())
+        request = asyncio.ensure_future(builder._locked_tab_layout(page, options, state))
+        await asyncio.sleep(0)            # the request has arrived and waits for the tab
+        if check_sent_after_arrival:
+            await asyncio.sleep(0.001)
+            capture.checked = builder.Probed("the refresh's check", {}, [], None, time.monotonic())
+        refresh.release()
+        return await asyncio.wait_for(request, 5)
+
+    assert await asked_during_a_refresh(LayoutOptions(), True) == "as of the refresh's check"
+    assert not own_checks
+    # A check sent before the request arrived may predate what the client did: check again.
+    assert await asked_during_a_refresh(LayoutOptions(), False) == "checked by the request"
+    # ?fresh=true always reads anew.
+    fresh = LayoutOptions(fresh=True)
+    assert await asked_during_a_refresh(fresh, True) == "checked by the request"
+    assert own_checks == [LayoutOptions(), fresh]
+
