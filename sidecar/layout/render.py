@@ -85,7 +85,11 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
         node_id = record["nodeId"]
         hit = old.get(node_id)
         same_record = hit is not None and (hit[0] is record or hit[0] == record)
-        if same_record and hit[1] == placement:
+        if same_record and (hit[1] is placement or hit[1] == placement):
+            if hit[0] is not record or hit[1] is not placement:
+                # Equal, not the same: keep these, so the next answer compares identities
+                # (comparing equal dicts costs microseconds, and patches make such records).
+                hit = (record, placement, hit[2], hit[3])
             entries[node_id] = hit
             append_json(hit[2])
             continue
