@@ -152,6 +152,20 @@ def test_nodes_use_json_made_ahead_only_for_records_left_as_they_were():
     assert fresh[0] == expected[0]
 
 
+def test_nodes_found_equal_keep_the_new_objects_for_the_next_answer():
+    records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
+    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
+    cache = render.NodeCache()
+    first = render.nodes(records, placements, _view(), cache)
+    # A patch re-read the same nodes: equal records and boxes, new objects.
+    again = [dict(r) for r in records]
+    boxes = [Placement(Rect(p.rect.x, p.rect.y, p.rect.width, p.rect.height)) for p in placements]
+    assert render.nodes(again, boxes, _view(), cache) == first
+    entries = [cache.entries[r["nodeId"]] for r in again]
+    assert all(e[0] is r and e[1] is b for e, r, b in zip(entries, again, boxes))
+    assert all(e[2] is j for e, j in zip(entries, first))          # their JSON was reused
+
+
 def test_node_list_reads_as_the_nodes_a_client_parses():
     records = axtree.preorder(axtree.ax_records(TREE, "F"))
     placements = [Placement(Rect(0.125, 10.0 * i, 100.333, 10)) for i in range(len(records))]
