@@ -14,9 +14,8 @@ import dataclasses
 import logging
 import time
 import weakref
-from typing import NamedTuple
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout

@@ -251,7 +251,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
         if not top_chain or str(top_chain[-1].get("nodeId")) != top_id:
             return None
         for index, node in enumerate(top_chain):
-            if _in_tree(top_chain, index):
+            if in_tree(top_chain, index):
                 fresh.setdefault(str(node["nodeId"]), node)
     if not splice.accounted(records, positions, fresh, replaced):
         return None
@@ -272,10 +272,10 @@ async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Re
     subtree, chain = subtree_reply.get("nodes") or [], chain_reply.get("nodes") or []
     if not chain:
         return None
-    if subtree and _in_tree(chain, 0) and str(subtree[0].get("nodeId")) == str(chain[0].get("nodeId")):
+    if subtree and in_tree(chain, 0) and str(subtree[0].get("nodeId")) == str(chain[0].get("nodeId")):
         return subtree, chain
     for index in range(1, len(chain) - 1):
-        if _in_tree(chain, index):
+        if in_tree(chain, index):
             backend_id = chain[index].get("backendDOMNodeId")
             if not isinstance(backend_id, int):
                 return None
@@ -287,7 +287,7 @@ async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Re
     return None
 
 
-def _in_tree(chain: list[dict], index: int) -> bool:
+def in_tree(chain: list[dict], index: int) -> bool:
     """Whether chain[index] is one of its parent's children (the last one is the root)."""
     if index + 1 >= len(chain):
         return True

@@ -190,7 +190,7 @@ _PROBE = r"""
     const wrap = (owner, name, counted = scrolled) => {
       const f = owner && owner[name];
       if (typeof f === "function") {
-        owner[name] = function (...args) { counted(); return f.apply(this, args); };
+        owner[name] = function (...args) { counted.call(this); return f.apply(this, args); };
       }
     };
     for (const name of ["scroll", "scrollTo", "scrollBy", "scrollIntoView", "scrollIntoViewIfNeeded"]) {
@@ -203,31 +203,23 @@ _PROBE = r"""
         wrap(kind && kind.prototype, name, wide);
       }
     }
-    const accessors = [[w.Document, "adoptedStyleSheets"], [w.ShadowRoot, "adoptedStyleSheets"],
-                       [w.StyleSheet, "disabled"], [w.CSSStyleRule, "selectorText"],
-                       [w.MediaList, "mediaText"]];
-    for (const [kind, name] of accessors) {
-      const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
-      if (d && d.set && d.configurable) {
-        Object.defineProperty(kind.prototype, name, { ...d,
-          set(v) { wide(); return d.set.call(this, v); } });
-      }
-    }
-    for (const name of ["appendMedium", "deleteMedium"]) wrap(w.MediaList && w.MediaList.prototype, name, wide);
     // A rule's declarations edited in place. An element's own style (no parentRule) changes its
     // style attribute: the observer sees that. (A property set by name, rule.style.color = ...,
     // goes through Chromium's named-property interceptor, which script cannot wrap.)
-    const declaration = w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype;
-    for (const name of ["setProperty", "removeProperty"]) {
-      const f = declaration && declaration[name];
-      if (typeof f === "function") {
-        declaration[name] = function (...args) { if (this.parentRule) wide(); return f.apply(this, args); };
+    const ruleEdited = function () { if (this.parentRule) wide(); };
+    const accessors = [[w.Document, "adoptedStyleSheets", wide], [w.ShadowRoot, "adoptedStyleSheets", wide],
+                       [w.StyleSheet, "disabled", wide], [w.CSSStyleRule, "selectorText", wide],
+                       [w.MediaList, "mediaText", wide], [w.CSSStyleDeclaration, "cssText", ruleEdited]];
+    for (const [kind, name, counted] of accessors) {
+      const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
+      if (d && d.set && d.configurable) {
+        Object.defineProperty(kind.prototype, name, { ...d,
+          set(v) { counted.call(this); return d.set.call(this, v); } });
       }
     }
-    const cssText = declaration && Object.getOwnPropertyDescriptor(declaration, "cssText");
-    if (cssText && cssText.set && cssText.configurable) {
-      Object.defineProperty(declaration, "cssText", { ...cssText,
-        set(v) { if (this.parentRule) wide(); return cssText.set.call(this, v); } });
+    for (const name of ["appendMedium", "deleteMedium"]) wrap(w.MediaList && w.MediaList.prototype, name, wide);
+    for (const name of ["setProperty", "removeProperty"]) {
+      wrap(w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype, name, ruleEdited);
     }
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };

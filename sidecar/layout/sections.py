@@ -28,7 +28,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree
 from .axtree import Record
-from .patch import ANCESTORS, QUERY, Reads, as_in_full_tree, settle
+from .patch import ANCESTORS, QUERY, Reads, as_in_full_tree, in_tree, settle
 
 MAX_SECTIONS = 48           # enough to overlap the work; each read has a small fixed cost
 MIN_SECTIONS = 4            # fewer: one getFullAXTree is as good
@@ -99,6 +99,9 @@ class Section:
 
 @dataclass
 class SectionReads(Reads):
+    """A read in sections: ``futures`` holds every read once, in the order sent (a group's
+    ancestors, then its subtrees), ``sections`` the same reads by section."""
+
     sections: list[Section] = field(default_factory=list)
 
 
@@ -177,9 +180,8 @@ def beside_first(subtree_reply: dict, chain_reply: dict, root: int,
     subtree, chain = subtree_reply.get("nodes") or [], chain_reply.get("nodes") or []
     if not subtree or len(chain) < 2 or subtree[0].get("backendDOMNodeId") != root:
         return None
-    if str(subtree[0].get("nodeId")) not in map(str, chain[1].get("childIds", ())):
-        return None
-    return subtree, [subtree[0], *chain[1:]]
+    own_chain = [subtree[0], *chain[1:]]
+    return (subtree, own_chain) if in_tree(own_chain, 0) else None
 
 
 def _retrieved(future: asyncio.Future) -> None:
