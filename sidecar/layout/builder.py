@@ -448,7 +448,8 @@ async def _sectioned_capture(page: Any, dpr: float, view: View | None,
     records = await sections.sectioned_records(page, reads, main_frame, ahead.add)
     snapshot = await snapshot_call
     release_later(reads)
-    capture = _one_document(page, records, snapshot, main_frame, sectioned=True)
+    capture = _one_document(page, records, snapshot, main_frame, sectioned=True,
+                            placed=ahead.placed, known=ahead.placement_of)
     if capture is None:
         return None, after_call
     if reads.late:              # a section read again from its ancestor, after that check
@@ -470,6 +471,7 @@ class _Ahead:
         self.made: render.RecordJson = {}
         self.nodes = render.NodeCache(view=view)
         self.placed: Placed | None = None
+        self.placement_of: dict[str, Placement | None] = {}
 
     def add(self, section: list[Record]) -> None:
         self.made.update(render.record_json(section))
@@ -479,6 +481,7 @@ class _Ahead:
         if self.placed is None:
             self.placed = _place_sessions(self.page, call.result(), [], {})
         placements = _placements(section, [self.page.target_id] * len(section), self.placed)
+        self.placement_of.update(zip([record["nodeId"] for record in section], placements))
         part = render.NodeCache(view=self.view)
         render.nodes(section, placements, self.view, part, self.made)
         self.nodes.entries.update(part.entries)
@@ -539,17 +542,20 @@ async def _patched(page: Any, dpr: float, capture: Capture, roots_reply: dict,
 
 
 def _one_document(page: Any, records: list[Record] | None, snapshot: Snapshot, frame_id: str,
-                  *, sectioned: bool = False) -> Capture | None:
+                  *, sectioned: bool = False, placed: Placed | None = None,
+                  known: dict[str, Placement | None] | None = None) -> Capture | None:
     """A capture of a tab of one document read through its accessibility tree (patched or in
     sections), placed by ``snapshot``; None without records, or when the snapshot holds more
-    than that document or another one."""
+    than that document or another one. ``placed`` and ``known``: that snapshot's documents
+    placed, and placements by nodeId, worked out already (_Ahead)."""
     release_later(snapshot)
     if records is None or len(snapshot.documents) != 1 or not _of_frame(snapshot, frame_id):
         return None
-    placed = _place_sessions(page, snapshot, [], {})
+    if placed is None or placed[page.target_id][0] is not snapshot:
+        placed, known = _place_sessions(page, snapshot, [], {}), None
     keys = [page.target_id] * len(records)
     with gc_paused():
-        return Capture(signal=(), records=records, placements=_placements(records, keys, placed),
+        return Capture(signal=(), records=records, placements=_placements(records, keys, placed, known),
                        source="accessibility", sticky=_sticky(placed), sessions=keys,
                        patchable=True, sectioned=sectioned, frame_id=frame_id,
                        render=snapshot.render_state())
@@ -616,9 +622,20 @@ def _place_sessions(page: Any, snapshot: Snapshot, children: list[Any],
     return placed
 
 
-def _placements(records: list[Record], keys: list[str], placed: Placed) -> list[Placement | None]:
+_UNKNOWN = object()
+
+
+def _placements(records: list[Record], keys: list[str], placed: Placed,
+                known: dict[str, Placement | None] | None = None) -> list[Placement | None]:
+    """Each record's placement; ``known``: some already worked out from ``placed``, by nodeId
+    (the same objects, so the render cache compares identities)."""
     result: list[Placement | None] = []
+    known = known or {}
     for record, key in zip(records, keys):
+        made = known.get(record["nodeId"], _UNKNOWN)
+        if made is not _UNKNOWN:
+            result.append(made)     # type: ignore[arg-type]
+            continue
         backend_id = record.get("backendDOMNodeId")
         session = placed.get(key)
         if backend_id is None or session is None:

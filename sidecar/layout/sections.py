@@ -15,6 +15,11 @@ the accessibility tree does not follow the DOM that way (aria-owns) or that hold
 whole. The result must account for every child id of every node and share one root, else it is
 not used and the tree is read whole: the same check patches pass (patch.py), and the tests
 compare both reads node for node.
+
+Each section's subtree is put in pre-order as it arrives (a block); at the end only the few
+nodes above the sections are walked, each block taken whole where its top hangs. Ordering all
+nodes again after the last section was ~10 ms of the read's ~20 ms of Python after Chromium's
+last answer, at 2,000 elements.
 """
 
 from __future__ import annotations
@@ -129,6 +134,11 @@ async def sectioned_records(session: Any, reads: SectionReads, frame_id: str,
     records: dict[str, Record] = {}
     seen: set[str] = set()              # every node read, those records leave out too
     root: str | None = None
+    # Put in order as they come: each section's subtree (a block: one run of the answer), and
+    # the nodes above the sections, which link the blocks.
+    blocks: dict[str, list[Record]] = {}
+    above: set[str] = set()
+    in_blocks = True
     try:
         for section in reads.sections:
             # In order, as Chromium answers: each section becomes records while the next is made.
@@ -149,26 +159,78 @@ async def sectioned_records(session: Any, reads: SectionReads, frame_id: str,
                 root = top
             elif top != root:
                 return None                 # another document meanwhile
-            new = []
-            for node in (*subtree, *chain[1:]):
-                node_id = str(node.get("nodeId"))
-                if node_id not in seen:
-                    seen.add(node_id)
-                    new.append(node)
-            section_records = axtree.ax_records(as_in_full_tree(new), frame_id,
+            new_subtree, new_above = _unseen(subtree, seen), _unseen(chain[1:], seen)
+            subtree_records = axtree.ax_records(as_in_full_tree(new_subtree), frame_id,
                                                 target_id=session.target_id)
+            above_records = axtree.ax_records(as_in_full_tree(new_above), frame_id,
+                                              target_id=session.target_id)
+            block = axtree.subtree_preorder(subtree_records) \
+                if new_subtree and new_subtree[0] is subtree[0] else None
+            if block is None:
+                in_blocks = False           # ordered whole at the end instead
+            else:
+                blocks[block[0]["nodeId"]] = block
+            section_records = subtree_records + above_records
             for record in section_records:
                 records[record["nodeId"]] = record
+            above.update(record["nodeId"] for record in above_records)
             on_section(section_records)
     except CDPError:
         return None
     finally:
         for future in reads.futures:    # the rest, if we stop early: answered, never read
             future.add_done_callback(_retrieved)
-    if root is None or any(child not in seen for r in records.values() for child in r["childIds"]):
+    if root is None:
+        return None
+    ordered = _in_blocks(root, records, blocks, above) if in_blocks else None
+    if ordered is not None:
+        return ordered
+    if any(child not in seen for r in records.values() for child in r["childIds"]):
         return None                         # something no section covered (e.g. a pseudo-element)
     ordered = axtree.preorder(list(records.values()))
     return ordered if ordered and ordered[0]["nodeId"] == root and len(ordered) == len(records) else None
+
+
+def _unseen(nodes: list[dict], seen: set[str]) -> list[dict]:
+    """The nodes not read before (an ancestor shared by sections comes once), now seen."""
+    new = []
+    for node in nodes:
+        node_id = str(node.get("nodeId"))
+        if node_id not in seen:
+            seen.add(node_id)
+            new.append(node)
+    return new
+
+
+def _in_blocks(root: str, records: dict[str, Record], blocks: dict[str, list[Record]],
+               above: set[str]) -> list[Record] | None:
+    """The whole tree in pre-order, walking only the nodes above the sections and taking each
+    section's block whole: what axtree.preorder gives, without visiting every node again at the
+    end (~10 ms at 2,000 elements). None unless the walk meets every record exactly once and
+    every link stays among them (then the caller orders the whole tree, and decides)."""
+    ordered: list[Record] = []
+    met: set[str] = set()
+    stack = [root]
+    while stack:
+        node_id = stack.pop()
+        if node_id in met:
+            return None
+        met.add(node_id)
+        block = blocks.get(node_id)
+        if block is not None:
+            if block[0]["parentId"] not in records:
+                return None
+            ordered.extend(block)
+            continue
+        if node_id not in above:
+            return None                     # e.g. a node inside a block, linked from above it
+        record = records[node_id]
+        parent = record["parentId"]
+        if parent is not None and parent not in records:
+            return None
+        ordered.append(record)
+        stack.extend(reversed(record["childIds"]))
+    return ordered if len(ordered) == len(records) else None
 
 
 def beside_first(subtree_reply: dict, chain_reply: dict, root: int,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from sidecar.layout import axtree
+
 from .test_incremental import _counts, _first_difference, _nodes, _observed
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
@@ -26,12 +28,16 @@ OVERFLOW = """{ const box = document.createElement("div"); box.hidden = true; do
 
 
 @pytest.mark.parametrize("path", ["/mutable.html", "/boxes.html", "/frame.html", "/gen/600"])
-async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server, path):
+async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server, path, monkeypatch):
     page = await chromium.page()
-    await chromium.navigate(page, page_server.url(path))
+    reordered: list[int] = []
+    whole_order = axtree.preorder
+    monkeypatch.setattr(axtree, "preorder", lambda records: reordered.append(len(records)) or whole_order(records))
     before = _counts(chromium)
+    await chromium.navigate(page, page_server.url(path))
     first = await chromium.layout(tab=page.target_id)          # a new document: a full read
     assert _counts(chromium)["sectioned"] == before["sectioned"] + 1, "not read in sections"
+    assert reordered == [], "the sections' blocks were not put together: ordered whole"
     whole = await chromium.layout(tab=page.target_id, fresh="true")
     assert _nodes(first) == _nodes(whole), _first_difference(_nodes(first), _nodes(whole))
     # More changed nodes than the page remembers: read in sections again, still exact.

@@ -3,7 +3,7 @@ sections, and a section its group's ancestors do not cover read with its own."""
 
 from __future__ import annotations
 
-from sidecar.layout import sections
+from sidecar.layout import axtree, sections
 from sidecar.layout.patch import ANCESTORS, QUERY, parse_groups
 
 
@@ -27,13 +27,14 @@ CHAINS = {10: [SUBTREES[10][0], BODY, DOC], 20: [SUBTREES[20][0], BODY, DOC],
 class FakeSession:
     target_id = "T"
 
-    def __init__(self) -> None:
+    def __init__(self, chains: dict[int, list[dict]] | None = None) -> None:
         self.sent: list[tuple[str, int]] = []
+        self.chains = CHAINS if chains is None else chains
 
     async def send(self, method: str, params: dict) -> dict:
         backend = params["backendNodeId"]
         self.sent.append((method, backend))
-        return {"nodes": (SUBTREES if method == QUERY else CHAINS)[backend]}
+        return {"nodes": (SUBTREES if method == QUERY else self.chains)[backend]}
 
 
 async def test_one_ancestor_read_per_group_and_a_late_one_for_a_section_it_misses():
@@ -57,6 +58,32 @@ async def test_a_group_whose_sections_share_the_parent_needs_no_late_read():
     # Node 3 (and 30) were never read: the tree is not whole, so it is not used.
     assert records is None and not reads.late
     assert session.sent == [(ANCESTORS, 10), (QUERY, 10), (QUERY, 20)]
+
+
+async def test_blocks_give_the_order_of_a_whole_re_ordering(monkeypatch):
+    calls: list[int] = []
+    whole = axtree.preorder
+    monkeypatch.setattr(axtree, "preorder", lambda records: calls.append(len(records)) or whole(records))
+    session = FakeSession()
+    reads = sections.start_reads(session, [[30], [20, 10]])   # not in document order
+    records = await sections.sectioned_records(session, reads, "F", lambda _part: None)
+    assert [r["nodeId"] for r in records] == ["1", "2", "10", "11", "20", "3", "30"]
+    assert calls == []                  # put together from the sections' blocks
+
+
+async def test_a_node_linked_from_above_into_a_block_falls_back_to_a_whole_re_ordering(monkeypatch):
+    # Node 2 lists 11, which is inside section 10's block, not a section's top: the blocks
+    # cannot say where 11 goes, so the tree is ordered whole (which finds it reached twice).
+    calls: list[int] = []
+    whole = axtree.preorder
+    monkeypatch.setattr(axtree, "preorder", lambda records: calls.append(len(records)) or whole(records))
+    body = _node("2", 2, ("10", "11", "20"), "1")
+    chains = {**CHAINS, 10: [SUBTREES[10][0], body, DOC], 20: [SUBTREES[20][0], body, DOC]}
+    session = FakeSession(chains)
+    reads = sections.start_reads(session, [[10, 20], [30]])
+    records = await sections.sectioned_records(session, reads, "F", lambda _part: None)
+    assert calls == [7]
+    assert [r["nodeId"] for r in records] == ["1", "2", "10", "11", "20", "3", "30"]
 
 
 def test_beside_first_takes_the_group_ancestors_only_for_a_child_of_their_parent():

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from desktopd.web.errors import ApiError
-from sidecar.layout import axtree, render
+from sidecar.layout import axtree, builder, render
 from sidecar.layout.encoding import NodeList, dumps, dumps_layout
 from sidecar.layout.dom_fallback import dom_records
 from sidecar.layout.geometry import Placement, Rect, View, WindowMetrics, viewport_origin
@@ -136,6 +136,36 @@ def test_ax_records_leave_out_links_to_dropped_nodes_and_take_the_target_id():
     assert [r["nodeId"] for r in ordered] == ["p:1", "p:2", "p:3", "p:4", "p:5"]
 
 
+def _record(node_id: str, parent: str | None, children: tuple[str, ...] = ()) -> dict:
+    return {"nodeId": node_id, "parentId": parent, "childIds": list(children)}
+
+
+def test_subtree_preorder_orders_one_subtree_as_preorder_does():
+    # 2 > (3 > 6, 4 > 5), given in another order; its top's parent (1) is not among them.
+    records = [_record("2", "1", ("3", "4")), _record("4", "2", ("5",)), _record("5", "4"),
+               _record("3", "2", ("6",)), _record("6", "3")]
+    ordered = axtree.subtree_preorder(records)
+    assert [r["nodeId"] for r in ordered] == ["2", "3", "6", "4", "5"]
+    assert all(a is b for a, b in zip(ordered, sorted(records, key=ordered.index)))
+    assert [r["nodeId"] for r in axtree.preorder([_record("1", None, ("2",))] + records)][1:] \
+        == ["2", "3", "6", "4", "5"]
+
+
+@pytest.mark.parametrize("records", [
+    [_record("2", "1", ("3", "9")), _record("3", "2")],               # a child not among them
+    [_record("2", "1", ("3",)), _record("3", "2"), _record("4", "2")],  # one not reached
+    [_record("2", "1", ("3", "3")), _record("3", "2")],               # reached twice
+    [_record("2", "1", ("3",)), _record("3", "2", ("2",))],           # a cycle
+    [_record("2", "1", ("3",)), _record("3", "8")],                   # a parent outside
+    [_record("2", "1"), _record("2", "1")],                           # one id twice
+    [],
+])
+def test_subtree_preorder_is_none_unless_the_records_are_one_whole_subtree(records):
+    before = [(r["childIds"], r["parentId"]) for r in records]
+    assert axtree.subtree_preorder(records) is None
+    assert [(r["childIds"], r["parentId"]) for r in records] == before     # nothing changed
+
+
 def test_nodes_use_json_made_ahead_only_for_records_left_as_they_were():
     records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
     placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
@@ -226,6 +256,18 @@ def test_iframe_content_box_and_scroll_and_fixed_placement(dpr):
     fixed = snap.placement_of(3, placed)
     assert fixed.fixed and fixed.rect == Rect(10, 10, 40, 20)   # relative to the layout viewport
     assert snap.placement_of(999, placed) is None
+
+
+def test_placements_worked_out_ahead_are_taken_as_they_are():
+    snap = _snapshot()
+    placed = {"T": (snap, snap.placements(TOP_LEVEL))}
+    records = [{"nodeId": "a", "backendDOMNodeId": 3}, {"nodeId": "b", "backendDOMNodeId": 12},
+               {"nodeId": "c", "backendDOMNodeId": 999}, {"nodeId": "d"}]
+    fresh = builder._placements(records, ["T"] * 4, placed)
+    assert fresh[0].fixed and fresh[1].rect == Rect(125, 225, 50, 20) and fresh[2:] == [None, None]
+    known = {"a": snap.placement_of(3, placed["T"][1]), "c": None}
+    taken = builder._placements(records, ["T"] * 4, placed, known)
+    assert taken == fresh and taken[0] is known["a"] and taken[1] is not fresh[1]
 
 
 def test_dom_fallback_has_the_same_shape():
