@@ -627,21 +627,29 @@ _UNKNOWN = object()
 
 def _placements(records: list[Record], keys: list[str], placed: Placed,
                 known: dict[str, Placement | None] | None = None) -> list[Placement | None]:
-    """Each record's placement; ``known``: some already worked out from ``placed``, by nodeId
-    (the same objects, so the render cache compares identities)."""
-    result: list[Placement | None] = []
-    known = known or {}
-    for record, key in zip(records, keys):
-        made = known.get(record["nodeId"], _UNKNOWN)
-        if made is not _UNKNOWN:
-            result.append(made)     # type: ignore[arg-type]
-            continue
-        backend_id = record.get("backendDOMNodeId")
+    """Each record's placement (``keys``: each one's session); ``known``: some already worked
+    out from ``placed``, by nodeId (the same objects, so the render cache compares identities)."""
+    if not known and (not keys or keys.count(keys[0]) == len(keys)):      # one session
+        session = placed.get(keys[0]) if keys else None
+        if session is None:
+            return [None] * len(records)
+        return session[0].placements_of([r.get("backendDOMNodeId") for r in records], session[1])
+    result: list[Any] = [known.get(r["nodeId"], _UNKNOWN) for r in records] if known \
+        else [_UNKNOWN] * len(records)
+    by_session: dict[str, list[int]] = {}
+    for index, made in enumerate(result):
+        if made is _UNKNOWN:
+            by_session.setdefault(keys[index], []).append(index)
+    for key, indices in by_session.items():
         session = placed.get(key)
-        if backend_id is None or session is None:
-            result.append(None)
-        else:
-            result.append(session[0].placement_of(backend_id, session[1]))
+        if session is None:
+            for index in indices:
+                result[index] = None
+            continue
+        made_now = session[0].placements_of([records[i].get("backendDOMNodeId") for i in indices],
+                                            session[1])
+        for index, placement in zip(indices, made_now):
+            result[index] = placement
     return result
 
 

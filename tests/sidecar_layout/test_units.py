@@ -13,7 +13,7 @@ from sidecar.layout.encoding import NodeList, dumps, dumps_layout
 from sidecar.layout.dom_fallback import dom_records
 from sidecar.layout.geometry import Placement, Rect, View, WindowMetrics, viewport_origin
 from sidecar.layout.options import LayoutOptions
-from sidecar.layout.snapshot import TOP_LEVEL, Snapshot
+from sidecar.layout.snapshot import TOP_LEVEL, DocumentPlacement, Snapshot
 
 
 # -- options -------------------------------------------------------------------------------
@@ -256,6 +256,16 @@ def test_iframe_content_box_and_scroll_and_fixed_placement(dpr):
     fixed = snap.placement_of(3, placed)
     assert fixed.fixed and fixed.rect == Rect(10, 10, 40, 20)   # relative to the layout viewport
     assert snap.placement_of(999, placed) is None
+
+
+@pytest.mark.parametrize("dpr", [1.0, 3.0])
+def test_placements_of_many_nodes_equal_each_placed_alone(dpr):
+    snap = _snapshot(dpr)
+    for root in (TOP_LEVEL, DocumentPlacement(5.0, -7.0, fixed=True, clip=Rect(0, 0, 50, 50))):
+        placed = snap.placements(root)
+        ids = [1, 2, 3, 11, 12, 999, None]
+        assert snap.placements_of(ids, placed) == [snap.placement_of(i, placed) for i in ids]
+    assert snap.placements_of([12], {0: TOP_LEVEL}) == [None]      # its document not placed
 
 
 def test_placements_worked_out_ahead_are_taken_as_they_are():
