@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sidecar.cdp.connection import CDPConnection  # noqa: E402
 from sidecar.cdp.targets import TargetTracker  # noqa: E402
-from tests.sidecar_layout.harness import PageServer, free_port, start_sidecar  # noqa: E402
+from tests.sidecar_layout.harness import CHROMIUM_FLAGS, PageServer, free_port, start_sidecar  # noqa: E402
 from tests.support.xvfb import start_xvfb  # noqa: E402
 
 
@@ -214,8 +214,7 @@ class PlaywrightSide:
         playwright = await async_playwright().start()
         browser = await playwright.chromium.launch(
             executable_path="/usr/bin/chromium", headless=False, env={"DISPLAY": display},
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            args=list(CHROMIUM_FLAGS))
         return cls(playwright, browser, await browser.new_page())
 
     async def open(self, url: str) -> None:

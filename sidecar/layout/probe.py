@@ -143,20 +143,26 @@ _PROBE = r"""
       if (!isTop || e.target !== w.document) { state.scrolls++; notify(); }
     }, true);
     if (doc.fonts) doc.fonts.addEventListener("loadingdone", wide);
+    // A property setter that also counts (it still does its job): ``counted`` is called with
+    // the object as this.
+    const countSetter = (kind, name, counted) => {
+      const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
+      if (d && d.set && d.configurable) {
+        Object.defineProperty(kind.prototype, name, { ...d,
+          set(v) { counted.call(this); return d.set.call(this, v); } });
+      }
+    };
     // Setting a control's value or checkedness from script fires no event and no mutation,
-    // yet changes the accessibility tree: count those setters too (they still do their job).
+    // yet changes the accessibility tree: count those setters too.
+    const controlSet = function () {
+      bump(this.localName === "option" ? this.closest("select") || this.parentNode : this);
+    };
     const setters = [[w.HTMLInputElement, ["value", "checked", "indeterminate"]],
                      [w.HTMLTextAreaElement, ["value"]],
                      [w.HTMLSelectElement, ["value", "selectedIndex"]],
                      [w.HTMLOptionElement, ["selected"]]];
     for (const [kind, names] of setters) {
-      for (const name of names) {
-        const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
-        if (!d || !d.set || !d.configurable) continue;
-        Object.defineProperty(kind.prototype, name, { ...d,
-          set(v) { bump(this.localName === "option" ? this.closest("select") || this.parentNode : this);
-                   return d.set.call(this, v); } });
-      }
+      for (const name of names) countSetter(kind, name, controlSet);
     }
     // focus()/blur() in a window without the desktop's focus fire no focus events (Chromium
     // defers them), yet move the accessibility tree's focus: count them when they move it.
@@ -181,12 +187,7 @@ _PROBE = r"""
     // Scroll events come with the next frame: count script scrolling when it happens.
     const scrolled = () => { state.scrolls++; notify(); };
     const E = w.Element && w.Element.prototype;
-    for (const name of ["scrollTop", "scrollLeft"]) {
-      const d = E && Object.getOwnPropertyDescriptor(E, name);
-      if (d && d.set && d.configurable) {
-        Object.defineProperty(E, name, { ...d, set(v) { scrolled(); return d.set.call(this, v); } });
-      }
-    }
+    for (const name of ["scrollTop", "scrollLeft"]) countSetter(w.Element, name, scrolled);
     const wrap = (owner, name, counted = scrolled) => {
       const f = owner && owner[name];
       if (typeof f === "function") {
@@ -210,13 +211,7 @@ _PROBE = r"""
     const accessors = [[w.Document, "adoptedStyleSheets", wide], [w.ShadowRoot, "adoptedStyleSheets", wide],
                        [w.StyleSheet, "disabled", wide], [w.CSSStyleRule, "selectorText", wide],
                        [w.MediaList, "mediaText", wide], [w.CSSStyleDeclaration, "cssText", ruleEdited]];
-    for (const [kind, name, counted] of accessors) {
-      const d = kind && Object.getOwnPropertyDescriptor(kind.prototype, name);
-      if (d && d.set && d.configurable) {
-        Object.defineProperty(kind.prototype, name, { ...d,
-          set(v) { counted.call(this); return d.set.call(this, v); } });
-      }
-    }
+    for (const [kind, name, counted] of accessors) countSetter(kind, name, counted);
     for (const name of ["appendMedium", "deleteMedium"]) wrap(w.MediaList && w.MediaList.prototype, name, wide);
     for (const name of ["setProperty", "removeProperty"]) {
       wrap(w.CSSStyleDeclaration && w.CSSStyleDeclaration.prototype, name, ruleEdited);

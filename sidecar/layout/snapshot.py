@@ -9,8 +9,8 @@ box + border + padding), minus the iframe document's own scroll offset, recursiv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .geometry import Placement, Rect
@@ -242,39 +242,24 @@ class Snapshot:
                                  fixed=owner.fixed, clip=_clip(owner), clip_fixed=owner.fixed)
 
     def placement_of(self, backend_id: int, placements: dict[int, DocumentPlacement]) -> Placement | None:
-        doc_index = self.owner_document.get(backend_id)
-        if doc_index is None:
-            return None
-        placed = placements.get(doc_index)
-        if placed is None:
-            return None
-        doc = self.documents[doc_index]
-        return place(doc, placed, backend_id, doc.boxes[backend_id], doc.insets.get(backend_id))
-
+        return self.placements_of((backend_id,), placements)[0]
 
     def placements_of(self, backend_ids: Iterable[int | None],
                       placements: dict[int, DocumentPlacement]) -> list[Placement | None]:
-        """placement_of of each node, in order: the same results, without a call per node (a
-        capture or a patch places thousands; most are top-level nodes ``place`` keeps as they
-        are, made here straight from their box)."""
+        """Each node's placement, in order (None: no box, or its document is not placed). One
+        call for thousands of nodes (a capture, a patch): the look-ups are bound once."""
         owner_document, documents = self.owner_document, self.documents
         result: list[Placement | None] = []
-        append, make = result.append, Placement._make
-        plain = {index: placed for index, placed in placements.items()
-                 if placed is not None and placed.dx == 0.0 and placed.dy == 0.0 and not placed.fixed
-                 and placed.clip is None and not placed.clip_fixed}
+        append = result.append
         for backend_id in backend_ids:
             doc_index = owner_document.get(backend_id)      # type: ignore[arg-type]
             placed = placements.get(doc_index) if doc_index is not None else None
             if placed is None:
                 append(None)
                 continue
-            doc = documents[doc_index]              # type: ignore[index]
-            if doc_index in plain and backend_id not in doc.fixed:
-                append(make((doc.boxes[backend_id], False, None, False, doc.insets.get(backend_id))))
-            else:
-                append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type]
-                             doc.insets.get(backend_id)))  # type: ignore[arg-type]
+            doc = documents[doc_index]                      # type: ignore[index]
+            append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type]
+                         doc.insets.get(backend_id)))                     # type: ignore[arg-type]
         return result
 
 

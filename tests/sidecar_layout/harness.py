@@ -5,8 +5,8 @@ client attached, and desktopd to click with. Readiness comes from each process's
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import collections
+import contextlib
 import functools
 import http.server
 import os

@@ -141,4 +141,3 @@ async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(mo
     fresh = LayoutOptions(fresh=True)
     assert await asked_during_a_refresh(fresh, True) == "checked by the request"
     assert own_checks == [LayoutOptions(), fresh]
-

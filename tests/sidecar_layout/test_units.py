@@ -259,12 +259,17 @@ def test_iframe_content_box_and_scroll_and_fixed_placement(dpr):
 
 
 @pytest.mark.parametrize("dpr", [1.0, 3.0])
-def test_placements_of_many_nodes_equal_each_placed_alone(dpr):
+def test_placements_of_many_nodes_in_order(dpr):
     snap = _snapshot(dpr)
-    for root in (TOP_LEVEL, DocumentPlacement(5.0, -7.0, fixed=True, clip=Rect(0, 0, 50, 50))):
-        placed = snap.placements(root)
-        ids = [1, 2, 3, 11, 12, 999, None]
-        assert snap.placements_of(ids, placed) == [snap.placement_of(i, placed) for i in ids]
+    button, nothing, fixed, unknown = snap.placements_of([12, None, 3, 999], snap.placements(TOP_LEVEL))
+    assert button.rect == Rect(125, 225, 50, 20) and button.clip == Rect(105, 205, 305, 155)
+    assert nothing is None and unknown is None
+    assert fixed.fixed and fixed.rect == Rect(10, 10, 40, 20)
+    # The tab's document drawn shifted, inside a fixed frame: every node moves with it.
+    shifted = DocumentPlacement(5.0, -7.0, fixed=True, clip=Rect(0, 0, 50, 50))
+    html, fixed = snap.placements_of([1, 3], snap.placements(shifted))
+    assert html == Placement(Rect(5, -7, 800, 2000), True, Rect(0, 0, 50, 50))
+    assert fixed.rect == Rect(15, 103, 40, 20) and fixed.fixed
     assert snap.placements_of([12], {0: TOP_LEVEL}) == [None]      # its document not placed
 
 
