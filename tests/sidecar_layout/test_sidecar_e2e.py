@@ -37,17 +37,19 @@ async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, p
         assert body["tabs"][0]["layout"]["truncated"] is True
         for role, name, element_id in TARGETS:
             node = None
-            scrolled_to = None
+            scrolled_to, still = None, 0
             for _ in range(100):    # the OOPIF attaches shortly after the page loads
                 status, body = await sidecar.get(session, "/layout", roles=role)
                 assert status == 200, body
                 tab = body["tabs"][0]
                 matches = [n for n in tab["layout"]["nodes"] if n["name"]["value"] == name]
-                # Wheel scrolling is animated: click once the scroll position holds still.
+                # Wheel scrolling is animated, and an animation can pause for a frame: click
+                # once the scroll position held still over three reads (>= 100 ms).
                 visual = tab["layout"]["viewport"]["visualViewport"]
-                settled = scrolled_to == (visual["pageX"], visual["pageY"])
-                scrolled_to = (visual["pageX"], visual["pageY"])
-                if matches and matches[0]["fullyVisible"] and settled:
+                position = (visual["pageX"], visual["pageY"])
+                still = still + 1 if position == scrolled_to else 0
+                scrolled_to = position
+                if matches and matches[0]["fullyVisible"] and still >= 2:
                     node = matches[0]
                     break
                 if matches and matches[0]["fullyVisible"]:
