@@ -307,7 +307,7 @@ async def main() -> int:
     return 0
 
 
-# (column, the row's Paired, what it is) of the comparison tables
+# (column, the row's Paired) of the comparison tables
 _PAIRED = (("c-text", lambda r: r["cold"]["text"]), ("c-ins", lambda r: r["cold"]["insert"]),
            ("c-body", lambda r: r["cold"]["body"]), ("c-css", lambda r: r["cold"]["css"]),
            ("c300", lambda r: r["cold300"]), ("nav", lambda r: r["nav"]),

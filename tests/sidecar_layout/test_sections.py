@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout import axtree
-
 from .test_incremental import _counts, _first_difference, _nodes, _observed
+from .test_sections_units import spy_on_whole_ordering
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -30,9 +29,7 @@ OVERFLOW = """{ const box = document.createElement("div"); box.hidden = true; do
 @pytest.mark.parametrize("path", ["/mutable.html", "/boxes.html", "/frame.html", "/gen/600"])
 async def test_a_page_read_in_sections_equals_a_whole_read(chromium, page_server, path, monkeypatch):
     page = await chromium.page()
-    reordered: list[int] = []
-    whole_order = axtree.preorder
-    monkeypatch.setattr(axtree, "preorder", lambda records: reordered.append(len(records)) or whole_order(records))
+    reordered = spy_on_whole_ordering(monkeypatch)
     before = _counts(chromium)
     await chromium.navigate(page, page_server.url(path))
     first = await chromium.layout(tab=page.target_id)          # a new document: a full read

@@ -24,6 +24,14 @@ CHAINS = {10: [SUBTREES[10][0], BODY, DOC], 20: [SUBTREES[20][0], BODY, DOC],
           30: [SUBTREES[30][0], OTHER, DOC]}
 
 
+def spy_on_whole_ordering(monkeypatch) -> list[int]:
+    """The sizes of the trees axtree.preorder orders whole from now on (it still does)."""
+    calls: list[int] = []
+    whole = axtree.preorder
+    monkeypatch.setattr(axtree, "preorder", lambda records: calls.append(len(records)) or whole(records))
+    return calls
+
+
 class FakeSession:
     target_id = "T"
 
@@ -61,9 +69,7 @@ async def test_a_group_whose_sections_share_the_parent_needs_no_late_read():
 
 
 async def test_blocks_give_the_order_of_a_whole_re_ordering(monkeypatch):
-    calls: list[int] = []
-    whole = axtree.preorder
-    monkeypatch.setattr(axtree, "preorder", lambda records: calls.append(len(records)) or whole(records))
+    calls = spy_on_whole_ordering(monkeypatch)
     session = FakeSession()
     reads = sections.start_reads(session, [[30], [20, 10]])   # not in document order
     records = await sections.sectioned_records(session, reads, "F", lambda _part: None)
@@ -74,9 +80,7 @@ async def test_blocks_give_the_order_of_a_whole_re_ordering(monkeypatch):
 async def test_a_node_linked_from_above_into_a_block_falls_back_to_a_whole_re_ordering(monkeypatch):
     # Node 2 lists 11, which is inside section 10's block, not a section's top: the blocks
     # cannot say where 11 goes, so the tree is ordered whole (which finds it reached twice).
-    calls: list[int] = []
-    whole = axtree.preorder
-    monkeypatch.setattr(axtree, "preorder", lambda records: calls.append(len(records)) or whole(records))
+    calls = spy_on_whole_ordering(monkeypatch)
     body = _node("2", 2, ("10", "11", "20"), "1")
     chains = {**CHAINS, 10: [SUBTREES[10][0], body, DOC], 20: [SUBTREES[20][0], body, DOC]}
     session = FakeSession(chains)
