@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import keys
+from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.settings import Settings
@@ -42,5 +43,6 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         await service.close()
 
     app.cleanup_ctx.append(x_context)
+    app.cleanup_ctx.append(accessibility_context)
     setup_routes(app)
     return app

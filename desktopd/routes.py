@@ -9,6 +9,8 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import models
+from desktopd.accessibility import handlers as accessibility
+from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd.fields import Model, Spec
 from desktopd.handlers import clipboard, compat, execute, health, keyboard, openapi, pointer, screenshot, windows
 
@@ -79,6 +81,8 @@ class Route:
     success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
     success_headers: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    id_description: str = ""  # the {id} path parameter, when it is not an X window id
+    extra_errors: tuple[int, ...] = ()
 
 
 def _window_routes() -> list[Route]:
@@ -90,6 +94,33 @@ def _window_routes() -> list[Route]:
                          not_found=True))
     return out
 
+
+ACCESSIBILITY_NODE = {"type": "object", "description": "An accessible object or a web node.", "properties": {
+    "id": {"type": "string", "description": "atspi:<bus>:<object> or web:<tab>:<node>: the source."},
+    "source": {"enum": ["atspi", "web"]}, "role": {"type": "string"}, "name": {"type": "string"},
+    "description": {"type": "string"}, "value": {"type": ["string", "null"]},
+    "states": {"type": "array", "items": {"type": "string"}},
+    "actions": {"type": ["array", "null"], "items": {"type": "string"},
+                "description": "AT-SPI action names; null when not read (not showing, or a web node)."},
+    "bounds": {"type": ["object", "null"], "description": "Screen pixels; null when not on screen.",
+               "properties": {"x": {"type": "number"}, "y": {"type": "number"},
+                              "width": {"type": "number"}, "height": {"type": "number"}}},
+    "center": {"type": ["object", "null"], "description": "Where /api/v1/tablet taps it.",
+               "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
+    "window": {"type": ["object", "null"], "description": "Top-levels only: their X window."},
+    "pid": {"type": ["integer", "null"], "description": "Applications only."},
+    "bus_name": {"type": "string", "description": "Applications only."},
+    "merged": {"type": "object", "description": "merge=browser: the tab whose nodes are the children."},
+    "children": {"type": "array", "items": {"type": "object", "description": "Nodes of this shape."}}}}
+ACCESSIBILITY_TREE = {"type": "object", "properties": {
+    "coordinate_space": {"const": "screen pixels"},
+    "screen": {"type": "object"},
+    "applications": {"type": "array", "items": ACCESSIBILITY_NODE},
+    "node_count": {"type": "integer"}, "truncated": {"type": "boolean"},
+    "truncated_by": {"type": "array", "items": {"enum": ["time_budget", "max_nodes"]}},
+    "read_ms": {"type": "number"}, "duration_ms": {"type": "number"},
+    "merge": {"type": "object", "description": "merge=browser: status merged, no_browser_document "
+                                               "or layout_unavailable (with detail)."}}}
 
 ROUTES: list[Route] = [
     Route("GET", "/health", health.health, "Liveness and X connection state (no token needed)",
@@ -130,6 +161,17 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/keyboard_event", compat.keyboard_event,
           "Compatibility: the original desktopd's key events", "compat",
           body=models.COMPAT_KEYBOARD_BODY, success_status=204, success={}),
+    Route("GET", "/api/v1/accessibility", accessibility.accessibility_tree,
+          "The desktop's accessibility (AT-SPI) tree, optionally merged with the browser's /layout",
+          "accessibility", query=ACCESSIBILITY_QUERY,
+          success={"application/json": {"schema": ACCESSIBILITY_TREE}},
+          description="Every application's tree with bounds in screen pixels (the space of "
+                      "/api/v1/tablet); 503 while the accessibility bus is down."),
+    Route("POST", "/api/v1/accessibility/{id}/do", accessibility.accessibility_do,
+          "Perform an AT-SPI action (or focus) on one accessible object", "accessibility",
+          body=ACCESSIBILITY_ACTION_BODY, not_found=True, extra_errors=(502,),
+          id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
+                         "unknown or gone."),
 ]
 
 

@@ -27,6 +27,9 @@ class Settings:
     log_level: str = "INFO"
     # Where `execute` with detach=true writes the app's output (None: /dev/null).
     app_log_dir: str | None = None
+    # The Chromium sidecar, for GET /api/v1/accessibility?merge=browser (its token: repr hidden).
+    sidecar_url: str = "http://127.0.0.1:8122"
+    sidecar_token: str | None = field(default=None, repr=False)
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -60,6 +63,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--app-log-dir", default=env.get("DESKTOPD_APP_LOG_DIR"),
                         help="directory for detached apps' output (env DESKTOPD_APP_LOG_DIR; "
                              "default: discard it)")
+    parser.add_argument("--sidecar-url", default=env.get("DESKTOPD_SIDECAR_URL") or "http://127.0.0.1:8122",
+                        help="the Chromium sidecar whose /layout ?merge=browser reads (env "
+                             "DESKTOPD_SIDECAR_URL; token: DESKTOPD_SIDECAR_TOKEN, else desktopd's own)")
     args = parser.parse_args(argv)
 
     port = args.port
@@ -75,6 +81,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         raise SettingsError(f"cannot read the token file: {exc}") from None
     settings = Settings(display=args.display, host=args.host, port=port, token=token,
                         insecure=args.insecure, log_level=args.log_level,
-                        app_log_dir=args.app_log_dir)
+                        app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
+                        sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token)
     settings.check()
     return settings

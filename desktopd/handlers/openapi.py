@@ -24,6 +24,7 @@ ERROR_TEXT = {
     404: "No such window",
     422: "A field is invalid; `field` names it",
     500: "Unexpected error (X protocol error, bug)",
+    502: "The application refused or failed the request",
     503: "The X display is not available (desktopd reconnects when it returns)",
 }
 
@@ -41,7 +42,8 @@ def operation(route: Any) -> dict[str, Any]:
     params = []
     if "{id}" in route.path:
         params.append({"name": "id", "in": "path", "required": True,
-                       "description": "X window id, decimal or 0x-hex (from /api/v1/tree).",
+                       "description": getattr(route, "id_description", "") or
+                                      "X window id, decimal or 0x-hex (from /api/v1/tree).",
                        "schema": {"type": "string"}})
     if route.query is not None:
         params.extend(route.query.query_parameters())
@@ -67,6 +69,7 @@ def operation(route: Any) -> dict[str, Any]:
     if route.not_found:
         codes.append(404)
     codes.append(500)
+    codes.extend(getattr(route, "extra_errors", ()))
     if route.uses_x:
         codes.append(503)
     for code in sorted(codes):

@@ -1,0 +1,147 @@
+"""The one owner of desktopd's connection to the accessibility (AT-SPI) bus.
+
+Opened on first use, never at import: the bus address comes from AT_SPI_BUS_ADDRESS, else from the
+session bus's org.a11y.Bus service (what at-spi-bus-launcher registers). Every call is bounded;
+a dead connection is dropped and reopened by the next call. D-Bus errors become three domain
+errors that the HTTP layer maps in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dbus_next import Message, MessageType
+from dbus_next.aio import MessageBus
+
+log = logging.getLogger(__name__)
+
+REGISTRY = "org.a11y.atspi.Registry"
+ROOT_PATH = "/org/a11y/atspi/accessible/root"
+# D-Bus errors that mean the object or its application no longer exists.
+GONE_ERRORS = frozenset({
+    "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+    "org.freedesktop.DBus.Error.UnknownObject",
+    "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected",
+})
+
+
+MAX_IN_FLIGHT = 64
+
+
+class BusUnavailable(Exception):
+    """No accessibility bus: not started, or not reachable."""
+
+
+class ObjectGone(Exception):
+    """The accessible object (or its application) does not exist (any more)."""
+
+
+class CallFailed(Exception):
+    """A D-Bus call answered with an error other than 'gone'."""
+
+
+class NoSuchInterface(CallFailed):
+    """The object exists but does not implement that interface (e.g. it has no actions)."""
+
+
+class CallTimedOut(Exception):
+    """An application did not answer within the time it was given."""
+
+
+class AtspiBus:
+    def __init__(self, env: Mapping[str, str] | None = None, *, connect_timeout: float = 5.0) -> None:
+        self._env = os.environ if env is None else env
+        self._connect_timeout = connect_timeout
+        self._bus: MessageBus | None = None
+        self._lock = asyncio.Lock()
+        # dbus-next 0.2.3's writer fails the connection on EAGAIN when its socket buffer fills:
+        # bound the calls in flight (the pipelining gain comes well before this many).
+        self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self.address: str | None = None
+        self.last_error: str | None = None
+
+    async def _find_address(self) -> str:
+        explicit = self._env.get("AT_SPI_BUS_ADDRESS")
+        if explicit:
+            return explicit
+        session_address = self._env.get("DBUS_SESSION_BUS_ADDRESS")
+        if not session_address:
+            raise BusUnavailable("no session D-Bus (DBUS_SESSION_BUS_ADDRESS is not set) and no "
+                                 "AT_SPI_BUS_ADDRESS")
+        session = await MessageBus(bus_address=session_address).connect()
+        try:
+            reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
+                                               interface="org.a11y.Bus", member="GetAddress"))
+        finally:
+            session.disconnect()
+        if reply.message_type == MessageType.ERROR:
+            raise BusUnavailable(f"the session bus has no accessibility bus: {reply.error_name}: "
+                                 f"{reply.body[0] if reply.body else ''}")
+        return reply.body[0]
+
+    async def _open(self) -> MessageBus:
+        address = await self._find_address()
+        bus = await MessageBus(bus_address=address).connect()
+        # Toolkits (atk-bridge) build their org.a11y.atspi.Cache only once some client listens for
+        # events, as screen readers do: register one listener so GetItems has something to give.
+        reply = await bus.call(Message(
+            destination=REGISTRY, path="/org/a11y/atspi/registry", interface="org.a11y.atspi.Registry",
+            member="RegisterEvent", signature="sass", body=["object:", [], ""]))
+        if reply.message_type == MessageType.ERROR:
+            bus.disconnect()
+            raise BusUnavailable(f"the accessibility registry does not answer: {reply.error_name}")
+        self.address = address
+        return bus
+
+    async def connection(self) -> MessageBus:
+        async with self._lock:
+            if self._bus is not None and self._bus.connected:
+                return self._bus
+            self._bus = None
+            try:
+                self._bus = await asyncio.wait_for(self._open(), self._connect_timeout)
+            except BusUnavailable as exc:
+                self.last_error = str(exc)
+                raise
+            except (OSError, EOFError, asyncio.TimeoutError, ValueError) as exc:
+                self.last_error = f"cannot connect to the accessibility bus: {type(exc).__name__}: {exc}"
+                raise BusUnavailable(self.last_error) from None
+            except Exception as exc:  # dbus-next raises its own types for auth/handshake failures
+                self.last_error = f"cannot connect to the accessibility bus: {type(exc).__name__}: {exc}"
+                raise BusUnavailable(self.last_error) from None
+            self.last_error = None
+            return self._bus
+
+    async def call(self, destination: str, path: str, interface: str, member: str,
+                   signature: str = "", body: Sequence[Any] = (), *, timeout: float = 5.0) -> list[Any]:
+        """One method call; its reply's body. ObjectGone / CallFailed / CallTimedOut otherwise."""
+        bus = await self.connection()
+        message = Message(destination=destination, path=path, interface=interface, member=member,
+                          signature=signature, body=list(body))
+        try:
+            async with self._in_flight:
+                reply = await asyncio.wait_for(bus.call(message), timeout)
+        except asyncio.TimeoutError:
+            raise CallTimedOut(f"{destination} did not answer {member} within {timeout:.1f} s") from None
+        except Exception as exc:  # dbus-next fails pending calls with the transport's error
+            if not bus.connected:
+                raise BusUnavailable(f"the accessibility bus connection broke: {exc}") from None
+            raise
+        if reply.message_type == MessageType.ERROR:
+            detail = reply.body[0] if reply.body else ""
+            if reply.error_name in GONE_ERRORS:
+                raise ObjectGone(f"{reply.error_name}: {detail}".strip())
+            if reply.error_name == "org.freedesktop.DBus.Error.UnknownMethod":
+                raise NoSuchInterface(f"{interface}: {detail}".strip())
+            raise CallFailed(f"{reply.error_name}: {detail}".strip())
+        return reply.body
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._bus is not None:
+                self._bus.disconnect()
+                self._bus = None

@@ -1,0 +1,75 @@
+"""GET /api/v1/accessibility and POST /api/v1/accessibility/{id}/do.
+
+The one place where the accessibility layer's errors become HTTP ones: no bus -> 503, unknown or
+gone node -> 404, unknown action -> 422 naming it, an application that refuses -> 502.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import keys
+from desktopd.handlers.common import json_body, query, xservice
+from desktopd.web.errors import ApiError, not_found, unavailable
+
+from .bus import BusUnavailable
+from .models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
+from .service import AccessibilityService, ActionFailed, NodeNotFound, TreeQuery, UnknownAction
+from .snapshot import TreeFilter
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _service(request: web.Request) -> AccessibilityService:
+    return request.app[keys.ACCESSIBILITY]
+
+
+def _mapped(handler: Handler) -> Handler:
+    async def run(request: web.Request) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except BusUnavailable as exc:
+            raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
+        except NodeNotFound as exc:
+            raise not_found(str(exc)) from None
+        except UnknownAction as exc:
+            raise ApiError(422, "invalid_field", {"message": f"action: {exc}", "available": exc.available},
+                           field="action") from None
+        except ActionFailed as exc:
+            raise ApiError(502, "application_error", str(exc)) from None
+
+    run.__name__ = handler.__name__
+    return run
+
+
+async def _x_windows(request: web.Request) -> list[dict[str, Any]]:
+    xs = xservice(request)
+    try:
+        return await xs.call(lambda desk: desk.windows())
+    except ApiError:
+        return []  # no X: the tree still comes, without window ids
+
+
+@_mapped
+async def accessibility_tree(request: web.Request) -> web.Response:
+    q = query(request, ACCESSIBILITY_QUERY)
+    roles = frozenset(r.strip().lower() for r in q["roles"].split(",") if r.strip()) if q["roles"] else None
+    tree_query = TreeQuery(window=q["window"], pid=q["pid"], app=q["app"],
+                           merge_browser=q["merge"] == "browser", seconds=q["timeout_ms"] / 1000,
+                           filter=TreeFilter(interesting=q["interesting"], roles=roles,
+                                             max_depth=q["max_depth"], max_nodes=q["max_nodes"]))
+    body = await _service(request).tree(tree_query, lambda: _x_windows(request))
+    width, height = xservice(request).screen or (None, None)
+    body["screen"] = {"width": width, "height": height}
+    return web.json_response(body)
+
+
+@_mapped
+async def accessibility_do(request: web.Request) -> web.Response:
+    node_id = request.match_info["id"]
+    params = await json_body(request, ACCESSIBILITY_ACTION_BODY)
+    return web.json_response(await _service(request).do(node_id, params["action"],
+                                                        params["timeout_ms"] / 1000))

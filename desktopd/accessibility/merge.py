@@ -1,0 +1,131 @@
+"""One tree for the browser's UI and its page: the Chromium window's web-content subtree (its
+"document web" object) is replaced with the sidecar's /layout nodes of the tab shown there.
+
+/layout's nodes carry exact screen-pixel bounds measured from the page (the AT-SPI ones of web
+content are Chromium's own estimate), and ids a /layout client already knows: "web:<tab>:<node>".
+The sidecar being down never fails the request: the AT-SPI tree comes back with merge.status
+saying why it was not merged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from .ids import web_id
+from .snapshot import Node, rect, walk
+
+DOCUMENT_ROLE = "document web"
+BROWSER_APP_NAMES = frozenset({"chromium", "google chrome", "chrome"})
+ORIGIN_SLACK = 2.0  # px: the tab's screenOrigin and the document's AT-SPI corner may differ by rounding
+TRUE_STRINGS = frozenset({"true", "mixed"})
+
+
+class LayoutUnavailable(Exception):
+    """The sidecar's /layout could not be read."""
+
+
+@dataclass
+class LayoutSource:
+    """GET <sidecar>/layout with the configured token; one aiohttp session, opened on first use."""
+
+    url: str
+    token: str | None = None
+    timeout: float = 10.0
+    _session: aiohttp.ClientSession | None = None
+
+    async def layout(self, interesting: bool, seconds: float) -> dict[str, Any]:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession()
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        params = {"interesting": "true"} if interesting else {}
+        try:
+            async with self._session.get(self.url.rstrip("/") + "/layout", params=params, headers=headers,
+                                         timeout=aiohttp.ClientTimeout(total=max(0.1, min(seconds, self.timeout)))) as resp:
+                text = await resp.text()
+                if resp.status != 200:
+                    raise LayoutUnavailable(f"{self.url}/layout answered {resp.status}: {text[:200]}")
+                return json.loads(text)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            raise LayoutUnavailable(f"{self.url}/layout: {type(exc).__name__}: {exc}") from None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+def _states(states: dict[str, Any]) -> list[str]:
+    return [name for name, value in states.items()
+            if value is True or (isinstance(value, str) and value.lower() in TRUE_STRINGS)]
+
+
+def web_nodes(tab: dict[str, Any]) -> list[Node]:
+    """The tab's /layout nodes as tree nodes: the children of its root (the document itself is
+    the AT-SPI node they replace). Ignored nodes give their place to their children."""
+    layout = tab.get("layout") or {}
+    raw = {n["nodeId"]: n for n in layout.get("nodes", [])}
+
+    def build(node_id: str) -> list[Node]:
+        node = raw.get(node_id)
+        if node is None:
+            return []
+        children = [kept for child in node.get("childIds", []) for kept in build(child)]
+        if node.get("ignored"):
+            return children
+        screen = node.get("screen")
+        bounds = center = None
+        if screen and screen["borderBox"]["width"] > 0 and screen["borderBox"]["height"] > 0:
+            box = screen["borderBox"]
+            bounds, _ = rect(box["x"], box["y"], box["width"], box["height"])
+            center = screen["center"]
+        return [{"id": web_id(tab["id"], node_id), "source": "web",
+                 "role": node["role"]["value"], "name": node["name"]["value"],
+                 "description": node.get("description") or "", "value": node.get("value"),
+                 "states": _states(node.get("states") or {}), "actions": None,
+                 "bounds": bounds, "center": center, "visible": node.get("visible", False),
+                 "children": children}]
+
+    roots = [n for n in raw.values() if not n.get("parentId") or n["parentId"] not in raw]
+    out: list[Node] = []
+    for root in roots:
+        out.extend(child for child_id in root.get("childIds", []) for child in build(child_id))
+    return out
+
+
+def _tab_for(document: Node, tabs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The visible tab whose viewport starts where the document object is."""
+    bounds = document["bounds"]
+    for tab in tabs:
+        layout = tab.get("layout")
+        if not tab.get("visible") or not layout:
+            continue
+        origin = layout["viewport"]["screenOrigin"]
+        if bounds is None or (abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK
+                              and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK):
+            return tab
+    return None
+
+
+def browser_documents(apps: list[Node]) -> list[Node]:
+    return [node for app in apps if app["name"].lower() in BROWSER_APP_NAMES
+            for node in walk(app["children"])
+            if node["role"] == DOCUMENT_ROLE and "showing" in node["states"]]
+
+
+def merge_layout(apps: list[Node], layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """Replace each showing browser document's children with its tab's nodes; what was merged."""
+    merged = []
+    for document in browser_documents(apps):
+        tab = _tab_for(document, layout.get("tabs", []))
+        if tab is None:
+            continue
+        document["children"] = web_nodes(tab)
+        document["merged"] = {"source": "web", "tab": tab["id"], "url": tab.get("url"),
+                              "title": tab.get("title")}
+        merged.append({"document": document["id"], "tab": tab["id"], "url": tab.get("url")})
+    return merged

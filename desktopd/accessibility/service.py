@@ -1,0 +1,113 @@
+"""The accessibility service: one read of the desktop's tree (filtered, optionally merged with the
+browser's /layout and tied to X windows) and actions on one node. Raises domain errors only."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .bus import AtspiBus, CallFailed, CallTimedOut, NoSuchInterface, ObjectGone
+from .ids import parse_atspi_id
+from .merge import LayoutSource, LayoutUnavailable, merge_layout
+from .reader import ACTION, COMPONENT, DesktopReader, action_names
+from .snapshot import TreeFilter, application_node, shape
+from .xwindows import attach_windows, keep_window
+
+FOCUS_ACTION = "focus"  # not an AT-SPI action: Component.GrabFocus
+WindowLister = Callable[[], Awaitable[list[dict[str, Any]]]]
+
+
+class NodeNotFound(Exception):
+    """No such node, or it is gone."""
+
+
+class UnknownAction(Exception):
+    def __init__(self, action: str, available: list[str]) -> None:
+        super().__init__(f"{action!r} is not an action of this node (it has: {', '.join(available) or 'none'})")
+        self.available = available
+
+
+class ActionFailed(Exception):
+    """The application refused or could not perform the action."""
+
+
+@dataclass(frozen=True)
+class TreeQuery:
+    window: int | None = None
+    pid: int | None = None
+    app: str | None = None
+    merge_browser: bool = False
+    seconds: float = 5.0
+    filter: TreeFilter = TreeFilter()
+
+
+class AccessibilityService:
+    def __init__(self, bus: AtspiBus, layout: LayoutSource) -> None:
+        self.bus = bus
+        self.reader = DesktopReader(bus)
+        self.layout = layout
+
+    async def tree(self, query: TreeQuery, list_windows: WindowLister) -> dict[str, Any]:
+        started = time.perf_counter()
+        read = await self.reader.read(seconds=query.seconds,
+                                      pids={query.pid} if query.pid is not None else None,
+                                      app_names={query.app} if query.app else None)
+        apps = [application_node(app) for app in read.applications]
+        attach_windows(apps, await list_windows())
+        if query.window is not None:
+            apps = keep_window(apps, query.window)
+        merge: dict[str, Any] | None = None
+        if query.merge_browser:
+            merge = await self._merge(apps, query, started)
+        shaped, count, cut = shape(apps, query.filter)
+        reasons = (["time_budget"] if read.timed_out else []) + (["max_nodes"] if cut else [])
+        body = {"coordinate_space": "screen pixels", "applications": shaped, "node_count": count,
+                "truncated": bool(reasons), "truncated_by": reasons,
+                "read_ms": round(read.duration_ms, 1),
+                "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
+        if merge is not None:
+            body["merge"] = merge
+        return body
+
+    async def _merge(self, apps: list[dict[str, Any]], query: TreeQuery, started: float) -> dict[str, Any]:
+        left = query.seconds - (time.perf_counter() - started)
+        try:
+            layout = await self.layout.layout(query.filter.interesting, left)
+        except LayoutUnavailable as exc:
+            return {"source": "browser", "status": "layout_unavailable", "detail": str(exc), "documents": []}
+        documents = merge_layout(apps, layout)
+        status = "merged" if documents else "no_browser_document"
+        return {"source": "browser", "status": status, "documents": documents}
+
+    async def do(self, node_id: str, action: str, seconds: float = 5.0) -> dict[str, Any]:
+        ref = parse_atspi_id(node_id)
+        if ref is None:
+            raise NodeNotFound(f"{node_id!r} is not an AT-SPI node id (web nodes: click their center "
+                               f"through /api/v1/tablet)")
+        bus_name, path = ref
+        try:
+            if action == FOCUS_ACTION:
+                done = (await self.bus.call(bus_name, path, COMPONENT, "GrabFocus", timeout=seconds))[0]
+                return {"ok": bool(done), "id": node_id, "action": action}
+            names = await action_names(self.bus, bus_name, path, seconds)
+            lowered = [name.lower() for name in names]
+            if not action or action.lower() not in lowered:
+                raise UnknownAction(action, [n for n in names if n] + [FOCUS_ACTION])
+            index = lowered.index(action.lower())
+            done = (await self.bus.call(bus_name, path, ACTION, "DoAction", "i", [index], timeout=seconds))[0]
+        except ObjectGone as exc:
+            raise NodeNotFound(f"{node_id}: no such accessible object (gone?): {exc}") from None
+        except NoSuchInterface:
+            # No Component (cannot take focus) or no Action interface (nothing to do but focus).
+            raise UnknownAction(action, [] if action == FOCUS_ACTION else [FOCUS_ACTION]) from None
+        except CallFailed as exc:
+            raise ActionFailed(str(exc)) from None
+        except CallTimedOut as exc:
+            raise ActionFailed(str(exc)) from None
+        return {"ok": bool(done), "id": node_id, "action": names[index]}
+
+    async def close(self) -> None:
+        await self.bus.close()
+        await self.layout.close()

@@ -1,0 +1,71 @@
+"""Which X window each application's top-level accessible belongs to.
+
+AT-SPI knows nothing of X windows, so match the way a person would: the same process (the
+window's _NET_WM_PID is the application's D-Bus peer), then the rectangle (a top-level's screen
+extents are its window's client area), then the title as a tie-breaker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Node = dict[str, Any]
+MIN_OVERLAP = 0.5  # of the union: two rectangles this alike are the same window
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> float:
+    left, top = max(a["x"], b["x"]), max(a["y"], b["y"])
+    right = min(a["x"] + a["width"], b["x"] + b["width"])
+    bottom = min(a["y"] + a["height"], b["y"] + b["height"])
+    inter = max(0, right - left) * max(0, bottom - top)
+    union = a["width"] * a["height"] + b["width"] * b["height"] - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _score(top: Node, window: dict[str, Any]) -> float:
+    score = 0.0
+    # GTK's top-levels span the window-manager frame, Chromium's its client area.
+    rects = [r for r in (window.get("client"), window.get("frame")) if r]
+    if top["bounds"] is not None and rects:
+        overlap = max(_overlap(top["bounds"], r) for r in rects)
+        if overlap < MIN_OVERLAP:
+            return 0.0
+        score += overlap
+    elif not (top["name"] and top["name"] == window.get("title")):
+        return 0.0
+    if top["name"] and top["name"] == window.get("title"):
+        score += 0.5
+    return score
+
+
+def window_summary(window: dict[str, Any]) -> dict[str, Any]:
+    return {"id": window["id"], "frame_id": window.get("frame_id"), "title": window.get("title"),
+            "wm_class": window.get("wm_class"), "pid": window.get("pid")}
+
+
+def attach_windows(apps: list[Node], windows: list[dict[str, Any]]) -> None:
+    """Set ``window`` on every top-level (an application's child) that matches an X window."""
+    taken: set[int] = set()
+    for app in apps:
+        own = [w for w in windows if app.get("pid") is not None and w.get("pid") == app["pid"]]
+        pool = own or [w for w in windows if w.get("pid") is None]
+        for top in app["children"]:
+            scored = [(_score(top, w), w) for w in pool if w["id"] not in taken and w.get("visible", True)]
+            scored = [(s, w) for s, w in scored if s > 0]
+            if not scored:
+                top["window"] = None
+                continue
+            best = max(scored, key=lambda pair: pair[0])[1]
+            taken.add(best["id"])
+            top["window"] = window_summary(best)
+
+
+def keep_window(apps: list[Node], window_id: int) -> list[Node]:
+    """Only the top-levels of that X window (client or frame id), and the apps that have one."""
+    out = []
+    for app in apps:
+        tops = [t for t in app["children"] if t.get("window") and window_id in (
+            t["window"]["id"], t["window"]["frame_id"])]
+        if tops:
+            out.append({**app, "children": tops})
+    return out
