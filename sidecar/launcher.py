@@ -66,6 +66,10 @@ class LaunchOptions:
     extra_flags: tuple[str, ...] = ()
     cdp_port: int = 0                          # 0: a free port picked by the kernel
     start_timeout: float = 30.0
+    # On the AT-SPI bus: the env var makes Chromium register its tree there at all (it otherwise
+    # waits for a screen reader), the flag builds the pages' trees from the start (without it the
+    # cache holds only the windows).
+    accessibility: bool = False
 
 
 def chromium_command(options: LaunchOptions, user_data_dir: str, url: str | None) -> list[str]:
@@ -92,6 +96,8 @@ def chromium_command(options: LaunchOptions, user_data_dir: str, url: str | None
         cmd.append("--headless=new")
     if options.kiosk:
         cmd.append("--kiosk")
+    if options.accessibility:
+        cmd.append("--force-renderer-accessibility")
     cmd.extend(extra)
     start = url or "about:blank"
     cmd.append(f"--app={start}" if options.app_mode else start)
@@ -175,6 +181,9 @@ async def launch(options: LaunchOptions, user_data_dir: str, url: str | None = N
     child_env = dict(os.environ if env is None else env)
     if not options.headless and options.display:
         child_env["DISPLAY"] = options.display
+    if options.accessibility:
+        child_env["ACCESSIBILITY_ENABLED"] = "1"
+        child_env.pop("NO_AT_BRIDGE", None)
     try:
         process = await asyncio.create_subprocess_exec(
             *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,

@@ -40,6 +40,7 @@ class Settings:
     restart_backoff: float = 0.5                          # first delay; doubles up to the max
     restart_backoff_max: float = 30.0
     log_level: str = "INFO"
+    accessibility: bool = False                           # expose Chromium's tree on AT-SPI
 
     def check(self) -> None:
         problem = server_problem(
@@ -62,7 +63,8 @@ class Settings:
             chromium_path=self.chromium_path, display=self.display, headless=self.headless,
             kiosk=self.kiosk, app_mode=self.app_mode, window_size=window_size,
             window_position=self.window_position, extra_flags=self.chromium_flags,
-            cdp_port=self.expose_cdp_port or 0, start_timeout=self.launch_timeout)
+            cdp_port=self.expose_cdp_port or 0, start_timeout=self.launch_timeout,
+            accessibility=self.accessibility)
 
 
 
@@ -134,6 +136,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                              "failure up to 30 s (env SIDECAR_RESTART_BACKOFF; default 0.5)")
     parser.add_argument("--log-level", default=(env.get("SIDECAR_LOG_LEVEL") or "INFO").upper(),
                         type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env SIDECAR_LOG_LEVEL)")
+    parser.add_argument("--accessibility", action="store_true",
+                        default=truthy(env.get("SIDECAR_ACCESSIBILITY")),
+                        help="expose the browser's UI and pages on the AT-SPI bus, for desktopd's "
+                             "/api/v1/accessibility (env SIDECAR_ACCESSIBILITY=1)")
     args = parser.parse_args(argv)
 
     urls = tuple(args.urls) or tuple((env.get("SIDECAR_URLS") or "").split())
@@ -159,6 +165,6 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
-        log_level=args.log_level)
+        log_level=args.log_level, accessibility=args.accessibility)
     settings.check()
     return settings

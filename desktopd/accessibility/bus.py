@@ -52,6 +52,20 @@ class CallTimedOut(Exception):
     """An application did not answer within the time it was given."""
 
 
+async def close_bus(bus: MessageBus) -> None:
+    """Disconnect and release the socket: dbus-next 0.2.3 only shuts it down and leaves the
+    socket and its file object to the garbage collector."""
+    bus.disconnect()
+    try:
+        await asyncio.wait_for(bus.wait_for_disconnect(), 5)
+    except Exception:  # the error it disconnected with: we are closing anyway
+        pass
+    for name in ("_stream", "_sock"):
+        resource = getattr(bus, name, None)
+        if resource is not None:
+            resource.close()
+
+
 class AtspiBus:
     def __init__(self, env: Mapping[str, str] | None = None, *, connect_timeout: float = 5.0) -> None:
         self._env = os.environ if env is None else env
@@ -77,7 +91,7 @@ class AtspiBus:
             reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
                                                interface="org.a11y.Bus", member="GetAddress"))
         finally:
-            session.disconnect()
+            await close_bus(session)
         if reply.message_type == MessageType.ERROR:
             raise BusUnavailable(f"the session bus has no accessibility bus: {reply.error_name}: "
                                  f"{reply.body[0] if reply.body else ''}")
@@ -92,7 +106,7 @@ class AtspiBus:
             destination=REGISTRY, path="/org/a11y/atspi/registry", interface="org.a11y.atspi.Registry",
             member="RegisterEvent", signature="sass", body=["object:", [], ""]))
         if reply.message_type == MessageType.ERROR:
-            bus.disconnect()
+            await close_bus(bus)
             raise BusUnavailable(f"the accessibility registry does not answer: {reply.error_name}")
         self.address = address
         return bus
@@ -143,5 +157,5 @@ class AtspiBus:
     async def close(self) -> None:
         async with self._lock:
             if self._bus is not None:
-                self._bus.disconnect()
+                await close_bus(self._bus)
                 self._bus = None

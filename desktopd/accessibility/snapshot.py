@@ -94,9 +94,8 @@ def interesting(node: Node) -> bool:
 def _shaped(node: Node, flt: TreeFilter, depth: int) -> list[Node]:
     """The node (with its shaped children), or its shaped children in its place when a filter
     drops it: a dropped node's kept descendants move up to its parent."""
-    if flt.interesting and depth > TOP_LEVEL_DEPTH and node["source"] == "atspi" \
-            and "showing" not in node["states"]:
-        return []  # a closed menu's items, a hidden tab's page: nothing of it is on screen
+    if flt.interesting and depth > 0 and node["source"] == "atspi" and "showing" not in node["states"]:
+        return []  # a hidden dialog, a closed menu's items, a hidden tab's page: nothing on screen
     children = [kept for child in node["children"] for kept in _shaped(child, flt, depth + 1)]
     keep = depth <= TOP_LEVEL_DEPTH
     if not keep:

@@ -1,0 +1,127 @@
+"""A private session D-Bus with the accessibility bus on it, for a desktop started outside a full
+session (the tests, the benchmark): dbus-daemon, at-spi-bus-launcher (which starts the
+accessibility bus's own dbus-daemon) and at-spi2-registryd, each started here and stopped by PID.
+
+The registry is started explicitly, before any application asks for it: left to D-Bus activation
+it would daemonise out of reach of our stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from dbus_next import Message, MessageType
+from dbus_next.aio import MessageBus
+
+from .bus import close_bus
+
+LIBEXEC_DIRS = ("/usr/libexec", "/usr/lib/at-spi2-core", "/usr/lib/x86_64-linux-gnu/at-spi2-core")
+
+
+def libexec(name: str) -> str:
+    for directory in LIBEXEC_DIRS:
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    raise FileNotFoundError(f"{name} not found in {', '.join(LIBEXEC_DIRS)} (Debian package at-spi2-core)")
+
+
+@dataclass
+class AccessibilitySession:
+    session_address: str
+    processes: list[subprocess.Popen] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        """What a process of this session needs beside DISPLAY."""
+        return {"DBUS_SESSION_BUS_ADDRESS": self.session_address}
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+        for process in reversed(self.processes):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+def _read_line(process: subprocess.Popen, timeout: float) -> str:
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    if not ready:
+        raise TimeoutError("dbus-daemon did not print its address in time")
+    line = process.stdout.readline().decode().strip()
+    if not line:
+        raise RuntimeError(f"dbus-daemon exited with {process.wait()} before it printed its address")
+    return line
+
+
+async def _a11y_address(session_address: str) -> str | None:
+    """The accessibility bus's address once at-spi-bus-launcher has registered it."""
+    session = await MessageBus(bus_address=session_address).connect()
+    try:
+        reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
+                                           interface="org.a11y.Bus", member="GetAddress"))
+    finally:
+        await close_bus(session)
+    return None if reply.message_type == MessageType.ERROR else reply.body[0]
+
+
+async def _registry_owned(session_address: str) -> bool:
+    address = await _a11y_address(session_address)
+    if address is None:
+        return False
+    a11y = await MessageBus(bus_address=address).connect()
+    try:
+        owner = await a11y.call(Message(destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
+                                        interface="org.freedesktop.DBus", member="NameHasOwner",
+                                        signature="s", body=["org.a11y.atspi.Registry"]))
+    finally:
+        await close_bus(a11y)
+    return owner.message_type != MessageType.ERROR and bool(owner.body[0])
+
+
+def _wait_for(condition, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} within {timeout} s")
+        time.sleep(0.05)  # bounded poll: D-Bus names are announced, but not to a client not yet there
+
+
+def start_session(display: str, log_dir: str, *, timeout: float = 20.0) -> AccessibilitySession:
+    """Start the buses for ``display``; returns once the registry answers on the accessibility bus."""
+    def spawn(argv: list[str], log_name: str, env: dict[str, str] | None = None,
+              address_pipe: bool = False) -> subprocess.Popen:
+        with open(os.path.join(log_dir, log_name), "ab") as log:
+            return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=log,
+                                    stdout=subprocess.PIPE if address_pipe else log)
+
+    daemon = spawn(["dbus-daemon", "--session", "--nofork", "--print-address=1"], "dbus-daemon.log",
+                   address_pipe=True)
+    session = AccessibilitySession(session_address="", processes=[daemon])
+    try:
+        session.session_address = _read_line(daemon, timeout)
+        env = {**os.environ, "DISPLAY": display, **session.env()}
+        env.pop("NO_AT_BRIDGE", None)
+        session.processes.append(spawn([libexec("at-spi-bus-launcher"), "--launch-immediately"],
+                                       "at-spi-bus-launcher.log", env))
+
+        _wait_for(lambda: asyncio.run(_a11y_address(session.session_address)) is not None,
+                  "the accessibility bus did not come up", timeout)
+        session.processes.append(spawn([libexec("at-spi2-registryd")], "at-spi2-registryd.log", env))
+        _wait_for(lambda: asyncio.run(_registry_owned(session.session_address)),
+                  "the accessibility registry did not answer", timeout)
+    except BaseException:
+        session.stop()
+        raise
+    return session
