@@ -114,7 +114,8 @@ def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
         wm = subprocess.Popen(["xfwm4", "--compositor=off", "--replace"], env={**env, "NO_AT_BRIDGE": "1"},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
         wait_for_window_manager(server.display)
-        desktopd = start_desktopd(server.display, env=session.env())
+        # A sidecar URL where nothing listens: merge=browser must say so, not hang or fail.
+        desktopd = start_desktopd(server.display, "--sidecar-url", "http://127.0.0.1:9", env=session.env())
         desk = Desktop(xvfb=server, env=env, desktopd=desktopd, log_dir=log_dir, apps=apps)
         yield desk
     finally:

@@ -1,0 +1,113 @@
+"""The Chromium window in the desktop's tree (launched by the sidecar with --accessibility): an
+agent finds and clicks the address bar, a tab and a toolbar button from the tree alone, and with
+?merge=browser the page's nodes come from /layout (ids web:...) with exact screen bounds."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+
+import pytest
+
+from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
+
+from .conftest import Desktop, SidecarProcess, find, start_sidecar, walk
+
+pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+PAGE = "data:text/html," + urllib.parse.quote(
+    "<title>first</title><body style='margin:40px'>"
+    "<button style='width:160px;height:50px' onclick=\"document.title='pressed'\">Press me</button>"
+    "<p>Some text</p></body>")
+
+
+@pytest.fixture(scope="module")
+def browser(desktop: Desktop) -> Iterator[tuple[SidecarProcess, DesktopdProcess]]:
+    sidecar = start_sidecar(desktop, PAGE)
+    merged = None
+    try:
+        # A desktopd that knows where this sidecar listens (the module's own uses the default).
+        merged = start_desktopd(desktop.xvfb.display, "--sidecar-url", sidecar.url,
+                                env=desktop.env)
+        desktop.wait_for(lambda tree: find(tree, role="entry", name="Address and search bar",
+                                           where=lambda n: n["bounds"]),
+                         "Chromium's address bar", app="Chromium", interesting="true")
+        yield sidecar, merged
+    finally:
+        if merged is not None:
+            merged.stop()
+        sidecar.stop()
+
+
+def chromium(desktop: Desktop, **params):
+    return desktop.tree(app="Chromium", interesting="true", **params)
+
+
+def tab_titles(sidecar: SidecarProcess) -> list[str]:
+    tabs = sidecar.request("GET", "/tabs").json()
+    return [t["title"] for t in (tabs if isinstance(tabs, list) else tabs.get("tabs", []))]
+
+
+def test_address_bar_click_focuses_it(desktop: Desktop, browser):
+    address = find(chromium(desktop), role="entry", name="Address and search bar")
+    assert "focused" not in address["states"]
+    desktop.tap(address)
+    desktop.wait_for(lambda tree: find(tree, where=lambda n: n["id"] == address["id"] and "focused" in n["states"]),
+                     "the address bar focused", app="Chromium")
+    desktop.desktopd.request("POST", "/api/v1/keyboard", json={"keys": "Escape"})
+
+
+def test_toolbar_button_and_tab_clicks(desktop: Desktop, browser):
+    sidecar, _ = browser
+    new_tab = find(chromium(desktop), role="push button", name="New Tab")
+    assert new_tab is not None and new_tab["bounds"]
+    before = len(tab_titles(sidecar))
+    desktop.tap(new_tab)
+    tabs = desktop.wait_for(lambda tree: [n for n in walk(tree["applications"]) if n["role"] == "page tab"
+                                          and n["bounds"]] if len(tab_titles(sidecar)) > before else None,
+                            "a new tab", app="Chromium", interesting="true")
+    first = next(t for t in tabs if t["name"].startswith("first"))
+    assert "selected" not in first["states"]
+    desktop.tap(first)
+    desktop.wait_for(lambda tree: find(tree, where=lambda n: n["id"] == first["id"] and "selected" in n["states"]),
+                     "the first tab selected again", app="Chromium", interesting="true")
+
+
+def test_window_ties_and_geometry(desktop: Desktop, browser):
+    tree = chromium(desktop)
+    frame = next(top for app in tree["applications"] for top in app["children"] if top.get("window"))
+    window = desktop.desktopd.request("GET", f"/api/v1/windows/{frame['window']['id']}").json()
+    rects = [{k: window[part][k] for k in ("x", "y", "width", "height")} for part in ("frame", "client")]
+    assert frame["bounds"] in rects
+    assert "chromium" in " ".join(frame["window"]["wm_class"] or []).lower()
+
+
+def test_merged_tree_has_the_page_from_layout_and_its_click_lands(desktop: Desktop, browser):
+    sidecar, merged = browser
+    resp = merged.request("GET", "/api/v1/accessibility",
+                          params={"merge": "browser", "app": "Chromium", "interesting": "true"})
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert body["merge"]["status"] == "merged", body["merge"]
+    document = find(body, where=lambda n: "merged" in n)
+    assert document["id"].startswith("atspi:") and document["merged"]["tab"]
+    button = find(document["children"], name="Press me")
+    assert button is not None and button["id"].startswith("web:") and button["source"] == "web"
+    # Browser UI and page in one tree, both in screen pixels: the page sits below the toolbar.
+    address = find(body, role="entry", name="Address and search bar")
+    assert address["id"].startswith("atspi:") and button["center"]["y"] > address["bounds"]["y"]
+    # Same bounds as /layout's screen box, and the click at its center presses it.
+    layout = sidecar.request("GET", "/layout").json()
+    node_id = button["id"].split(":", 2)[2]
+    raw = next(n for tab in layout["tabs"] if tab["layout"] for n in tab["layout"]["nodes"] if n["nodeId"] == node_id)
+    assert button["center"] == raw["screen"]["center"]
+    desktop.tap(button)
+    desktop.wait_for(lambda _tree: "pressed" in tab_titles(sidecar), "the page's button pressed",
+                     app="Chromium", max_depth=0)
+
+
+def test_merge_reports_an_unreachable_sidecar(desktop: Desktop, browser):
+    resp = desktop.desktopd.request("GET", "/api/v1/accessibility", params={"merge": "browser", "max_depth": "0"})
+    assert resp.status_code == 200
+    merge = resp.json()["merge"]
+    assert merge["status"] == "layout_unavailable" and "127.0.0.1:9" in merge["detail"], merge
