@@ -8,7 +8,7 @@ ACCESSIBLE_PREFIX = "/org/a11y/atspi/accessible/"
 
 
 def atspi_id(bus_name: str, path: str) -> str:
-    tail = path[len(ACCESSIBLE_PREFIX):] if path.startswith(ACCESSIBLE_PREFIX) else "~" + path.replace("/", "~")
+    tail = path[len(ACCESSIBLE_PREFIX):] if path.startswith(ACCESSIBLE_PREFIX) else path.replace("/", "~")
     return f"atspi:{bus_name.lstrip(':')}:{tail}"
 
 
@@ -23,6 +23,8 @@ def parse_atspi_id(node_id: str) -> tuple[str, str] | None:
     if source != "atspi" or not bus or not tail:
         return None
     if not all(part.isdigit() for part in bus.split(".")) or bus.count(".") != 1:
+        return None
+    if not all(c.isalnum() or c in "_~" for c in tail):
         return None
     if tail.startswith("~"):
         path = tail.replace("~", "/")

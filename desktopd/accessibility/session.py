@@ -40,18 +40,36 @@ class AccessibilitySession:
         """What a process of this session needs beside DISPLAY."""
         return {"DBUS_SESSION_BUS_ADDRESS": self.session_address}
 
+    def start_accessibility_bus(self, display: str, log_dir: str, *, timeout: float = 20.0) -> None:
+        """at-spi-bus-launcher and the registry on this session bus."""
+        env = {**os.environ, "DISPLAY": display, **self.env()}
+        env.pop("NO_AT_BRIDGE", None)
+        self.processes.append(_spawn([libexec("at-spi-bus-launcher"), "--launch-immediately"],
+                                     os.path.join(log_dir, "at-spi-bus-launcher.log"), env))
+        _wait_for(lambda: asyncio.run(_a11y_address(self.session_address)) is not None,
+                  "the accessibility bus did not come up", timeout)
+        self.processes.append(_spawn([libexec("at-spi2-registryd")],
+                                     os.path.join(log_dir, "at-spi2-registryd.log"), env))
+        _wait_for(lambda: asyncio.run(_registry_owned(self.session_address)),
+                  "the accessibility registry did not answer", timeout)
+
     def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.terminate()
-        for process in reversed(self.processes):
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-            if process.stdout is not None:
-                process.stdout.close()
+        _stop_all(self.processes)
+        self.processes = []
+
+
+def _stop_all(processes: list[subprocess.Popen]) -> None:
+    for process in reversed(processes):
+        if process.poll() is None:
+            process.terminate()
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _read_line(process: subprocess.Popen, timeout: float) -> str:
@@ -98,29 +116,25 @@ def _wait_for(condition, what: str, timeout: float) -> None:
         time.sleep(0.05)  # bounded poll: D-Bus names are announced, but not to a client not yet there
 
 
-def start_session(display: str, log_dir: str, *, timeout: float = 20.0) -> AccessibilitySession:
-    """Start the buses for ``display``; returns once the registry answers on the accessibility bus."""
-    def spawn(argv: list[str], log_name: str, env: dict[str, str] | None = None,
-              address_pipe: bool = False) -> subprocess.Popen:
-        with open(os.path.join(log_dir, log_name), "ab") as log:
-            return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=log,
-                                    stdout=subprocess.PIPE if address_pipe else log)
+def _spawn(argv: list[str], log_path: str, env: dict[str, str] | None = None,
+           address_pipe: bool = False) -> subprocess.Popen:
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=log,
+                                stdout=subprocess.PIPE if address_pipe else log)
 
-    daemon = spawn(["dbus-daemon", "--session", "--nofork", "--print-address=1"], "dbus-daemon.log",
-                   address_pipe=True)
+
+def start_session(display: str, log_dir: str, *, socket_path: str | None = None,
+                  timeout: float = 20.0) -> AccessibilitySession:
+    """Start the buses for ``display``; returns once the registry answers on the accessibility bus.
+    ``socket_path``: the session bus listens there (a restarted session keeps its address)."""
+    argv = ["dbus-daemon", "--session", "--nofork", "--print-address=1"]
+    if socket_path:
+        argv.append(f"--address=unix:path={socket_path}")
+    daemon = _spawn(argv, os.path.join(log_dir, "dbus-daemon.log"), address_pipe=True)
     session = AccessibilitySession(session_address="", processes=[daemon])
     try:
         session.session_address = _read_line(daemon, timeout)
-        env = {**os.environ, "DISPLAY": display, **session.env()}
-        env.pop("NO_AT_BRIDGE", None)
-        session.processes.append(spawn([libexec("at-spi-bus-launcher"), "--launch-immediately"],
-                                       "at-spi-bus-launcher.log", env))
-
-        _wait_for(lambda: asyncio.run(_a11y_address(session.session_address)) is not None,
-                  "the accessibility bus did not come up", timeout)
-        session.processes.append(spawn([libexec("at-spi2-registryd")], "at-spi2-registryd.log", env))
-        _wait_for(lambda: asyncio.run(_registry_owned(session.session_address)),
-                  "the accessibility registry did not answer", timeout)
+        session.start_accessibility_bus(display, log_dir, timeout=timeout)
     except BaseException:
         session.stop()
         raise

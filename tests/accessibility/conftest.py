@@ -19,6 +19,7 @@ import pytest
 import requests
 
 from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
+from tests.desktopd_api.conftest import client, fake_desktop, make_client  # noqa: F401 (in-process app)
 from tests.support.capability import have_program, require
 from tests.support.processes import terminate
 from tests.support.wm import wait_for_window_manager
