@@ -131,16 +131,17 @@ class AtspiBus:
             return self._bus
 
     async def call(self, destination: str, path: str, interface: str, member: str,
-                   signature: str = "", body: Sequence[Any] = (), *, timeout: float = 5.0) -> list[Any]:
-        """One method call; its reply's body. ObjectGone / CallFailed / CallTimedOut otherwise."""
+                   signature: str = "", body: Sequence[Any] = (), *, timeout: float | None = 5.0) -> list[Any]:
+        """One method call; its reply's body. ObjectGone / CallFailed / CallTimedOut otherwise.
+        timeout=None: the caller bounds it (a batch under one deadline cancels what is left)."""
         bus = await self.connection()
         message = Message(destination=destination, path=path, interface=interface, member=member,
                           signature=signature, body=list(body))
         try:
             async with self._in_flight:
-                reply = await asyncio.wait_for(bus.call(message), timeout)
+                reply = await (bus.call(message) if timeout is None else asyncio.wait_for(bus.call(message), timeout))
         except asyncio.TimeoutError:
-            raise CallTimedOut(f"{destination} did not answer {member} within {timeout:.1f} s") from None
+            raise CallTimedOut(f"{destination} did not answer {member} within {timeout} s") from None
         except Exception as exc:  # dbus-next fails pending calls with the transport's error
             if not bus.connected:
                 raise BusUnavailable(f"the accessibility bus connection broke: {exc}") from None

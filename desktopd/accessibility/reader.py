@@ -194,21 +194,21 @@ class DesktopReader:
             return None
 
     async def _details(self, nodes: list[Accessible], deadline: Deadline) -> bool:
+        # Each call unbounded on its own: _settle cancels whatever the deadline leaves unanswered.
         calls: dict[tuple[int, str], Awaitable[Any]] = {}
-        left = deadline.left() or 0.1
         for i, node in enumerate(nodes):
             if COMPONENT in node.interfaces and node.showing:
                 calls[(i, "bounds")] = self.bus.call(node.bus, node.path, COMPONENT, "GetExtents", "u",
-                                                     [SCREEN_COORDS], timeout=left)
+                                                     [SCREEN_COORDS], timeout=None)
             if ACTION in node.interfaces and node.showing:
                 calls[(i, "actions")] = self.bus.call(node.bus, node.path, ACTION, "GetActions",
-                                                      timeout=left)
+                                                      timeout=None)
             if VALUE in node.interfaces:
                 calls[(i, "value")] = self.bus.call(node.bus, node.path, "org.freedesktop.DBus.Properties",
-                                                    "Get", "ss", [VALUE, "CurrentValue"], timeout=left)
+                                                    "Get", "ss", [VALUE, "CurrentValue"], timeout=None)
             elif EDITABLE_TEXT in node.interfaces and TEXT in node.interfaces and node.role not in SECRET_ROLES:
                 calls[(i, "text")] = self.bus.call(node.bus, node.path, TEXT, "GetText", "ii",
-                                                   [0, MAX_TEXT_VALUE], timeout=left)
+                                                   [0, MAX_TEXT_VALUE], timeout=None)
         results, late = await _settle(calls, deadline)
         unnamed: dict[tuple[int, int], Awaitable[Any]] = {}
         for (i, kind), body in results.items():
@@ -221,7 +221,7 @@ class DesktopReader:
                 for index, name in enumerate(node.actions):
                     if not name:  # Chromium localises no action names: ask for the plain one
                         unnamed[(i, index)] = self.bus.call(node.bus, node.path, ACTION, "GetName", "i",
-                                                            [index], timeout=deadline.left() or 0.1)
+                                                            [index], timeout=None)
             elif kind == "value":
                 node.value = _number_text(body[0].value)
             else:

@@ -48,10 +48,17 @@ class AccessibilitySession:
                                      os.path.join(log_dir, "at-spi-bus-launcher.log"), env))
         _wait_for(lambda: asyncio.run(_a11y_address(self.session_address)) is not None,
                   "the accessibility bus did not come up", timeout)
-        self.processes.append(_spawn([libexec("at-spi2-registryd")],
-                                     os.path.join(log_dir, "at-spi2-registryd.log"), env))
-        _wait_for(lambda: asyncio.run(_registry_owned(self.session_address)),
-                  "the accessibility registry did not answer", timeout)
+        registry_log = os.path.join(log_dir, "at-spi2-registryd.log")
+        registry = _spawn([libexec("at-spi2-registryd")], registry_log, env)
+        self.processes.append(registry)
+
+        def registered() -> bool:
+            if registry.poll() is not None:
+                with open(registry_log, errors="replace") as log:
+                    raise RuntimeError(f"at-spi2-registryd exited with {registry.returncode}: {log.read()[-500:]}")
+            return asyncio.run(_registry_owned(self.session_address))
+
+        _wait_for(registered, "the accessibility registry did not answer", timeout)
 
     def stop(self) -> None:
         _stop_all(self.processes)
