@@ -14,6 +14,7 @@ import dataclasses
 import logging
 import time
 import weakref
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -661,9 +662,23 @@ async def _nothing() -> dict:
     return {}
 
 
-async def _or_exception(call: Any) -> Any:
+def _or_exception(call: Awaitable[Any]) -> Awaitable[Any]:
+    """``call``'s result, or the exception it raised, as a value. The call is scheduled at once:
+    a wrapper cancelled before it ever ran would otherwise leave ``call`` never awaited."""
+    task = asyncio.ensure_future(call)
+    task.add_done_callback(_consume_outcome)
+    return _outcome(task)
+
+
+def _consume_outcome(task: asyncio.Future) -> None:
+    # Marks the exception retrieved when nobody awaits the task any more (a cancelled caller).
+    if not task.cancelled():
+        task.exception()
+
+
+async def _outcome(task: asyncio.Future) -> Any:
     try:
-        return await call
+        return await task
     except asyncio.CancelledError:
         raise
     except Exception as exc:
