@@ -40,6 +40,9 @@ NATIVE_PACKAGES=(
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
+    # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and
+    # scripts/bench_atspi.py (its baseline walks the tree with pyatspi under Debian's python3)
+    at-spi2-core python3-dbus-next python3-pyatspi gir1.2-atspi-2.0 mousepad thunar xfce4-appfinder
 )
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)

@@ -4,8 +4,11 @@
 #   scripts/run-native.sh [--no-wm] [--with-chromium [URL...]]
 #
 # Installs missing Debian packages and the venv, starts Xvfb on a free display (-displayfd),
-# xfwm4 as window manager (unless --no-wm), optionally the Chromium sidecar (port 8122), and
-# desktopd in the foreground on 127.0.0.1:8080. Ctrl-C stops everything it started, by PID.
+# a session D-Bus with the accessibility (AT-SPI) bus and registry on it (for
+# /api/v1/accessibility; apps started with `source $workdir/session.env` show up there),
+# xfwm4 as window manager (unless --no-wm), optionally the Chromium sidecar (port 8122, its tree
+# on the bus), and desktopd in the foreground on 127.0.0.1:8080. Ctrl-C stops everything it
+# started, by PID.
 #
 # Environment: DESKTOP_GEOMETRY (default 1920x1080x24), DESKTOPD_PORT (8080), SIDECAR_PORT (8122),
 # DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE (optional bearer token), DESKTOPD_LOG_LEVEL.
@@ -81,13 +84,31 @@ exec 3<&-
 export DISPLAY=":$number"
 echo "Xvfb is up on DISPLAY=$DISPLAY ($geometry)" >&2
 
+# The session bus and the accessibility bus, started here and stopped by PID (the registry too:
+# left to D-Bus activation it would outlive us).
+dbus-daemon --session --nofork --address="unix:path=$workdir/session-bus" --print-address=1 \
+    >"$workdir/session-bus.address" 2>"$workdir/dbus-daemon.log" &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$workdir/session-bus.address" ] && break; sleep 0.1; done
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$workdir/session-bus"
+echo "export DISPLAY=$DISPLAY DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS" >"$workdir/session.env"
+at_spi_libexec=/usr/libexec
+"$at_spi_libexec/at-spi-bus-launcher" --launch-immediately >"$workdir/at-spi-bus.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do
+    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress \
+        >/dev/null 2>&1 && break
+    sleep 0.1
+done
+"$at_spi_libexec/at-spi2-registryd" >"$workdir/at-spi2-registryd.log" 2>&1 &
+pids+=($!)
+echo "accessibility bus up; apps for the tree: source $workdir/session.env" >&2
+
 if [ "$with_wm" = 1 ]; then
     if command -v xfwm4 >/dev/null; then
-        # xfwm4 needs a D-Bus session (xfconf); NO_AT_BRIDGE keeps GTK from spawning an
-        # accessibility bus that would outlive us.
-        launcher=()
-        command -v dbus-run-session >/dev/null && launcher=(dbus-run-session --)
-        NO_AT_BRIDGE=1 "${launcher[@]}" xfwm4 --compositor=off >"$workdir/xfwm4.log" 2>&1 &
+        # xfwm4 uses the session bus for xfconf; NO_AT_BRIDGE keeps the window manager itself
+        # out of the accessibility tree.
+        NO_AT_BRIDGE=1 xfwm4 --compositor=off >"$workdir/xfwm4.log" 2>&1 &
         pids+=($!)
     else
         echo "xfwm4 not installed: running without a window manager" >&2
@@ -96,14 +117,14 @@ fi
 
 if [ "$with_chromium" = 1 ]; then
     (cd "$root" && exec "$python" -m sidecar --display "$DISPLAY" --host 127.0.0.1 \
-        --port "${SIDECAR_PORT:-8122}" "${urls[@]}") &
+        --port "${SIDECAR_PORT:-8122}" --accessibility "${urls[@]}") &
     pids+=($!)
     echo "Chromium sidecar on http://127.0.0.1:${SIDECAR_PORT:-8122}" >&2
 fi
 
 echo "desktopd on http://127.0.0.1:${DESKTOPD_PORT:-8080} (Ctrl-C stops everything)" >&2
 (cd "$root" && exec "$python" -m desktopd --display "$DISPLAY" --host 127.0.0.1 \
-    --port "${DESKTOPD_PORT:-8080}") &
+    --port "${DESKTOPD_PORT:-8080}" --sidecar-url "http://127.0.0.1:${SIDECAR_PORT:-8122}") &
 pids+=($!)
 desktopd_pid=$!
 # Foreground: this script lives as long as desktopd does.

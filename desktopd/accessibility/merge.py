@@ -98,15 +98,17 @@ def web_nodes(tab: dict[str, Any]) -> list[Node]:
 
 
 def _tab_for(document: Node, tabs: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The visible tab whose viewport starts where the document object is."""
+    """The visible tab whose viewport starts where the document object is (a document with no
+    area on screen, such as a closed popup's, has none)."""
     bounds = document["bounds"]
+    if bounds is None:
+        return None
     for tab in tabs:
         layout = tab.get("layout")
         if not tab.get("visible") or not layout:
             continue
         origin = layout["viewport"]["screenOrigin"]
-        if bounds is None or (abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK
-                              and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK):
+        if abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK:
             return tab
     return None
 
@@ -120,10 +122,12 @@ def browser_documents(apps: list[Node]) -> list[Node]:
 def merge_layout(apps: list[Node], layout: dict[str, Any]) -> list[dict[str, Any]]:
     """Replace each showing browser document's children with its tab's nodes; what was merged."""
     merged = []
+    tabs = list(layout.get("tabs", []))
     for document in browser_documents(apps):
-        tab = _tab_for(document, layout.get("tabs", []))
+        tab = _tab_for(document, tabs)
         if tab is None:
             continue
+        tabs.remove(tab)  # one page, one place in the tree
         document["children"] = web_nodes(tab)
         document["merged"] = {"source": "web", "tab": tab["id"], "url": tab.get("url"),
                               "title": tab.get("title")}

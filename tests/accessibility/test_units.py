@@ -107,6 +107,13 @@ def test_merge_replaces_the_shown_document_with_the_visible_tab():
         [("web:T1:3", "button", {"x": 60, "y": 180})]
     assert document["children"][0]["states"] == ["focusable"]
     assert web_nodes({"id": "T3", "layout": None}) == []
+    # A popup's document with no area on screen gets no page; a tab fills one document only.
+    popup = node("atspi:1.9:36", "document web", bounds=None)
+    twin = node("atspi:1.9:37", "document web", bounds=(14, 153, 1000, 600))
+    apps[0]["children"].append(node("atspi:1.9:3", "frame", children=[popup, twin]))
+    document["children"] = []
+    assert [m["document"] for m in merge_layout(apps, {"tabs": [tab]})] == ["atspi:1.9:2"]
+    assert popup["children"] == [] and twin["children"] == []
 
 
 async def test_openapi_documents_the_endpoints_and_their_errors(client):
