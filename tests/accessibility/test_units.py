@@ -126,3 +126,15 @@ async def test_openapi_documents_the_endpoints_and_their_errors(client):
     do = spec["paths"]["/api/v1/accessibility/{id}/do"]["post"]
     assert {"200", "400", "404", "422", "502", "503"} <= set(do["responses"])
     assert "accessibility" in do["parameters"][0]["description"]
+
+
+def test_sidecar_accessibility_setting_reaches_chromium_command():
+    from sidecar.launcher import LaunchOptions, chromium_command
+    from sidecar.settings import parse_settings
+
+    on = parse_settings([], {"SIDECAR_ACCESSIBILITY": "1", "DISPLAY": ":5"})
+    assert on.accessibility is True and on.launch_options(None).accessibility is True
+    assert parse_settings(["--accessibility"], {"DISPLAY": ":5"}).accessibility is True
+    assert parse_settings([], {"DISPLAY": ":5"}).accessibility is False
+    assert "--force-renderer-accessibility" in chromium_command(LaunchOptions(accessibility=True), "/tmp/p", None)
+    assert "--force-renderer-accessibility" not in chromium_command(LaunchOptions(), "/tmp/p", None)
