@@ -66,6 +66,17 @@ async def close_bus(bus: MessageBus) -> None:
             resource.close()
 
 
+async def accessibility_bus_address(session_address: str) -> str | None:
+    """What at-spi-bus-launcher registered on the session bus (org.a11y.Bus), None without it."""
+    session = await MessageBus(bus_address=session_address).connect()
+    try:
+        reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
+                                           interface="org.a11y.Bus", member="GetAddress"))
+    finally:
+        await close_bus(session)
+    return None if reply.message_type == MessageType.ERROR else reply.body[0]
+
+
 class AtspiBus:
     def __init__(self, env: Mapping[str, str] | None = None, *, connect_timeout: float = 5.0) -> None:
         self._env = os.environ if env is None else env
@@ -86,16 +97,11 @@ class AtspiBus:
         if not session_address:
             raise BusUnavailable("no session D-Bus (DBUS_SESSION_BUS_ADDRESS is not set) and no "
                                  "AT_SPI_BUS_ADDRESS")
-        session = await MessageBus(bus_address=session_address).connect()
-        try:
-            reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
-                                               interface="org.a11y.Bus", member="GetAddress"))
-        finally:
-            await close_bus(session)
-        if reply.message_type == MessageType.ERROR:
-            raise BusUnavailable(f"the session bus has no accessibility bus: {reply.error_name}: "
-                                 f"{reply.body[0] if reply.body else ''}")
-        return reply.body[0]
+        address = await accessibility_bus_address(session_address)
+        if address is None:
+            raise BusUnavailable("the session bus has no accessibility bus (org.a11y.Bus: is "
+                                 "at-spi2-core's at-spi-bus-launcher running?)")
+        return address
 
     async def _open(self) -> MessageBus:
         address = await self._find_address()

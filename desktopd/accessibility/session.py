@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from dbus_next import Message, MessageType
 from dbus_next.aio import MessageBus
 
-from .bus import close_bus
+from .bus import accessibility_bus_address, close_bus
 
 LIBEXEC_DIRS = ("/usr/libexec", "/usr/lib/at-spi2-core", "/usr/lib/x86_64-linux-gnu/at-spi2-core")
 
@@ -46,7 +46,7 @@ class AccessibilitySession:
         env.pop("NO_AT_BRIDGE", None)
         self.processes.append(_spawn([libexec("at-spi-bus-launcher"), "--launch-immediately"],
                                      os.path.join(log_dir, "at-spi-bus-launcher.log"), env))
-        _wait_for(lambda: asyncio.run(_a11y_address(self.session_address)) is not None,
+        _wait_for(lambda: asyncio.run(accessibility_bus_address(self.session_address)) is not None,
                   "the accessibility bus did not come up", timeout)
         registry_log = os.path.join(log_dir, "at-spi2-registryd.log")
         registry = _spawn([libexec("at-spi2-registryd")], registry_log, env)
@@ -90,19 +90,8 @@ def _read_line(process: subprocess.Popen, timeout: float) -> str:
     return line
 
 
-async def _a11y_address(session_address: str) -> str | None:
-    """The accessibility bus's address once at-spi-bus-launcher has registered it."""
-    session = await MessageBus(bus_address=session_address).connect()
-    try:
-        reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
-                                           interface="org.a11y.Bus", member="GetAddress"))
-    finally:
-        await close_bus(session)
-    return None if reply.message_type == MessageType.ERROR else reply.body[0]
-
-
 async def _registry_owned(session_address: str) -> bool:
-    address = await _a11y_address(session_address)
+    address = await accessibility_bus_address(session_address)
     if address is None:
         return False
     a11y = await MessageBus(bus_address=address).connect()
