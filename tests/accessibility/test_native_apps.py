@@ -4,6 +4,9 @@ work by name."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from .conftest import Desktop, find, walk
@@ -177,3 +180,20 @@ def test_bad_queries_are_422_naming_the_parameter(desktop: Desktop):
     resp = desktop.desktopd.request("POST", "/api/v1/accessibility/atspi:1.1:1/do", data="{",
                                     headers={"Content-Type": "application/json"})
     assert resp.status_code == 400
+
+
+def test_a_frozen_application_costs_the_time_budget_not_a_hang(desktop: Desktop, mousepad):
+    frozen = desktop.launch("mousepad", "--disable-server")
+    desktop.wait_for(lambda tree: tree["applications"] and tree["applications"][0]["children"],
+                     "the second mousepad", pid=frozen.pid)
+    os.kill(frozen.pid, signal.SIGSTOP)
+    try:
+        body = desktop.tree(timeout_ms=1000)
+        assert body["truncated"] is True and "time_budget" in body["truncated_by"], body["truncated_by"]
+        stuck = [app for app in body["applications"] if app["pid"] == frozen.pid]
+        assert stuck and "error" in stuck[0] and stuck[0]["children"] == []
+        others = [app["name"] for app in body["applications"] if app["children"]]
+        assert "thunar" in others or "mousepad" in others  # the others still answered
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    desktop.wait_for(lambda tree: not tree["truncated"], "a complete read after the thaw")
