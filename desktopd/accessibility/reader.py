@@ -182,7 +182,7 @@ class DesktopReader:
             timed_out |= await self._details([n for _app, nodes in kept for n in nodes], deadline)
             for _app, nodes in kept:
                 for node in nodes:
-                    node.children.sort(key=_reading_order)
+                    _order_children(node)
         return DesktopRead(applications=[app for app, _nodes in kept], timed_out=timed_out,
                            duration_ms=(time.perf_counter() - started) * 1000)
 
@@ -235,11 +235,14 @@ class DesktopReader:
         return late or names_late
 
 
-def _reading_order(node: Accessible) -> tuple[bool, int, int, int]:
-    """Index in the parent when the toolkit gives one; else (GTK menu items) top to bottom, left
-    to right on the screen."""
-    x, y = (node.bounds[0], node.bounds[1]) if node.bounds else (1 << 30, 1 << 30)
-    return node.index < 0, node.index, y, x
+def _order_children(node: Accessible) -> None:
+    """Index order when the toolkit gives every child one; else (GTK menus leave -1) top to
+    bottom, left to right on the screen, unplaced children last."""
+    if all(child.index >= 0 for child in node.children):
+        return  # link() sorted them by index already
+    far = 1 << 30
+    node.children.sort(key=lambda c: (c.bounds is None, c.bounds[1] if c.bounds else far,
+                                      c.bounds[0] if c.bounds else far))
 
 
 async def action_names(bus: AtspiBus, bus_name: str, path: str, timeout: float) -> list[str]:

@@ -39,3 +39,25 @@ def test_browser_ui_panel_and_page_in_one_tree(chromium_desktop: Desktop) -> Non
     assert response.status_code == 200, response.text
     wait_for("the page's button clicked", lambda: any(
         n["name"]["value"] == "Clicked" for n in layout_nodes(chromium_desktop)[1]), chromium_desktop)
+
+
+def test_xfce_panel_menu_item_from_the_tree_alone(chromium_desktop: Desktop) -> None:
+    """Applications (a panel button) -> Terminal Emulator (an XFCE menu item), each tapped at its
+    tree center: a terminal window opens."""
+    def panel_node(role: str, name: str):
+        body = tree(chromium_desktop, app="xfce4-panel", interesting="true")
+        return next((n for n in walk(body["applications"]) if n["role"] == role and n["name"] == name
+                     and n["center"]), None)
+
+    applications = wait_for("the panel's Applications button", lambda: panel_node("toggle button", "Applications"),
+                            chromium_desktop)
+    chromium_desktop.post(8080, "/api/v1/tablet", {"action": "tap", **applications["center"]})
+    terminal = wait_for("the Terminal Emulator menu item", lambda: panel_node("menu item", "Terminal Emulator"),
+                        chromium_desktop)
+    chromium_desktop.post(8080, "/api/v1/tablet", {"action": "tap", **terminal["center"]})
+
+    def terminal_window():
+        windows = chromium_desktop.get(8080, "/api/v1/tree").json()["windows"]
+        return [w for w in windows if "xfce4-terminal" in (w["wm_class"] or [])]
+
+    wait_for("a terminal window", terminal_window, chromium_desktop)
