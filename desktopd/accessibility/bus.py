@@ -55,20 +55,37 @@ class CallTimedOut(Exception):
 async def close_bus(bus: MessageBus) -> None:
     """Disconnect and release the socket: dbus-next 0.2.3 only shuts it down and leaves the
     socket and its file object to the garbage collector."""
-    bus.disconnect()
-    try:
-        await asyncio.wait_for(bus.wait_for_disconnect(), 5)
-    except Exception:  # the error it disconnected with: we are closing anyway
-        pass
+    if bus.connected:
+        bus.disconnect()
+        try:
+            await asyncio.wait_for(bus.wait_for_disconnect(), 5)
+        except Exception:  # the error it disconnected with: we are closing anyway
+            pass
     for name in ("_stream", "_sock"):
         resource = getattr(bus, name, None)
         if resource is not None:
             resource.close()
 
 
+async def open_bus(address: str) -> MessageBus:
+    """A connected MessageBus; on failure its socket is closed too (dbus-next leaves it open)."""
+    # dbus-next's constructor connects and, when that fails, drops its socket unclosed: answer
+    # the common case (a unix socket file that is not there) before it creates one.
+    paths = [part.split("path=", 1)[1].split(",", 1)[0] for part in address.split(";")
+             if part.startswith("unix:path=")]
+    if paths and len(paths) == len(address.split(";")) and not any(os.path.exists(p) for p in paths):
+        raise FileNotFoundError(f"no D-Bus socket at {', '.join(paths)}")
+    bus = MessageBus(bus_address=address)
+    try:
+        return await bus.connect()
+    except BaseException:
+        await close_bus(bus)
+        raise
+
+
 async def accessibility_bus_address(session_address: str) -> str | None:
     """What at-spi-bus-launcher registered on the session bus (org.a11y.Bus), None without it."""
-    session = await MessageBus(bus_address=session_address).connect()
+    session = await open_bus(session_address)
     try:
         reply = await session.call(Message(destination="org.a11y.Bus", path="/org/a11y/bus",
                                            interface="org.a11y.Bus", member="GetAddress"))
@@ -105,7 +122,7 @@ class AtspiBus:
 
     async def _open(self) -> MessageBus:
         address = await self._find_address()
-        bus = await MessageBus(bus_address=address).connect()
+        bus = await open_bus(address)
         # Toolkits (atk-bridge) build their org.a11y.atspi.Cache only once some client listens for
         # events, as screen readers do: register one listener so GetItems has something to give.
         reply = await bus.call(Message(

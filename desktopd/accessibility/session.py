@@ -16,9 +16,8 @@ import time
 from dataclasses import dataclass, field
 
 from dbus_next import Message, MessageType
-from dbus_next.aio import MessageBus
 
-from .bus import accessibility_bus_address, close_bus
+from .bus import accessibility_bus_address, close_bus, open_bus
 
 LIBEXEC_DIRS = ("/usr/libexec", "/usr/lib/at-spi2-core", "/usr/lib/x86_64-linux-gnu/at-spi2-core")
 
@@ -94,7 +93,7 @@ async def _registry_owned(session_address: str) -> bool:
     address = await accessibility_bus_address(session_address)
     if address is None:
         return False
-    a11y = await MessageBus(bus_address=address).connect()
+    a11y = await open_bus(address)
     try:
         owner = await a11y.call(Message(destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
                                         interface="org.freedesktop.DBus", member="NameHasOwner",

@@ -138,3 +138,22 @@ def test_sidecar_accessibility_setting_reaches_chromium_command():
     assert parse_settings([], {"DISPLAY": ":5"}).accessibility is False
     assert "--force-renderer-accessibility" in chromium_command(LaunchOptions(accessibility=True), "/tmp/p", None)
     assert "--force-renderer-accessibility" not in chromium_command(LaunchOptions(), "/tmp/p", None)
+
+
+async def test_token_guards_both_endpoints(make_client):
+    client = await make_client(token="s3cret")
+    assert (await client.get("/api/v1/accessibility")).status == 401
+    assert (await client.post("/api/v1/accessibility/atspi:1.2:3/do", json={"action": "click"})).status == 401
+
+
+async def test_validation_comes_before_the_bus(make_client, monkeypatch):
+    """Bad input is a 422 naming the field even with no bus at all (no bus is opened for it)."""
+    monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+    client = await make_client()
+    resp = await client.get("/api/v1/accessibility", params={"max_nodes": "many"})
+    assert resp.status == 422 and (await resp.json())["field"] == "max_nodes"
+    resp = await client.post("/api/v1/accessibility/atspi:1.2:3/do", json={"action": ""})
+    assert resp.status == 422 and (await resp.json())["field"] == "action"
+    resp = await client.get("/api/v1/accessibility")
+    assert resp.status == 503 and "DBUS" not in (await resp.json())["error"]
