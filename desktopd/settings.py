@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
@@ -27,6 +28,9 @@ class Settings:
     log_level: str = "INFO"
     # Where `execute` with detach=true writes the app's output (None: /dev/null).
     app_log_dir: str | None = None
+    # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -34,6 +38,9 @@ class Settings:
             self.host, self.port, self.token, self.insecure, self.log_level,
             "set DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
             "if the network is trusted")
+        if problem:
+            raise SettingsError(problem)
+        problem = guard_problem(self.allowed_hosts, self.allowed_origins)
         if problem:
             raise SettingsError(problem)
 
@@ -60,6 +67,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--app-log-dir", default=env.get("DESKTOPD_APP_LOG_DIR"),
                         help="directory for detached apps' output (env DESKTOPD_APP_LOG_DIR; "
                              "default: discard it)")
+    add_guard_arguments(parser, env)
     args = parser.parse_args(argv)
 
     port = args.port
@@ -75,6 +83,6 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         raise SettingsError(f"cannot read the token file: {exc}") from None
     settings = Settings(display=args.display, host=args.host, port=port, token=token,
                         insecure=args.insecure, log_level=args.log_level,
-                        app_log_dir=args.app_log_dir)
+                        app_log_dir=args.app_log_dir, **guard_arguments(args))
     settings.check()
     return settings
