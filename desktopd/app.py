@@ -14,11 +14,15 @@ from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.settings import Settings
+from desktopd.web.guard import guard_middleware, guard_settings
 from desktopd.web.middlewares import error_middleware, token_auth_middleware
 from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
 MAX_BODY_BYTES = 16 << 20
+# PUT /clipboard also takes a text/plain body (curl --data-binary): PUT is never sent by a page
+# without a CORS preflight, which is never granted, so this opens nothing to web pages.
+CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
 def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
@@ -26,7 +30,10 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     """``desktop_factory``/``x_errors`` exist for unit tests with a fake desktop; the service uses
     the real X layer."""
     app = web.Application(
-        middlewares=[error_middleware, token_auth_middleware(settings.token, public_paths=("/health",))],
+        middlewares=[error_middleware,
+                     guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
+                                                     settings.allowed_origins, CLIPBOARD_TEXT)),
+                     token_auth_middleware(settings.token, public_paths=("/health",))],
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings

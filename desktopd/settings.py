@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
@@ -30,6 +31,9 @@ class Settings:
     # The Chromium sidecar, for GET /api/v1/accessibility?merge=browser (its token: repr hidden).
     sidecar_url: str = "http://127.0.0.1:8122"
     sidecar_token: str | None = field(default=None, repr=False)
+    # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -37,6 +41,9 @@ class Settings:
             self.host, self.port, self.token, self.insecure, self.log_level,
             "set DESKTOPD_TOKEN (or DESKTOPD_TOKEN_FILE), or pass --insecure / DESKTOPD_INSECURE=1 "
             "if the network is trusted")
+        if problem:
+            raise SettingsError(problem)
+        problem = guard_problem(self.allowed_hosts, self.allowed_origins)
         if problem:
             raise SettingsError(problem)
 
@@ -66,6 +73,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--sidecar-url", default=env.get("DESKTOPD_SIDECAR_URL") or "http://127.0.0.1:8122",
                         help="the Chromium sidecar whose /layout ?merge=browser reads (env "
                              "DESKTOPD_SIDECAR_URL; token: DESKTOPD_SIDECAR_TOKEN, else desktopd's own)")
+    add_guard_arguments(parser, env)
     args = parser.parse_args(argv)
 
     port = args.port
@@ -82,6 +90,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     settings = Settings(display=args.display, host=args.host, port=port, token=token,
                         insecure=args.insecure, log_level=args.log_level,
                         app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
-                        sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token)
+                        sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token,
+                        **guard_arguments(args))
     settings.check()
     return settings

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from desktopd.web.errors import ApiError, unavailable
+from desktopd.web.guard import guard_middleware, guard_settings
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
@@ -41,6 +42,8 @@ async def cdp_error_middleware(request: web.Request, handler: Handler) -> web.St
 def init_app(settings: Settings) -> web.Application:
     app = web.Application(
         middlewares=[error_middleware,
+                     guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
+                                                     settings.allowed_origins)),
                      token_auth_middleware(settings.token, public_paths=("/health",)),
                      cdp_error_middleware],
         client_max_size=MAX_BODY_BYTES,

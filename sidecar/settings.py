@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
@@ -41,12 +42,18 @@ class Settings:
     restart_backoff_max: float = 30.0
     log_level: str = "INFO"
     accessibility: bool = False                           # expose Chromium's tree on AT-SPI
+    # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
 
     def check(self) -> None:
         problem = server_problem(
             self.host, self.port, self.token, self.insecure, self.log_level,
             "set SIDECAR_TOKEN / SIDECAR_TOKEN_FILE (or DESKTOPD_TOKEN / DESKTOPD_TOKEN_FILE), or "
             "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
+        if problem:
+            raise SettingsError(problem)
+        problem = guard_problem(self.allowed_hosts, self.allowed_origins)
         if problem:
             raise SettingsError(problem)
         if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
@@ -140,6 +147,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=truthy(env.get("SIDECAR_ACCESSIBILITY")),
                         help="expose the browser's UI and pages on the AT-SPI bus, for desktopd's "
                              "/api/v1/accessibility (env SIDECAR_ACCESSIBILITY=1)")
+    add_guard_arguments(parser, env)
     args = parser.parse_args(argv)
 
     urls = tuple(args.urls) or tuple((env.get("SIDECAR_URLS") or "").split())
@@ -165,6 +173,6 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
-        log_level=args.log_level, accessibility=args.accessibility)
+        log_level=args.log_level, accessibility=args.accessibility, **guard_arguments(args))
     settings.check()
     return settings

@@ -63,6 +63,30 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise bad_request(f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise bad_request(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
     if not isinstance(body, dict):
         raise bad_request(f"expected a JSON object, got {type(body).__name__}")
+    if json_depth(body) > MAX_JSON_DEPTH:
+        raise bad_request(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
     return body
+
+
+# No request of ours nests more than a few levels; validators walk bodies recursively.
+MAX_JSON_DEPTH = 32
+
+
+def json_depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
