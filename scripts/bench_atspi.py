@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import select
 import shutil
 import socket
 import statistics
@@ -71,19 +70,19 @@ def free_display() -> str:
 
 
 def start_xvfb(log: Path) -> tuple[subprocess.Popen, str]:
-    read_fd, write_fd = os.pipe()
+    """Xvfb on a free display, returned once a client can connect (bounded)."""
+    display = free_display()
     with open(log, "ab") as out:
-        process = subprocess.Popen(["Xvfb", free_display(), "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24",
-                                    "-nolisten", "tcp", "-noreset", "+extension", "XTEST"],
-                                   pass_fds=(write_fd,), stdout=out, stderr=out, stdin=subprocess.DEVNULL)
-    os.close(write_fd)
-    ready, _, _ = select.select([read_fd], [], [], 20)
-    number = os.read(read_fd, 64).decode().strip() if ready else ""
-    os.close(read_fd)
-    if not number:
-        stop(process)
-        raise RuntimeError("Xvfb did not start")
-    return process, f":{number}"
+        process = subprocess.Popen(["Xvfb", display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
+                                    "-noreset", "+extension", "XTEST"],
+                                   stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while subprocess.run(["xdpyinfo", "-display", display], capture_output=True).returncode != 0:
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process)
+            raise RuntimeError(f"Xvfb did not start on {display}; see {log}")
+        time.sleep(0.1)
+    return process, display
 
 
 def free_port() -> int:

@@ -3,9 +3,10 @@
 Per application: one org.a11y.atspi.Cache.GetItems call gives every cached object with its role,
 name, description, states, interfaces and parent; then the per-object details AT-SPI has no bulk
 call for (screen extents, action names, values) are sent all at once and their replies collected
-together (pipelined: one round trip's latency for the lot, not one per object). Extents and
-action names are asked only of objects that are showing: the others have no place on the screen
-and cannot be acted on until they show (a closed menu's items are most of a GTK app's objects).
+together (pipelined: one round trip's latency for the lot, not one per object). Extents are asked
+only of objects that are showing (the others have no place on the screen: a closed menu's items
+are most of a GTK app's objects), action names only of showing objects that are named or of an
+interactive role (Chromium gives every panel a doDefault; each costs two or three calls).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .bus import REGISTRY, ROOT_PATH, AtspiBus, BusUnavailable, CallFailed, CallTimedOut, ObjectGone
-from .vocabulary import role_name, state_names
+from .vocabulary import INTERACTIVE_ROLES, role_name, state_names
 
 T = TypeVar("T")
 
@@ -200,7 +201,7 @@ class DesktopReader:
             if COMPONENT in node.interfaces and node.showing:
                 calls[(i, "bounds")] = self.bus.call(node.bus, node.path, COMPONENT, "GetExtents", "u",
                                                      [SCREEN_COORDS], timeout=None)
-            if ACTION in node.interfaces and node.showing:
+            if ACTION in node.interfaces and node.showing and (node.role in INTERACTIVE_ROLES or node.name):
                 calls[(i, "actions")] = self.bus.call(node.bus, node.path, ACTION, "GetActions",
                                                       timeout=None)
             if VALUE in node.interfaces:

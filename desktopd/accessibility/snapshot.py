@@ -13,19 +13,10 @@ from typing import Any
 
 from .ids import atspi_id
 from .reader import Accessible, Application
+from .vocabulary import INTERACTIVE_ROLES
 
 Node = dict[str, Any]
 
-# Roles an agent acts on or reads even when unnamed (AT-SPI names, and the ARIA names /layout uses).
-INTERACTIVE_ROLES = frozenset({
-    "push button", "toggle button", "check box", "radio button", "check menu item",
-    "radio menu item", "menu item", "menu", "combo box", "entry", "password text", "text",
-    "spin button", "slider", "scroll bar", "link", "page tab", "list item", "tree item",
-    "table cell", "push button menu", "tearoff menu item", "terminal",
-    "button", "checkbox", "radio", "textbox", "searchbox", "combobox", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "slider", "spinbutton",
-    "treeitem", "gridcell", "cell", "listitem",
-})
 # Kept whatever the filters say: they give the tree its structure and carry the X window.
 TOP_LEVEL_DEPTH = 1
 

@@ -38,6 +38,18 @@ STATE_NAMES: tuple[str, ...] = (
 )
 
 
+# Roles an agent acts on or reads even when unnamed (AT-SPI names, and the ARIA names /layout uses).
+INTERACTIVE_ROLES = frozenset({
+    "push button", "toggle button", "check box", "radio button", "check menu item",
+    "radio menu item", "menu item", "menu", "combo box", "entry", "password text", "text",
+    "spin button", "slider", "scroll bar", "link", "page tab", "list item", "tree item",
+    "table cell", "push button menu", "tearoff menu item", "terminal",
+    "button", "checkbox", "radio", "textbox", "searchbox", "combobox", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "slider", "spinbutton",
+    "treeitem", "gridcell", "cell", "listitem",
+})
+
+
 def role_name(number: int) -> str:
     return ROLE_NAMES[number] if 0 <= number < len(ROLE_NAMES) else f"role {number}"
 
