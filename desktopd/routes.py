@@ -101,7 +101,8 @@ ACCESSIBILITY_NODE = {"type": "object", "description": "An accessible object or 
     "description": {"type": "string"}, "value": {"type": ["string", "null"]},
     "states": {"type": "array", "items": {"type": "string"}},
     "actions": {"type": ["array", "null"], "items": {"type": "string"},
-                "description": "AT-SPI action names; null when not read (not showing, or a web node)."},
+                "description": "AT-SPI action names; null when not read (not showing, unnamed and "
+                               "not interactive, or a web node)."},
     "bounds": {"type": ["object", "null"], "description": "Screen pixels; null when not on screen.",
                "properties": {"x": {"type": "number"}, "y": {"type": "number"},
                               "width": {"type": "number"}, "height": {"type": "number"}}},
