@@ -15,6 +15,7 @@ from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.settings import Settings
 from desktopd.web.guard import guard_middleware, guard_settings
+from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import error_middleware, token_auth_middleware
 from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
 
@@ -22,6 +23,10 @@ from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
 MAX_BODY_BYTES = 16 << 20
 # PUT /clipboard also takes a text/plain body (curl --data-binary): PUT is never sent by a page
 # without a CORS preflight, which is never granted, so this opens nothing to web pages.
+# Requests in handlers at once (429 beyond): input is serialised on the X thread anyway; these
+# bound the work that is not (commands, encoding screenshots).
+MAX_CONCURRENT = 64
+ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16}
 CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
@@ -33,7 +38,8 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         middlewares=[error_middleware,
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
                                                      settings.allowed_origins, CLIPBOARD_TEXT)),
-                     token_auth_middleware(settings.token, public_paths=("/health",))],
+                     token_auth_middleware(settings.token, public_paths=("/health",)),
+                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS))],
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings

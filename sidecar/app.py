@@ -8,6 +8,7 @@ from aiohttp import web
 
 from desktopd.web.errors import ApiError, unavailable
 from desktopd.web.guard import guard_middleware, guard_settings
+from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
@@ -17,6 +18,9 @@ from .routes import setup_routes
 from .settings import Settings
 
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
+# Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
+MAX_CONCURRENT = 64
+ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24}
 
 
 @web.middleware
@@ -45,6 +49,7 @@ def init_app(settings: Settings) -> web.Application:
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
                                                      settings.allowed_origins)),
                      token_auth_middleware(settings.token, public_paths=("/health",)),
+                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS)),
                      cdp_error_middleware],
         client_max_size=MAX_BODY_BYTES,
     )

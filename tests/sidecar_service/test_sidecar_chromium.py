@@ -128,8 +128,11 @@ async def test_bad_input_is_a_422_naming_the_field(sidecar: SidecarProcess, path
 async def test_malformed_json_and_unknown_tab_are_clear_4xx(sidecar: SidecarProcess) -> None:
     _, tabs = await sidecar.get("/tabs")
     tab = tabs["tabs"][0]["id"]
-    status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate", data=b"{nope")
+    status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate", data=b"{nope",
+                                          headers={"Content-Type": "application/json"})
     assert status == 400 and reply["error"] == "bad_request"
+    status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate", data=b'{"url": "about:blank"}')
+    assert status == 415 and reply["field"] == "Content-Type"
     status, reply = await sidecar.request("POST", "/tabs/FFFFFFFF/activate")
     assert status == 404 and "FFFFFFFF" in reply["detail"]
     status, reply = await sidecar.get("/no/such/route")

@@ -1,0 +1,115 @@
+"""Work ends with its client (a real desktopd on a real Xvfb): a command whose client hung up is
+killed with its process group, a paced drag and paced typing stop at the next event. And the
+concurrency limit answers 429 instead of queueing without bound."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from aiohttp import web
+
+from desktopd.web.lifetime import Limits, lifetime_middleware
+from desktopd.web.middlewares import error_middleware
+
+pytestmark = pytest.mark.x11
+
+
+def send_and_hang_up(url: str, path: str, body: dict, after_s: float) -> None:
+    """POST ``body`` with a raw socket and close the connection ``after_s`` later, unanswered."""
+    parts = urlsplit(url)
+    data = json.dumps(body).encode()
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        time.sleep(after_s)   # the request is under way; then the client goes
+
+
+def wait_until(predicate, timeout: float = 15.0, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def test_a_command_whose_client_left_is_killed_with_its_group(desktopd, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    # The shell and a background child of its own: both must go.
+    command = f"sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait"
+    send_and_hang_up(desktopd.url, "/api/v1/execute", {"command": command, "timeout": 600}, after_s=0.5)
+    assert wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+    child, shell = (int(pid) for pid in pids.read_text().split())
+    assert wait_until(lambda: not alive(child) and not alive(shell)), "the command outlived its client"
+    assert any("left: its work was cancelled" in line for line in desktopd.log), "".join(desktopd.log[-20:])
+
+
+def pointer(display: str) -> tuple[int, int]:
+    """Where the X server has the pointer, asked with xdotool (not through desktopd)."""
+    out = subprocess.run(["xdotool", "getmouselocation", "--shell"], env={**os.environ, "DISPLAY": display},
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    values = dict(line.split("=", 1) for line in out.split())
+    return int(values["X"]), int(values["Y"])
+
+
+def test_a_slow_drag_stops_when_its_client_leaves(desktopd, xvfb) -> None:
+    assert desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": 10, "y": 10}).status_code == 200
+    # 20 s from (10,10) to (1010,710): about 50 px a second along x.
+    send_and_hang_up(desktopd.url, "/api/v1/tablet",
+                     {"action": "drag", "path": [[10, 10], [1010, 710]], "duration_ms": 20000}, after_s=1.0)
+    assert wait_until(lambda: any("left: its work was cancelled" in line for line in desktopd.log)), \
+        "".join(desktopd.log[-20:])
+    stopped = pointer(xvfb.display)
+    assert 10 < stopped[0] < 300, stopped   # it moved, and stopped early
+    # A drag still running would move the pointer ~25 px in this time; it holds still.
+    time.sleep(0.5)
+    assert pointer(xvfb.display) == stopped
+    # The button the drag pressed was released (the recorder-free check: a new click works).
+    assert desktopd.request("POST", "/api/v1/tablet", json={"action": "tap", "x": 20, "y": 20}).status_code == 200
+
+
+async def test_the_limits_answer_429_at_once_and_free_their_slots(aiohttp_client) -> None:
+    release = asyncio.Event()
+
+    async def slow(request: web.Request) -> web.Response:
+        await release.wait()
+        return web.json_response({"ok": True})
+
+    app = web.Application(middlewares=[error_middleware, lifetime_middleware(Limits(total=3, per_route={"GET /slow": 2}))])
+    app.router.add_get("/slow", slow)
+    app.router.add_get("/other", slow)
+    async def health(request: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    app.router.add_get("/health", health)
+    client = await aiohttp_client(app)
+    first = [asyncio.ensure_future(client.get("/slow")) for _ in range(2)]
+    await asyncio.sleep(0.2)
+    refused = await client.get("/slow")
+    assert refused.status == 429 and refused.headers["Retry-After"] == "1"
+    assert "GET /slow" in (await refused.json())["detail"]
+    other = asyncio.ensure_future(client.get("/other"))
+    await asyncio.sleep(0.2)
+    refused_total = await client.get("/other")
+    assert refused_total.status == 429
+    assert (await client.get("/health")).status == 200   # probes are never refused for load
+    release.set()
+    assert [r.status for r in await asyncio.gather(*first, other)] == [200, 200, 200]
+    assert (await client.get("/slow")).status == 200
