@@ -12,6 +12,7 @@ from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_probl
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
+from .url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
 
@@ -44,6 +45,12 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    # Directories whose files the API may open as file: URLs (url_policy.py).
+    file_roots: tuple[str, ...] = ()
+    # Reload a tab whose renderer crashed (crash_recovery.py).
+    recover_crashed_tabs: bool = True
+    # How long a request waits for one tab before reporting it unresponsive (tab_health.py).
+    tab_budget: float = 8.0
 
     def check(self) -> None:
         problem = server_problem(
@@ -59,7 +66,7 @@ class Settings:
             raise SettingsError(f"the CDP port must be 1..65535, got {self.expose_cdp_port}")
         if not self.headless and not self.display:
             raise SettingsError("no X display: pass --display / set DISPLAY, or use --headless")
-        if self.cdp_timeout <= 0 or self.launch_timeout <= 0:
+        if self.cdp_timeout <= 0 or self.launch_timeout <= 0 or self.tab_budget <= 0:
             raise SettingsError("timeouts must be positive")
         if not 0 < self.restart_backoff <= self.restart_backoff_max:
             raise SettingsError(f"the restart backoff must be in (0, {self.restart_backoff_max}] s")
@@ -141,6 +148,18 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                              "failure up to 30 s (env SIDECAR_RESTART_BACKOFF; default 0.5)")
     parser.add_argument("--log-level", default=(env.get("SIDECAR_LOG_LEVEL") or "INFO").upper(),
                         type=str.upper, help="DEBUG, INFO, WARNING or ERROR (env SIDECAR_LOG_LEVEL)")
+    parser.add_argument("--file-root", action="append", dest="file_roots",
+                        default=[root for root in (env.get("SIDECAR_FILE_ROOTS") or "").split(":") if root],
+                        help="a directory whose files POST /tabs and navigate may open as file: URLs, "
+                             "repeatable (env SIDECAR_FILE_ROOTS, colon-separated; default: the "
+                             "directories of file: start URLs)")
+    parser.add_argument("--no-tab-recovery", action="store_false", dest="recover_crashed_tabs",
+                        default=truthy(env.get("SIDECAR_RECOVER_TABS", "1")),
+                        help="leave a tab whose renderer crashed as it is instead of reloading it "
+                             "(env SIDECAR_RECOVER_TABS=0)")
+    parser.add_argument("--tab-budget", default=env.get("SIDECAR_TAB_BUDGET") or None,
+                        help="seconds a request waits for one tab before it reports that tab "
+                             "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
     add_guard_arguments(parser, env)
     args = parser.parse_args(argv)
 
@@ -167,6 +186,8 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
-        log_level=args.log_level, **guard_arguments(args))
+        log_level=args.log_level, file_roots=tuple(args.file_roots) or default_file_roots(urls),
+        recover_crashed_tabs=args.recover_crashed_tabs,
+        tab_budget=_number(args.tab_budget, "tab budget", 8.0), **guard_arguments(args))
     settings.check()
     return settings
