@@ -16,6 +16,7 @@ from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTime
 from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
 from .routes import setup_routes
 from .settings import Settings
+from .shared_reads import SharedReads
 
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
 # Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
@@ -54,6 +55,7 @@ def init_app(settings: Settings) -> web.Application:
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings
+    app[keys.LAYOUT_READS] = SharedReads()
 
     async def chromium_context(app: web.Application) -> AsyncIterator[None]:
         supervisor = ChromiumSupervisor(settings)

@@ -18,6 +18,8 @@ from typing import Any
 
 from .cdp.connection import CDPConnection, CDPError
 from .cdp.targets import TargetTracker
+from .crash_recovery import CrashRecovery
+from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
 from .settings import Settings
 
@@ -45,6 +47,8 @@ class ChromiumSupervisor:
         self.chromium: ChromiumProcess | None = None
         self.conn: CDPConnection | None = None
         self.tracker: TargetTracker | None = None
+        self.recovery: CrashRecovery | None = None
+        self.tab_health: TabHealth | None = None
         self.version: dict[str, Any] = {}
         self.window_size: tuple[int, int] | None = None
         self.restarts = 0
@@ -86,7 +90,8 @@ class ChromiumSupervisor:
         connected = self.conn is not None and self.conn.connected and self.tracker is not None
         if connected and self.tracker is not None and self.tracker.pages():
             self._ever_ok = True
-            return "ok"
+            # A tab whose renderer crashed is a fault health must show until it is reloaded.
+            return "degraded" if any(page.crashed for page in self.tracker.pages()) else "ok"
         if not self._ever_ok and not self._failed_once:
             return "starting"
         return "degraded"
@@ -139,6 +144,15 @@ class ChromiumSupervisor:
             "last_error": self.last_error,
             "headless": self.settings.headless,
         }
+        if tracker is not None:
+            body["crashed_tabs"] = [page.target_id for page in tracker.pages() if page.crashed]
+        if self.tab_health is not None:
+            body["unresponsive_tabs"] = self.tab_health.unresponsive_tabs()
+        if self.recovery is not None:
+            counts = self.recovery.counts
+            body["tab_crashes"] = {"crashes": counts.crashes, "reloads": counts.reloads,
+                                   "failed_reloads": counts.failed, "gave_up": sorted(counts.gave_up),
+                                   "recovery": self.recovery.enabled}
         if conn is not None:
             body["cdp_stats"] = conn.stats()
         if self.settings.expose_cdp_port and chromium is not None:
@@ -226,6 +240,10 @@ class ChromiumSupervisor:
             await conn.close()
             raise
         self.conn, self.tracker, self.version = conn, tracker, version
+        self.recovery = CrashRecovery(conn, tracker, enabled=self.settings.recover_crashed_tabs,
+                                      call_timeout=self.settings.cdp_timeout)
+        self.recovery.start()
+        self.tab_health = TabHealth(self.settings.tab_budget)
         self._signal()
         log.info("connected to %s (pid %d)", version.get("product"), chromium.pid)
 
@@ -298,8 +316,12 @@ class ChromiumSupervisor:
         return False
 
     async def _drop_connection(self) -> None:
-        tracker, conn = self.tracker, self.conn
-        self.tracker = self.conn = None
+        tracker, conn, recovery, tab_health = self.tracker, self.conn, self.recovery, self.tab_health
+        self.tracker = self.conn = self.recovery = self.tab_health = None
+        if recovery is not None:
+            recovery.stop()
+        if tab_health is not None:
+            tab_health.stop()
         if tracker is not None:
             tracker.stop()
         if conn is not None:

@@ -6,6 +6,8 @@ from desktopd.web.appkeys import app_key
 
 from .chromium_watch import ChromiumSupervisor
 from .settings import Settings
+from .shared_reads import SharedReads
 
 SETTINGS = app_key("sidecar.settings", Settings)
 SUPERVISOR = app_key("sidecar.supervisor", ChromiumSupervisor)
+LAYOUT_READS = app_key("sidecar.layout_reads", SharedReads)

@@ -12,6 +12,7 @@ from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_probl
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
+from .url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
 
@@ -45,6 +46,12 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    # Directories whose files the API may open as file: URLs (url_policy.py).
+    file_roots: tuple[str, ...] = ()
+    # Reload a tab whose renderer crashed (crash_recovery.py).
+    recover_crashed_tabs: bool = True
+    # How long a request waits for one tab before reporting it unresponsive (tab_health.py).
+    tab_budget: float = 8.0
 
     def check(self) -> None:
         problem = server_problem(
@@ -60,7 +67,7 @@ class Settings:
             raise SettingsError(f"the CDP port must be 1..65535, got {self.expose_cdp_port}")
         if not self.headless and not self.display:
             raise SettingsError("no X display: pass --display / set DISPLAY, or use --headless")
-        if self.cdp_timeout <= 0 or self.launch_timeout <= 0:
+        if self.cdp_timeout <= 0 or self.launch_timeout <= 0 or self.tab_budget <= 0:
             raise SettingsError("timeouts must be positive")
         if not 0 < self.restart_backoff <= self.restart_backoff_max:
             raise SettingsError(f"the restart backoff must be in (0, {self.restart_backoff_max}] s")
@@ -147,6 +154,18 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=truthy(env.get("SIDECAR_ACCESSIBILITY")),
                         help="expose the browser's UI and pages on the AT-SPI bus, for desktopd's "
                              "/api/v1/accessibility (env SIDECAR_ACCESSIBILITY=1)")
+    parser.add_argument("--file-root", action="append", dest="file_roots",
+                        default=[root for root in (env.get("SIDECAR_FILE_ROOTS") or "").split(":") if root],
+                        help="a directory whose files POST /tabs and navigate may open as file: URLs, "
+                             "repeatable (env SIDECAR_FILE_ROOTS, colon-separated; default: the "
+                             "directories of file: start URLs)")
+    parser.add_argument("--no-tab-recovery", action="store_false", dest="recover_crashed_tabs",
+                        default=truthy(env.get("SIDECAR_RECOVER_TABS", "1")),
+                        help="leave a tab whose renderer crashed as it is instead of reloading it "
+                             "(env SIDECAR_RECOVER_TABS=0)")
+    parser.add_argument("--tab-budget", default=env.get("SIDECAR_TAB_BUDGET") or None,
+                        help="seconds a request waits for one tab before it reports that tab "
+                             "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
     add_guard_arguments(parser, env)
     args = parser.parse_args(argv)
 
@@ -173,6 +192,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
-        log_level=args.log_level, accessibility=args.accessibility, **guard_arguments(args))
+        log_level=args.log_level, accessibility=args.accessibility,
+        file_roots=tuple(args.file_roots) or default_file_roots(urls),
+        recover_crashed_tabs=args.recover_crashed_tabs,
+        tab_budget=_number(args.tab_budget, "tab budget", 8.0), **guard_arguments(args))
     settings.check()
     return settings

@@ -219,8 +219,10 @@ class TargetTracker:
         target_id = info["targetId"]
         page = self._pages.get(target_id)
         if page is not None:
-            # A crashed tab changes its info only when a new document (renderer) replaces it.
-            page.crashed = False
+            # Info also changes right after a crash (a title, the URL): the tab counts as
+            # revived only once its renderer answers.
+            if page.crashed:
+                self._spawn(self._confirm_revived(page))
             page.url = info.get("url", page.url)
             page.title = info.get("title", page.title)
         child = self._children.get(target_id)
@@ -232,6 +234,16 @@ class TargetTracker:
         self._infos.pop(params["targetId"], None)
         self._order.pop(params["targetId"], None)
         self._changed()
+
+    async def _confirm_revived(self, page: PageTarget) -> None:
+        try:
+            await page.send("Runtime.evaluate", {"expression": "0", "returnByValue": True},
+                            timeout=self.configure_timeout)
+        except CDPError:
+            return          # still dead (or gone): the mark stays
+        if page.crashed:
+            page.crashed = False
+            self._changed()
 
     def _on_crashed(self, params: dict, _session: str | None) -> None:
         page = self._pages.get(params.get("targetId", ""))

@@ -16,7 +16,7 @@ import time
 import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
@@ -129,8 +129,20 @@ def _weakly_referable(value: Any) -> bool:
     return True
 
 
-async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[str, Any]:
-    """The /layout body. Raises ApiError for a bad ``tab`` or when the one asked for fails."""
+class TabHealthLike(Protocol):
+    """sidecar.tab_health.TabHealth as the builder uses it."""
+    budget_s: float
+
+    def unresponsive(self, target_id: str) -> bool: ...
+
+    def mark(self, page: Any) -> None: ...
+
+
+async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
+                       health: TabHealthLike | None = None) -> dict[str, Any]:
+    """The /layout body. Raises ApiError for a bad ``tab`` or when the one asked for fails.
+    With ``health``, a tab that already stopped answering is reported at once, and one that does
+    not answer within the health's budget is reported and marked, while the others answer."""
     if not getattr(conn, "connected", True):
         raise ApiError(503, "chromium_unavailable", "not connected to Chromium", headers={"Retry-After": "1"})
     if options.tab is not None:
@@ -150,7 +162,7 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
     # Titles are re-read alongside (Chromium sends no event when a page sets document.title):
     # each tab's entry names its current title.
     titles = _or_exception(tracker.refresh_titles()) if hasattr(tracker, "refresh_titles") else _nothing()
-    _, *results = await asyncio.gather(titles, *(_tab_or_error(page, options, state) for page in pages))
+    _, *results = await asyncio.gather(titles, *(_tab_or_error(page, options, state, health) for page in pages))
     if options.tab is not None and isinstance(results[0], ApiError):
         raise results[0]
     tabs = []
@@ -168,15 +180,25 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions) -> dict[
     return {"tabs": tabs}
 
 
-async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState) -> Any:
+async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState,
+                        health: TabHealthLike | None) -> Any:
+    if health is not None and health.unresponsive(page.target_id) and not getattr(page, "crashed", False):
+        return ApiError(503, "tab_unresponsive", "the tab stopped answering (a script that does not "
+                        "yield, or a navigation that has not committed); its layout is read again once "
+                        "it answers", headers={"Retry-After": "1"})
+    budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
     try:
-        return await asyncio.wait_for(_locked_tab_layout(page, options, state), TAB_TIMEOUT)
+        return await asyncio.wait_for(_locked_tab_layout(page, options, state), budget)
     except asyncio.TimeoutError:
-        return ApiError(503, "tab_unresponsive", f"no layout within {TAB_TIMEOUT:g} s",
+        if health is not None:
+            health.mark(page)
+        return ApiError(503, "tab_unresponsive", f"no layout within {budget:g} s",
                         headers={"Retry-After": "1"})
     except ApiError as exc:
         return exc
     except Exception as exc:     # CDP errors and the rest: a JSON error for this tab only
+        if isinstance(exc, CDPTimeout) and health is not None:
+            health.mark(page)
         return _classify(page, exc)
 
 
