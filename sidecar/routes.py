@@ -217,6 +217,7 @@ async def navigate_tab(request: web.Request) -> web.Response:
     await tracker.refresh(page.target_id)
     if tracker.find_page(page.target_id) is None:
         raise CDPSessionClosed("the tab closed while navigating")
+    await tracker.confirm_revived(page)
     return web.json_response(tab_json(page, index))
 
 
@@ -236,6 +237,7 @@ async def reload_tab(request: web.Request) -> web.Response:
     await tracker.refresh(page.target_id)
     if tracker.find_page(page.target_id) is None:
         raise CDPSessionClosed("the tab closed while reloading")
+    await tracker.confirm_revived(page)
     return web.json_response(tab_json(page, index))
 
 

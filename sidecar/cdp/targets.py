@@ -222,7 +222,7 @@ class TargetTracker:
             # Info also changes right after a crash (a title, the URL): the tab counts as
             # revived only once its renderer answers.
             if page.crashed:
-                self._spawn(self._confirm_revived(page))
+                self._spawn(self.confirm_revived(page))
             page.url = info.get("url", page.url)
             page.title = info.get("title", page.title)
         child = self._children.get(target_id)
@@ -235,7 +235,10 @@ class TargetTracker:
         self._order.pop(params["targetId"], None)
         self._changed()
 
-    async def _confirm_revived(self, page: PageTarget) -> None:
+    async def confirm_revived(self, page: PageTarget) -> None:
+        """Clears ``page``'s crash mark once its renderer answers (after a new document)."""
+        if not page.crashed:
+            return
         try:
             await page.send("Runtime.evaluate", {"expression": "0", "returnByValue": True},
                             timeout=self.configure_timeout)
