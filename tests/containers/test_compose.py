@@ -80,6 +80,9 @@ def test_compose_up_turns_healthy(compose: tuple[list[str], dict[str, str]]) -> 
     bindings = container.attrs["HostConfig"]["PortBindings"]
     assert {b[0]["HostIp"] for b in bindings.values()} == {"127.0.0.1"}, bindings
     assert container.attrs["HostConfig"]["ShmSize"] >= 1 << 30
+    assert "no-new-privileges:true" in container.attrs["HostConfig"]["SecurityOpt"]
+    code, status = container.exec_run(["grep", "NoNewPrivs", "/proc/1/status"])
+    assert code == 0 and status.decode().split() == ["NoNewPrivs:", "1"], status
     for name, port in (("DESKTOPD", 8080), ("SIDECAR", 8122)):
         response = requests.get(f"http://127.0.0.1:{env[f'{name}_PUBLISHED_PORT']}/health", timeout=10)
         assert response.status_code == 200 and response.json()["status"] == "ok", (port, response.text)

@@ -54,6 +54,22 @@ def test_api_needs_the_token(desktop: Desktop) -> None:
     assert desktop.token not in env and "VNC_PASSWORD=" not in env
 
 
+def test_no_process_carries_a_secret_in_its_environment(desktop: Desktop) -> None:
+    # /proc/1/environ included: PID 1 re-executed itself without the secrets (desktop-entry).
+    code, found = desktop.exec_in("sh", "-c", "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' <\"$f\" "
+                                              "2>/dev/null | sed \"s|^|$f: |\"; done")
+    assert code == 0 and "/proc/1/environ: DESKTOPD_TOKEN_FILE=/run/desktop/" in found, found[:2000]
+    assert desktop.token not in found
+    assert desktop.vnc_password not in found
+    assert not [line for line in found.splitlines() if line.split(": ", 1)[-1].startswith(("DESKTOPD_TOKEN=",
+                                                                                         "VNC_PASSWORD="))]
+
+
+def test_no_setuid_or_setgid_programs_remain(desktop: Desktop) -> None:
+    code, found = desktop.exec_in("find", "/", "-xdev", "-type", "f", "-perm", "/6000")
+    assert code == 0 and found.strip() == "", found
+
+
 def test_screenshot_shows_the_xfce_desktop(desktop: Desktop) -> None:
     wait_for_xfce(desktop)
     response = desktop.get(8080, "/api/v1/screenshot", params={"format": "png"})
@@ -149,6 +165,7 @@ def test_a_program_that_keeps_failing_stops_the_container_non_zero(images: dict[
     ({"WIDTH": "wide"}, "WIDTH must be a positive integer, got 'wide'"),
     ({"DESKTOPD_TOKEN_FILE": "/run/secrets/missing"}, "DESKTOPD_TOKEN_FILE=/run/secrets/missing is not readable"),
     ({"VNC_PASSWORD_FILE": "/run/secrets/missing"}, "VNC_PASSWORD_FILE=/run/secrets/missing is not readable"),
+    ({"DESKTOPD_PUBLISH_ADDRESS": "0.0.0.0", "DESKTOPD_INSECURE": "1"}, "published on 0.0.0.0, not loopback"),
 ])
 def test_bad_settings_stop_the_container_with_a_clear_message(images: dict[str, str], env: dict[str, str],
                                                               message: str) -> None:
