@@ -74,9 +74,9 @@ class Desktop:
         assert response.status_code == 200, response.text
         return response.json()
 
-    def exec_in(self, *argv: str) -> tuple[int, str]:
-        """`docker exec` (as the image's user); for what the HTTP API is not about."""
-        code, output = self.container.exec_run(list(argv))
+    def exec_in(self, *argv: str, user: str = "") -> tuple[int, str]:
+        """`docker exec` (as the image's user, or ``user``); for what the HTTP API is not about."""
+        code, output = self.container.exec_run(list(argv), user=user)
         return code, output.decode("utf-8", "replace")
 
     def logs(self) -> str:
