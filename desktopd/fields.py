@@ -102,7 +102,8 @@ class Bool(Spec):
     def validate(self, value: Any, path: str, coerce: bool = False) -> bool:
         if coerce and isinstance(value, str):
             lowered = value.strip().lower()
-            if lowered in ("1", "true", "yes", "on"):
+            # One rule in both daemons; a bare query flag (?fresh) means true.
+            if lowered in ("", "1", "true", "yes", "on"):
                 return True
             if lowered in ("0", "false", "no", "off"):
                 return False
@@ -283,6 +284,9 @@ class Model(Spec):
         props: dict[str, Any] = {}
         for f in self.fields:
             prop = f.spec.schema()
+            if not f.required:
+                # validate() takes null for an optional field as "not given".
+                prop = {"anyOf": [prop, {"type": "null"}]}
             if f.description:
                 prop["description"] = f.description
             if f.default is not _MISSING and f.default is not None:
@@ -305,6 +309,8 @@ class Model(Spec):
                 schema["default"] = f.default
             param: dict[str, Any] = {"name": f.name, "in": "query", "required": f.required,
                                      "schema": schema}
+            if isinstance(f.spec, Bool):
+                param["allowEmptyValue"] = True   # ?fresh alone means true
             if f.description or f.spec.description:
                 param["description"] = f.description or f.spec.description
             params.append(param)

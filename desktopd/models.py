@@ -51,7 +51,7 @@ SCREENSHOT_QUERY = Model("ScreenshotQuery", [
       description="Downscale factor in (0, 1]; X-Scale echoes the factor applied."),
     F("max_width", Int(1, 16384), description="Fit the image into this width (keeps aspect)."),
     F("max_height", Int(1, 16384), description="Fit the image into this height (keeps aspect)."),
-    F("region", Str(min_length=1, check=_region_problem, pattern=r"^\d+,\d+,\d+,\d+$"),
+    F("region", Str(min_length=1, check=_region_problem, pattern=r"^\d{1,5},\d{1,5},[1-9]\d{0,4},[1-9]\d{0,4}$"),
       description="Screen-pixel rectangle x,y,width,height; must lie inside the screen."),
     F("cursor", Bool(), default=False, description="Draw the real pointer image (XFixes)."),
 ], check=_screenshot_check)

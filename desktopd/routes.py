@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -11,12 +9,9 @@ from aiohttp import web
 from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
-from desktopd.fields import Model, Spec
+from desktopd.web.routing import OBJ, Route, register
 from desktopd.handlers import clipboard, compat, execute, health, keyboard, openapi, pointer, screenshot, windows
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-OBJ = {"type": "object"}
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
     "y": {"type": "integer", "description": "Pointer y after the events, screen pixels."},
@@ -62,27 +57,6 @@ IMAGE_HEADERS = {
     "X-Raw-Stride": "format=raw: bytes per row (width*4).",
     "X-Raw-Format": "format=raw: BGRX, 4 bytes a pixel (blue, green, red, unused), rows top down.",
 }
-
-
-@dataclass(frozen=True)
-class Route:
-    method: str
-    path: str
-    handler: Handler
-    summary: str
-    tag: str
-    query: Model | None = None
-    body: Spec | None = None
-    body_optional: bool = False
-    uses_x: bool = True
-    public: bool = False
-    not_found: bool = False
-    success_status: int = 200
-    success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
-    success_headers: dict[str, str] = field(default_factory=dict)
-    description: str = ""
-    id_description: str = ""  # the {id} path parameter, when it is not an X window id
-    extra_errors: tuple[int, ...] = ()
 
 
 def _window_routes() -> list[Route]:
@@ -172,10 +146,9 @@ ROUTES: list[Route] = [
           "Perform an AT-SPI action (or focus) on one accessible object", "accessibility",
           body=ACCESSIBILITY_ACTION_BODY, not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
-                         "unknown or gone."),
+                         "unknown or gone.", id_pattern=r"^\S+$"),
 ]
 
 
 def setup_routes(app: web.Application, routes: list[Route] = ROUTES) -> None:
-    for route in routes:
-        app.router.add_route(route.method, route.path, route.handler)
+    register(app, routes)

@@ -1,19 +1,25 @@
-"""HTTP routes: health, targets/tabs (list, open, close, activate, navigate) and layout."""
+"""HTTP routes: health, targets/tabs (list, open, close, activate, navigate, reload), layout, and the
+OpenAPI document generated from the route table below."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 from aiohttp import web
 
-from desktopd.web.errors import ApiError, invalid, not_found, read_json_object
+from desktopd.handlers.openapi import build_openapi
+from desktopd.web.bodies import json_body, optional_json_body
+from desktopd.web.errors import ApiError, not_found
+from desktopd.web.routing import Route, register
 
 from . import keys
 from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .crash_recovery import revive
+from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY
 from .tab_health import TabHealth
 from .url_policy import UrlPolicy, UrlRefused
 
@@ -23,20 +29,6 @@ VISIBILITY_BUDGET_S = 2.0
 # Resolves in the committed document once its load event fired (at once if it already did).
 _WAIT_FOR_LOAD = ("document.readyState === 'complete' || new Promise(resolve => "
                   "addEventListener('load', () => resolve(true), {once: true}))")
-
-
-def setup_routes(app: web.Application) -> None:
-    app.router.add_get("/health", health)
-    app.router.add_get("/targets", list_targets)
-    app.router.add_get("/tabs", list_tabs)
-    app.router.add_post("/tabs", open_tab)
-    app.router.add_get("/tabs/{tab_id}", get_tab)
-    app.router.add_delete("/tabs/{tab_id}", close_tab)
-    app.router.add_post("/tabs/{tab_id}/activate", activate_tab)
-    app.router.add_post("/tabs/{tab_id}/navigate", navigate_tab)
-    app.router.add_post("/tabs/{tab_id}/reload", reload_tab)
-    app.router.add_get("/layout", layout)
-    app.router.add_get("/", layout)
 
 
 def _session(request: web.Request) -> tuple[CDPConnection, TargetTracker]:
@@ -126,14 +118,8 @@ async def get_tab(request: web.Request) -> web.Response:
 
 # -- tab actions --------------------------------------------------------------------------------
 
-def _url_field(request: web.Request, body: dict, *, required: bool) -> str:
-    url = body.get("url")
-    if url is None and not required:
-        return "about:blank"
-    if not isinstance(url, str) or not url.strip():
-        raise invalid("url", "expected a non-empty string such as https://example.com/")
-    if ":" not in url:
-        raise invalid("url", f"expected an absolute URL with a scheme, got {url!r}")
+def _allowed_url(request: web.Request, url: str) -> str:
+    """``url`` when the API may open it (url_policy.py), else a 403 naming the field."""
     url = url.strip()
     try:
         UrlPolicy(request.app[keys.SETTINGS].file_roots).check(url)
@@ -142,22 +128,11 @@ def _url_field(request: web.Request, body: dict, *, required: bool) -> str:
     return url
 
 
-def _bool_field(body: dict, name: str, default: bool) -> bool:
-    value = body.get(name, default)
-    if not isinstance(value, bool):
-        raise invalid(name, f"expected true or false, got {value!r}")
-    return value
-
-
-async def _optional_json(request: web.Request) -> dict:
-    return await read_json_object(request) if request.can_read_body else {}
-
-
 async def open_tab(request: web.Request) -> web.Response:
     """Body (optional): {"url": "https://...", "background": false}. 201 with the new tab."""
-    body = await _optional_json(request)
-    url = _url_field(request, body, required=False)
-    background = _bool_field(body, "background", False)
+    body = await optional_json_body(request, OPEN_TAB_BODY)
+    url = _allowed_url(request, body["url"])
+    background = body["background"]
     conn, tracker = _session(request)
     created = await conn.send("Target.createTarget", {"url": url, "background": background})
     page = await tracker.wait_for_page(created["targetId"], _timeout(request))
@@ -182,13 +157,8 @@ async def activate_tab(request: web.Request) -> web.Response:
 
 
 def _wait_options(request: web.Request, body: dict) -> tuple[str, float]:
-    wait = body.get("wait", "load")
-    if wait not in ("load", "none"):
-        raise invalid("wait", f"expected 'load' or 'none', got {wait!r}")
-    timeout = body.get("timeout", _timeout(request))
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 300:
-        raise invalid("timeout", f"expected seconds between 0 and 300, got {timeout!r}")
-    return wait, float(timeout)
+    timeout = body["timeout"] if body["timeout"] is not None else _timeout(request)
+    return body["wait"], float(timeout)
 
 
 async def _wait_for_load(page: PageTarget, url: str, timeout: float) -> None:
@@ -201,8 +171,8 @@ async def _wait_for_load(page: PageTarget, url: str, timeout: float) -> None:
 
 async def navigate_tab(request: web.Request) -> web.Response:
     """Body: {"url": "...", "wait": "load" | "none", "timeout": seconds}. Returns the tab."""
-    body = await read_json_object(request)
-    url = _url_field(request, body, required=True)
+    body = await json_body(request, NAVIGATE_BODY)
+    url = _allowed_url(request, body["url"])
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
@@ -225,7 +195,7 @@ async def reload_tab(request: web.Request) -> web.Response:
     """Body (optional): {"wait": "load" | "none", "timeout": seconds}. Loads the tab's URL
     again as a new document (so a tab whose renderer crashed gets a new renderer, which
     Page.reload cannot give). Returns the tab."""
-    body = await _optional_json(request)
+    body = await optional_json_body(request, RELOAD_BODY)
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
@@ -283,3 +253,60 @@ async def layout(request: web.Request) -> web.Response:
         data = await asyncio.get_running_loop().run_in_executor(None, encoder.gzipped, encoded)
         headers["Content-Encoding"] = "gzip"
     return web.Response(body=data, headers=headers, content_type="application/json", charset="utf-8")
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    return web.Response(text=OPENAPI_BODY, content_type="application/json")
+
+
+OBJECT = {"application/json": {"schema": {"type": "object"}}}
+ARRAY_OR_OBJECT = {"application/json": {"schema": {"type": ["object", "array"]}}}
+TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
+ERROR_TEXT = {
+    400: "Malformed JSON or not a JSON object",
+    401: "Missing or wrong bearer token",
+    403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url",
+    404: "No such tab",
+    409: "The tab closed, navigated away or crashed during the request",
+    422: "A field or parameter is invalid; `field` names it",
+    500: "Unexpected error (a bug)",
+    502: "Chromium refused the call, or the navigation failed",
+    503: "Chromium is starting or restarting, or the tab does not answer",
+    504: "Chromium or the page did not answer in time",
+}
+TAB_ID_PATTERN = r"^[0-9A-Fa-f]{1,32}$"
+_TAB = dict(not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN, extra_errors=(409, 502, 504))
+ROUTES: list[Route] = [
+    Route("GET", "/health", health, "Chromium, CDP and tab state (no token needed)", "meta", public=True,
+          description="200 when Chromium is connected with at least one tab and none is crashed; "
+                      "503 (same body) otherwise."),
+    Route("GET", "/openapi.json", openapi_json, "This document", "meta", uses_x=False),
+    Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers)", "tabs",
+          success=ARRAY_OR_OBJECT),
+    Route("GET", "/tabs", list_tabs, "Tabs in tab order", "tabs", success=ARRAY_OR_OBJECT),
+    Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY, body_optional=True,
+          success_status=201, extra_errors=(403, 502, 504)),
+    Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),
+    Route("DELETE", "/tabs/{tab_id}", close_tab, "Close a tab", "tabs", **_TAB),
+    Route("POST", "/tabs/{tab_id}/activate", activate_tab, "Bring a tab to the front", "tabs", **_TAB),
+    Route("POST", "/tabs/{tab_id}/navigate", navigate_tab, "Load a URL in a tab", "tabs",
+          body=NAVIGATE_BODY, not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,
+          extra_errors=(403, 409, 502, 504)),
+    Route("POST", "/tabs/{tab_id}/reload", reload_tab, "Load the tab's URL again (revives a crashed tab)",
+          "tabs", body=RELOAD_BODY, body_optional=True, **_TAB),
+    Route("GET", "/layout", layout, "Every tab's accessibility tree with document, viewport and screen "
+          "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
+          success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",
+                           "Server-Timing": "layout;dur=..., encode;dur=... (ms)"},
+          description="The body's schema: layout_schema.jsonc in the repository."),
+    Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
+          extra_errors=(504,)),
+]
+OPENAPI_BODY = json.dumps(build_openapi(
+    ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,
+    description="Chromium on the desktop: its tabs, and each tab's accessibility tree with bounds in "
+                "document, viewport and screen pixels."))
+
+
+def setup_routes(app: web.Application) -> None:
+    register(app, ROUTES)

@@ -2,38 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.fields import Model
-from desktopd.web.errors import invalid, read_json_object
+from desktopd.web.bodies import json_body, optional_json_body, query
 from desktopd.xservice import XService
+
+__all__ = ["json_body", "optional_json_body", "query", "xservice"]
 
 
 def xservice(request: web.Request) -> XService:
     return request.app[keys.XSERVICE]
-
-
-async def json_body(request: web.Request, model: Model) -> dict[str, Any]:
-    """The body validated against ``model``: 400 when it is not a JSON object, 422 naming the field."""
-    return model.validate(await read_json_object(request))
-
-
-async def optional_json_body(request: web.Request, model: Model) -> dict[str, Any]:
-    """Like json_body, but an empty body means an empty object (actions without parameters)."""
-    if not request.can_read_body:
-        return model.validate({})
-    raw = await request.read()
-    if not raw.strip():
-        return model.validate({})
-    return model.validate(await read_json_object(request))
-
-
-def query(request: web.Request, model: Model) -> dict[str, Any]:
-    params = request.query
-    for name in params:
-        if len(params.getall(name)) > 1:
-            raise invalid(name, "given more than once")
-    return model.validate(dict(params), coerce=True)

@@ -29,22 +29,22 @@ ERROR_TEXT = {
 }
 
 
-def _error(status: int) -> dict[str, Any]:
-    return {"description": ERROR_TEXT[status],
+def _error(status: int, texts: dict[int, str]) -> dict[str, Any]:
+    return {"description": texts[status],
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
-def operation(route: Any) -> dict[str, Any]:
+def operation(route: Any, texts: dict[int, str] = ERROR_TEXT) -> dict[str, Any]:
     op: dict[str, Any] = {"summary": route.summary, "tags": [route.tag],
                           "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z0-9]+', '_', route.path.lower()).strip('_')}"}
     if route.description:
         op["description"] = route.description
     params = []
-    if "{id}" in route.path:
-        params.append({"name": "id", "in": "path", "required": True,
-                       "description": getattr(route, "id_description", "") or
+    for name in re.findall(r"{(\w+)}", route.path):
+        params.append({"name": name, "in": "path", "required": True,
+                       "description": route.id_description or
                                       "X window id, decimal or 0x-hex (from /api/v1/tree).",
-                       "schema": {"type": "string"}})
+                       "schema": {"type": "string", "pattern": route.id_pattern}})
     if route.query is not None:
         params.extend(route.query.query_parameters())
     if params:
@@ -62,33 +62,37 @@ def operation(route: Any) -> dict[str, Any]:
     codes = []
     if route.body is not None:
         codes += [400, 422]
-    elif route.query is not None or "{id}" in route.path:
+    elif route.query is not None or "{" in route.path:
         codes.append(422)
     if not route.public:
         codes.append(401)
     if route.not_found:
         codes.append(404)
     codes.append(500)
-    codes.extend(getattr(route, "extra_errors", ()))
+    codes.extend(route.extra_errors)
     if route.uses_x:
         codes.append(503)
-    for code in sorted(codes):
-        responses[str(code)] = _error(code)
+    for code in sorted(set(codes)):
+        responses[str(code)] = _error(code, texts)
     if route.public:
         op["security"] = []
     op["responses"] = responses
     return op
 
 
-def build_openapi(routes: list[Any]) -> dict[str, Any]:
+DESCRIPTION = ("See and drive an X11 desktop over HTTP. Coordinates are screen pixels unless a "
+               "field says otherwise.")
+
+
+def build_openapi(routes: list[Any], *, title: str = "desktopd", description: str = DESCRIPTION,
+                  texts: dict[int, str] = ERROR_TEXT) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``routes`` (either daemon's table)."""
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = operation(route)
+        paths.setdefault(route.path, {})[route.method.lower()] = operation(route, texts)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "desktopd", "version": __version__,
-                 "description": "See and drive an X11 desktop over HTTP. Coordinates are screen "
-                                "pixels unless a field says otherwise."},
+        "info": {"title": title, "version": __version__, "description": description},
         "paths": paths,
         "components": {
             "schemas": {"Error": ERROR_SCHEMA},

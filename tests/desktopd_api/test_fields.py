@@ -55,10 +55,26 @@ def test_query_strings_coerce():
     assert error_field({"on": "maybe"}, query, coerce=True) == "on"
 
 
+def given(prop: dict) -> dict:
+    """An optional field's schema without its null alternative (null means "not given")."""
+    options = prop.get("anyOf", [])
+    if len(options) == 2 and options[1] == {"type": "null"}:
+        return options[0]
+    return prop
+
+
 def test_schema_matches_the_rules():
     schema = ROOT.schema()
     assert schema["additionalProperties"] is False
-    item = schema["properties"]["items"]["items"]
+    item = given(schema["properties"]["items"])["items"]
     assert item["required"] == ["n"] and item["properties"]["n"] == {"type": "integer", "minimum": 0, "maximum": 9}
-    assert schema["properties"]["ratio"]["exclusiveMinimum"] == 0
-    assert len(schema["properties"]["either"]["anyOf"]) == 2
+    assert given(schema["properties"]["ratio"])["exclusiveMinimum"] == 0
+    assert len(given(schema["properties"]["either"])["anyOf"]) == 2
+
+
+def test_optional_fields_may_be_null_as_validation_allows():
+    schema = ROOT.schema()
+    optional = [name for name in schema["properties"] if name not in schema.get("required", [])]
+    assert optional and all(schema["properties"][name]["anyOf"][-1] == {"type": "null"} for name in optional)
+    assert ROOT.validate({name: None for name in optional}) == {"items": None, "env": None, "either": None,
+                                                                 "ratio": None, "flag": False}

@@ -1,0 +1,44 @@
+"""A route declared once: registered on the app and described in the service's OpenAPI document
+(desktopd and the sidecar both declare theirs this way)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from desktopd.fields import Model, Spec
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+OBJ = {"type": "object"}
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    tag: str
+    query: Model | None = None
+    body: Spec | None = None
+    body_optional: bool = False
+    uses_x: bool = True          # may answer 503 (desktopd: the X display; sidecar: Chromium)
+    public: bool = False
+    not_found: bool = False
+    success_status: int = 200
+    success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
+    success_headers: dict[str, str] = field(default_factory=dict)
+    description: str = ""
+    id_description: str = ""  # the {id} path parameter, when it is not an X window id
+    # What the path parameter looks like (default: an X window id, nonzero, decimal or 0x-hex).
+    id_pattern: str = r"^([1-9][0-9]{0,8}|0[xX]0*[1-9a-fA-F][0-9a-fA-F]{0,7})$"
+    extra_errors: tuple[int, ...] = ()
+
+
+
+def register(app: web.Application, routes: list[Route]) -> None:
+    for route in routes:
+        app.router.add_route(route.method, route.path, route.handler)

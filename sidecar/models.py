@@ -1,0 +1,57 @@
+"""The sidecar's request models, declared once: they validate requests (422 naming the field,
+unknown fields refused) and generate its OpenAPI document."""
+
+from __future__ import annotations
+
+import re
+
+from desktopd.fields import F, Bool, Enum, Int, Model, Number, Str
+
+MAX_NODES_LIMIT = 1_000_000
+ROLE_LIST = re.compile(r"^\s*[A-Za-z0-9_-]+\s*(,\s*[A-Za-z0-9_-]+\s*)*,?\s*$")
+
+
+def _absolute_url(value: str) -> str | None:
+    if not value.strip():
+        return "must not be empty"
+    if ":" not in value:
+        return f"expected an absolute URL with a scheme, such as https://example.com/, got {value!r}"
+    return None
+
+
+def _role_list(value: str) -> str | None:
+    return None if ROLE_LIST.match(value) else "expected a comma-separated list of roles, e.g. button,link"
+
+
+def _not_blank(value: str) -> str | None:
+    return None if value.strip() else "must be a target id or a non-empty prefix of one"
+
+
+URL = Str(min_length=1, max_length=1 << 16, check=_absolute_url, pattern=r"^\S*[A-Za-z][A-Za-z0-9+.-]*:",
+          description="Absolute URL. http, https, data, about:blank, and file: below SIDECAR_FILE_ROOTS; "
+                      "other schemes are refused with 403.")
+WAIT = Enum(("load", "none"), description="load: answer after the load event; none: after the commit.")
+TIMEOUT = Number(minimum=0.5, maximum=300, description="Seconds, 0.5 to 300 (default: the CDP timeout).")
+
+OPEN_TAB_BODY = Model("OpenTab", [
+    F("url", URL, default="about:blank"),
+    F("background", Bool(), default=False, description="Open without bringing it to the front."),
+])
+NAVIGATE_BODY = Model("Navigate", [
+    F("url", URL, required=True),
+    F("wait", WAIT, default="load"),
+    F("timeout", TIMEOUT),
+])
+RELOAD_BODY = Model("Reload", [
+    F("wait", WAIT, default="load"),
+    F("timeout", TIMEOUT),
+])
+LAYOUT_QUERY = Model("LayoutQuery", [
+    F("tab", Str(min_length=1, check=_not_blank, pattern=r"\S"),
+      description="Target id, or a unique prefix of one: only that tab."),
+    F("interesting", Bool(), default=False, description="Leave out ignored and generic nodes."),
+    F("roles", Str(min_length=1, check=_role_list, pattern=ROLE_LIST.pattern),
+      description="Comma-separated roles to keep, case-insensitive (e.g. button,link)."),
+    F("max_nodes", Int(minimum=1, maximum=MAX_NODES_LIMIT), description="At most this many nodes per tab."),
+    F("fresh", Bool(), default=False, description="A full read of every tab: no cache, no incremental patch."),
+])
