@@ -15,7 +15,8 @@ async def serve(settings: Settings) -> None:
         print(f"desktopd listening on http://{host}:{port} (display {settings.display}, "
               f"token {'required' if settings.token else 'off'})", file=sys.stderr, flush=True)
 
-    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce)
+    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce,
+                                settings.header_deadline)
 
 
 def main(argv: list[str] | None = None) -> int:

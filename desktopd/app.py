@@ -14,6 +14,7 @@ from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.settings import Settings
+from desktopd.web.deadlines import BODY_DEADLINE
 from desktopd.web.guard import guard_middleware, guard_settings
 from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import error_middleware, token_auth_middleware
@@ -43,6 +44,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings
+    app[BODY_DEADLINE] = settings.body_deadline
     app[keys.STARTED_AT] = time.time()
     app[keys.ROUTES] = ROUTES
     app[keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))

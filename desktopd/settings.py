@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
@@ -34,6 +35,9 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
+    header_deadline: float = 10.0
+    body_deadline: float = 30.0
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -43,7 +47,8 @@ class Settings:
             "if the network is trusted")
         if problem:
             raise SettingsError(problem)
-        problem = guard_problem(self.allowed_hosts, self.allowed_origins)
+        problem = guard_problem(self.allowed_hosts, self.allowed_origins) or \
+            deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
             raise SettingsError(problem)
 
@@ -74,6 +79,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         help="the Chromium sidecar whose /layout ?merge=browser reads (env "
                              "DESKTOPD_SIDECAR_URL; token: DESKTOPD_SIDECAR_TOKEN, else desktopd's own)")
     add_guard_arguments(parser, env)
+    add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
 
     port = args.port
@@ -91,6 +97,6 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         insecure=args.insecure, log_level=args.log_level,
                         app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
                         sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token,
-                        **guard_arguments(args))
+                        **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -22,7 +22,8 @@ async def serve(settings: Settings) -> None:
                  settings.display, ", headless" if settings.headless else "",
                  "required" if settings.token else "off")
 
-    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce)
+    await serve_until_signalled(init_app(settings), settings.host, settings.port, announce,
+                                settings.header_deadline)
 
 
 def main(argv: list[str] | None = None) -> int:

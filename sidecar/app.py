@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from desktopd.web.errors import ApiError, unavailable
+from desktopd.web.deadlines import BODY_DEADLINE
 from desktopd.web.guard import guard_middleware, guard_settings
 from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
@@ -55,6 +56,7 @@ def init_app(settings: Settings) -> web.Application:
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings
+    app[BODY_DEADLINE] = settings.body_deadline
     app[keys.LAYOUT_READS] = SharedReads()
 
     async def chromium_context(app: web.Application) -> AsyncIterator[None]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
@@ -46,6 +47,9 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
+    header_deadline: float = 10.0
+    body_deadline: float = 30.0
     # Directories whose files the API may open as file: URLs (url_policy.py).
     file_roots: tuple[str, ...] = ()
     # Reload a tab whose renderer crashed (crash_recovery.py).
@@ -60,7 +64,8 @@ class Settings:
             "pass --insecure / SIDECAR_INSECURE=1 if the network is trusted")
         if problem:
             raise SettingsError(problem)
-        problem = guard_problem(self.allowed_hosts, self.allowed_origins)
+        problem = guard_problem(self.allowed_hosts, self.allowed_origins) or \
+            deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
             raise SettingsError(problem)
         if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
@@ -167,6 +172,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         help="seconds a request waits for one tab before it reports that tab "
                              "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
     add_guard_arguments(parser, env)
+    add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
 
     urls = tuple(args.urls) or tuple((env.get("SIDECAR_URLS") or "").split())
@@ -195,6 +201,6 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         log_level=args.log_level, accessibility=args.accessibility,
         file_roots=tuple(args.file_roots) or default_file_roots(urls),
         recover_crashed_tabs=args.recover_crashed_tabs,
-        tab_budget=_number(args.tab_budget, "tab budget", 8.0), **guard_arguments(args))
+        tab_budget=_number(args.tab_budget, "tab budget", 8.0), **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

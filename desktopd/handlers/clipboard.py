@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from desktopd.models import CLIPBOARD_BODY
-from desktopd.web.errors import invalid
+from desktopd.web.errors import invalid, read_body
 
 from .common import json_body, xservice
 
@@ -17,7 +17,7 @@ async def get_clipboard(request: web.Request) -> web.Response:
 
 async def put_clipboard(request: web.Request) -> web.Response:
     if request.content_type == "text/plain":  # curl --data-binary @file -H 'Content-Type: text/plain'
-        raw = await request.read()
+        raw = await read_body(request)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd.fields import Model
-from desktopd.web.errors import invalid, read_json_object
+from desktopd.web.errors import invalid, read_body, read_json_object
 
 
 async def json_body(request: web.Request, model: Model) -> dict[str, Any]:
@@ -20,7 +20,7 @@ async def optional_json_body(request: web.Request, model: Model) -> dict[str, An
     """Like json_body, but an empty body means an empty object (actions without parameters)."""
     if not request.can_read_body:
         return model.validate({})
-    raw = await request.read()
+    raw = await read_body(request)
     if not raw.strip():
         return model.validate({})
     return model.validate(await read_json_object(request))

@@ -14,6 +14,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_log import AccessLogger
 
+from .deadlines import HEADER_DEADLINE_S, KEEPALIVE_S, with_header_deadline
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -63,22 +65,29 @@ class ProbeQuietAccessLogger(AccessLogger):
 
 
 async def serve_until_signalled(app: web.Application, host: str, port: int,
-                                announce: Callable[[str, int], None]) -> None:
+                                announce: Callable[[str, int], None],
+                                header_deadline: float = HEADER_DEADLINE_S) -> None:
     """Serve ``app`` until SIGINT/SIGTERM, then shut down gracefully (cleanup_ctx runs)."""
-    runner = web.AppRunner(app, handle_signals=False, access_log_class=ProbeQuietAccessLogger)
+    runner = web.AppRunner(app, handle_signals=False, access_log_class=ProbeQuietAccessLogger,
+                           keepalive_timeout=KEEPALIVE_S)
     await runner.setup()
+    loop = asyncio.get_running_loop()
+    server: asyncio.base_events.Server | None = None
     try:
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        for bound_host, bound_port, *_ in runner.addresses:
+        # aiohttp's own protocol factory, each connection watched for slow headers (deadlines.py).
+        server = await loop.create_server(with_header_deadline(runner.server, header_deadline), host, port)
+        for sock in server.sockets:
+            bound_host, bound_port, *_ = sock.getsockname()
             announce(bound_host, bound_port)  # the real port when asked for port 0
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         logging.getLogger(__name__).info("shutting down")
     finally:
+        if server is not None:
+            server.close()
+            await server.wait_closed()
         await runner.cleanup()
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from aiohttp import web
+
+from .deadlines import BODY_DEADLINE, BODY_DEADLINE_S
 
 
 class ApiError(Exception):
@@ -54,9 +57,19 @@ def json_error(status: int, error: str, detail: Any = None, *,
     return web.json_response({"error": error, "detail": detail}, status=status, headers=headers)
 
 
+async def read_body(request: web.Request) -> bytes:
+    """The raw body, or a 408 when the client does not send it within BODY_DEADLINE_S."""
+    deadline = request.app.get(BODY_DEADLINE, BODY_DEADLINE_S)
+    try:
+        return await asyncio.wait_for(request.read(), deadline)
+    except asyncio.TimeoutError:
+        raise ApiError(408, "request_timeout",
+                       f"the request body did not arrive within {deadline:g} s") from None
+
+
 async def read_json_object(request: web.Request) -> dict[str, Any]:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
-    raw = await request.read()
+    raw = await read_body(request)
     if not raw:
         raise bad_request("request body is empty; expected a JSON object")
     try:
