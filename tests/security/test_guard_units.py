@@ -124,3 +124,18 @@ def test_host_names_are_read_without_port_or_brackets() -> None:
 ])
 def test_settings_are_checked(hosts, origins, ok) -> None:
     assert (guard_problem(hosts, origins) is None) is ok
+
+
+async def test_deeply_nested_json_is_a_400_in_both_daemons(desktopd, aiohttp_client) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    nested = '{"text": ' + deep + "}"
+    response = await desktopd.post("/api/v1/keyboard", data=nested, headers={"Content-Type": "application/json"})
+    assert response.status == 400 and "nested deeper" in (await response.json())["detail"]
+    moderate = '{"text": ' + "[" * 40 + "]" * 40 + "}"      # parses, but deeper than any request of ours
+    response = await desktopd.post("/api/v1/keyboard", data=moderate, headers={"Content-Type": "application/json"})
+    assert response.status == 400
+    app = sidecar_app(sidecar_settings(["--headless", "--port", "0"], {}))
+    app.cleanup_ctx.clear()
+    client = await aiohttp_client(app)
+    response = await client.post("/tabs", data='{"url": ' + deep + "}", headers={"Content-Type": "application/json"})
+    assert response.status == 400 and (await response.json())["error"] == "bad_request"
