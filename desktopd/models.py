@@ -190,9 +190,12 @@ COMPAT_TABLET_EVENT = Model("CompatTabletEvent", [
     F("dx", Int(-200, 200), default=0),
     F("dy", Int(-200, 200), default=0),
 ], check=_xy_together)
+# The original's harnesses send whole texts as key events (a 600-character text is 1,200 events):
+# batches are bounded by the body size (16 MiB) and run in chunks, not by a small event count.
+COMPAT_MAX_EVENTS = 200_000
 COMPAT_TABLET_BODY = Model("CompatTabletRequest", [
-    F("events", ListOf(COMPAT_TABLET_EVENT, min_items=1, max_items=500), required=True),
+    F("events", ListOf(COMPAT_TABLET_EVENT, min_items=1, max_items=COMPAT_MAX_EVENTS), required=True),
 ])
 COMPAT_KEYBOARD_BODY = Model("CompatKeyboardRequest", [
-    F("events", ListOf(KEY_EVENT, min_items=1, max_items=1000), required=True),
+    F("events", ListOf(KEY_EVENT, min_items=1, max_items=COMPAT_MAX_EVENTS), required=True),
 ])

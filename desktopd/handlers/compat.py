@@ -11,7 +11,7 @@ from desktopd.models import COMPAT_KEYBOARD_BODY, COMPAT_TABLET_BODY
 
 from .common import json_body, xservice
 from .keyboard import run_key_events
-from .pointer import run_pointer_events
+from .pointer import check_key_names, check_on_screen, run_pointer_events
 
 
 def as_pointer_event(event: dict[str, Any]) -> dict[str, Any]:
@@ -20,14 +20,32 @@ def as_pointer_event(event: dict[str, Any]) -> dict[str, Any]:
             "modifiers": []}
 
 
+# Events per X job: a long batch never holds the X thread for long (other requests interleave,
+# in order of arrival), and a client that hangs up stops it at the next chunk.
+CHUNK = 500
+
+
+def chunks(count: int) -> range:
+    return range(0, count, CHUNK)
+
+
 async def tablet_event(request: web.Request) -> web.Response:
-    events = (await json_body(request, COMPAT_TABLET_BODY))["events"]
-    await run_pointer_events(xservice(request), [as_pointer_event(e) for e in events],
-                             [f"events[{i}]" for i in range(len(events))])
+    events = [as_pointer_event(e) for e in (await json_body(request, COMPAT_TABLET_BODY))["events"]]
+    prefixes = [f"events[{i}]" for i in range(len(events))]
+    xs = xservice(request)
+    # Every point checked before the first event goes out: a bad one fails the batch, not half of it.
+    check_on_screen(events, prefixes, await xs.screen_size())
+    for start in chunks(len(events)):
+        await run_pointer_events(xs, events[start:start + CHUNK], prefixes[start:start + CHUNK])
     return web.Response(status=204)
 
 
 async def keyboard_event(request: web.Request) -> web.Response:
     events = (await json_body(request, COMPAT_KEYBOARD_BODY))["events"]
-    await run_key_events(xservice(request), events, 0.0)
+    xs = xservice(request)
+    # Every key name checked before the first event goes out: a typo fails the batch, not half of it.
+    await xs.call(check_key_names, [(f"events[{i}].keysym", e["keysym"]) for i, e in enumerate(events)
+                                    if isinstance(e["keysym"], str)])
+    for start in chunks(len(events)):
+        await run_key_events(xs, events[start:start + CHUNK], 0.0)
     return web.Response(status=204)

@@ -268,3 +268,19 @@ def test_starts_before_the_display_and_connects_when_it_appears():
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(timeout=10)
+
+
+def test_compat_batches_as_long_as_harnesses_send_them_in_order(desktopd, recorder):
+    post(desktopd, "/api/v1/tablet", {"x": 200, "y": 250, "action": "tap"})
+    recorder.collect("release", 1)
+    text = ("The original harness types 600 characters as 1,200 key events: " * 10)[:600]
+    events = [{"keysym": char if char != " " else "space", "state": state}
+              for char in text for state in ("down", "up")]
+    assert len(events) == 1200
+    assert post(desktopd, "/api/v1/keyboard_event", {"events": events}, status=204) is None
+    assert recorder.text().endswith(text)
+    # A bad event late in a long batch fails it before anything is sent, naming it.
+    late_typo = [*events[:40], {"keysym": "NoSuchKey", "state": "down"}]
+    reply = desktopd.request("POST", "/api/v1/keyboard_event", json={"events": late_typo})
+    assert reply.status_code == 422 and reply.json()["field"] == "events[40].keysym", reply.text
+    assert recorder.text().endswith(text)

@@ -288,6 +288,14 @@ class Desktopd:
                 raise AssertionError(f"desktopd {path} {body}: {response.status} {data}")
             return data
 
+    async def post_no_content(self, path: str, body: dict) -> None:
+        """The original's compatibility endpoints answer 204 No Content."""
+        if self.session is None:
+            self.session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20))
+        async with self.session.post(self.url + path, json=body) as response:
+            if response.status != 204:
+                raise AssertionError(f"desktopd {path} {body}: {response.status} {await response.text()}")
+
     async def close(self) -> None:
         if self.session is not None:
             await self.session.close()
