@@ -40,6 +40,10 @@ TREE = {"type": "object", "properties": {
         "visible": {"type": "boolean"},
         "frame": {**RECT, "description": "With decorations, screen pixels."},
         "client": {**RECT, "description": "The application's own area, screen pixels."}}}}}}
+I3_TREE = {"type": "object", "description": "i3/Sway IPC get_tree: root > output > workspace > con.",
+           "required": ["id", "type", "nodes", "floating_nodes", "rect"], "properties": {
+               "type": {"const": "root"}, "nodes": {"type": "array"}, "floating_nodes": {"type": "array"},
+               "rect": {"type": "object"}, "name": {"type": ["string", "null"]}}}
 HEALTH = {"type": "object", "properties": {
     "status": {"enum": ["ok", "degraded"]}, "version": {"type": "string"},
     "display": {"type": "string"}, "x_connected": {"type": "boolean"},
@@ -117,8 +121,9 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
           "input", body=models.KEYBOARD_BODY),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
-          success={"application/json": {"schema": TREE}},
-          description="Geometry fields are screen pixels (see each window's fields)."),
+          query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
+          description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
+                      "i3/Sway get_tree shape instead."),
     Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
           "windows", not_found=True, success={"application/json": {"schema": TREE["properties"]["windows"]["items"]}}),
     *_window_routes(),

@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from desktopd.models import TREE_FORMATS
 from desktopd.web.daemon import server_problem, truthy
 from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
@@ -35,6 +36,8 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    # GET /api/v1/tree's format when the request names none: desktopd or i3 (i3tree.py).
+    tree_format: str = "desktopd"
     # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
     header_deadline: float = 10.0
     body_deadline: float = 30.0
@@ -47,6 +50,9 @@ class Settings:
             "if the network is trusted")
         if problem:
             raise SettingsError(problem)
+        if self.tree_format not in TREE_FORMATS:
+            raise SettingsError(f"DESKTOPD_TREE_FORMAT must be one of {', '.join(TREE_FORMATS)}, "
+                                f"got {self.tree_format!r}")
         problem = guard_problem(self.allowed_hosts, self.allowed_origins) or \
             deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
@@ -78,6 +84,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--sidecar-url", default=env.get("DESKTOPD_SIDECAR_URL") or "http://127.0.0.1:8122",
                         help="the Chromium sidecar whose /layout ?merge=browser reads (env "
                              "DESKTOPD_SIDECAR_URL; token: DESKTOPD_SIDECAR_TOKEN, else desktopd's own)")
+    parser.add_argument("--tree-format", choices=TREE_FORMATS,
+                        default=(env.get("DESKTOPD_TREE_FORMAT") or "desktopd").strip().lower(),
+                        help="GET /api/v1/tree's format when a request names none: desktopd or i3 "
+                             "(env DESKTOPD_TREE_FORMAT; default desktopd)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -97,6 +107,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         insecure=args.insecure, log_level=args.log_level,
                         app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
                         sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token,
+                        tree_format=args.tree_format,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

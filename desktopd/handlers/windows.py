@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd.models import EMPTY_BODY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
+from desktopd import keys
+from desktopd.i3tree import i3_tree
+from desktopd.models import EMPTY_BODY, TREE_QUERY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
 from desktopd.web.errors import invalid
 
-from .common import optional_json_body, xservice
+from .common import optional_json_body, query, xservice
 
 ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
                  "maximize": EMPTY_BODY, "restore": EMPTY_BODY, "move": WINDOW_MOVE_BODY,
@@ -26,7 +28,10 @@ def window_id(raw: str) -> int:
 
 
 async def tree(request: web.Request) -> web.Response:
+    """?format=desktopd (ours) or i3 (the get_tree shape of i3/Sway IPC); the default is the
+    DESKTOPD_TREE_FORMAT setting."""
     xs = xservice(request)
+    tree_format = query(request, TREE_QUERY)["format"] or request.app[keys.SETTINGS].tree_format
 
     def read(desk):
         wm = desk.window_manager() if hasattr(desk, "window_manager") else None
@@ -34,6 +39,8 @@ async def tree(request: web.Request) -> web.Response:
 
     windows, wm = await xs.call(read)
     width, height = xs.screen or (None, None)
+    if tree_format == "i3":
+        return web.json_response(i3_tree(windows, (width, height), request.app[keys.SETTINGS].display))
     return web.json_response({"screen": {"width": width, "height": height},
                               "coordinate_space": "screen pixels", "window_manager": wm,
                               "windows": windows})

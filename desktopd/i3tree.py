@@ -1,0 +1,78 @@
+"""The window list in the shape of i3's / Sway's IPC ``get_tree`` reply, for tools written against
+the original system's Sway desktop (they walk ``nodes`` and ``floating_nodes`` and find windows by
+``window_properties.class``, ``app_id`` or ``name``).
+
+The tree: root -> one output (the X screen) -> one workspace per EWMH desktop -> each top-level
+window as a floating container (XFCE's windows float; nothing tiles). ``rect`` is the frame in
+screen pixels, ``window_rect`` the client area relative to the frame, as i3 gives them; ``app_id``
+is null, as Sway reports for X11 (Xwayland) windows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ROOT_ID, OUTPUT_ID, WORKSPACE_ID_BASE = 1, 2, 100
+
+
+def _rect(box: Mapping[str, Any] | None) -> dict[str, int]:
+    box = box or {}
+    return {key: int(box.get(key) or 0) for key in ("x", "y", "width", "height")}
+
+
+def _container(**fields: Any) -> dict[str, Any]:
+    """The fields every i3 container has, with i3's defaults."""
+    base: dict[str, Any] = {
+        "id": 0, "type": "con", "orientation": "none", "scratchpad_state": "none", "percent": None,
+        "urgent": False, "marks": [], "focused": False, "layout": "splith", "border": "none",
+        "current_border_width": 0, "rect": _rect(None), "deco_rect": _rect(None),
+        "window_rect": _rect(None), "geometry": _rect(None), "name": None, "window": None,
+        "window_type": None, "sticky": False, "fullscreen_mode": 0, "floating": "auto_off",
+        "focus": [], "nodes": [], "floating_nodes": [],
+    }
+    base.update(fields)
+    return base
+
+
+def window_container(window: Mapping[str, Any]) -> dict[str, Any]:
+    frame, client = _rect(window.get("frame")), _rect(window.get("client"))
+    inside = {"x": client["x"] - frame["x"], "y": client["y"] - frame["y"],
+              "width": client["width"], "height": client["height"]}
+    wm_class = window.get("wm_class") or []
+    instance = wm_class[0] if len(wm_class) > 0 else None
+    klass = wm_class[1] if len(wm_class) > 1 else instance
+    return _container(
+        id=int(window["id"]), type="floating_con", floating="user_on", border="normal",
+        name=window.get("title") or None, window=int(window["id"]), window_type="normal",
+        rect=frame, window_rect=inside, geometry=_rect({"width": client["width"], "height": client["height"]}),
+        deco_rect=_rect({"width": frame["width"], "height": max(0, client["y"] - frame["y"])}),
+        focused=bool(window.get("focused")), sticky=window.get("desktop") == -1,
+        fullscreen_mode=0, app_id=None, pid=window.get("pid"), visible=bool(window.get("visible")),
+        shell="xwayland",
+        window_properties={"class": klass, "instance": instance, "title": window.get("title") or "",
+                           "transient_for": None},
+        # desktopd's own fields, for clients that want them.
+        minimized=bool(window.get("minimized")), maximized=bool(window.get("maximized")))
+
+
+def _desktop(window: Mapping[str, Any]) -> int:
+    """The window's EWMH desktop; sticky (-1) and unknown ones count as the first."""
+    desktop = window.get("desktop")
+    return desktop if isinstance(desktop, int) and desktop >= 0 else 0
+
+
+def i3_tree(windows: Sequence[Mapping[str, Any]], screen: tuple[int | None, int | None],
+            output_name: str) -> dict[str, Any]:
+    width, height = screen
+    whole = {"x": 0, "y": 0, "width": int(width or 0), "height": int(height or 0)}
+    desktops = sorted({_desktop(w) for w in windows} or {0})
+    workspaces = []
+    for desktop in desktops:
+        cons = [window_container(w) for w in windows if _desktop(w) == desktop]
+        workspaces.append(_container(
+            id=WORKSPACE_ID_BASE + desktop, type="workspace", name=str(desktop + 1), num=desktop + 1,
+            rect=whole, floating_nodes=cons, focus=[c["id"] for c in reversed(cons)],
+            focused=False, output=output_name))
+    output = _container(id=OUTPUT_ID, type="output", name=output_name, rect=whole, layout="output",
+                        nodes=workspaces, focus=[w["id"] for w in workspaces], active=True, primary=True)
+    return _container(id=ROOT_ID, type="root", name="root", rect=whole, nodes=[output], focus=[OUTPUT_ID])
