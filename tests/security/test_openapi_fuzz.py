@@ -17,6 +17,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def schemathesis(url: str, token: str, *args: str, timeout: float = 240) -> subp
     return subprocess.run([SCHEMATHESIS, "run", url, "-H", f"Authorization: Bearer {token}",
                            "--workers", "1", "--request-timeout", "30", "--max-examples", "12",
                            "--phases", "examples,coverage,fuzzing", "--seed", "20261124", *args],
-                          capture_output=True, text=True, timeout=timeout,
+                          capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir(),
                           env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
 
 
