@@ -65,6 +65,7 @@ def _find_tab(tracker: TargetTracker, tab_id: str) -> tuple[PageTarget, int]:
 async def health(request: web.Request) -> web.Response:
     """200 when Chromium is connected with at least one tab; 503 (same body) otherwise."""
     body = await request.app[keys.SUPERVISOR].health()
+    body["chromium_pid"] = body["pid"]   # the original's name for it
     reads = request.app[keys.LAYOUT_READS]
     body["layout_reads"] = {"started": reads.started, "joined": reads.joined}
     return web.json_response(body, status=200 if body["status"] == "ok" else 503)
@@ -73,7 +74,8 @@ async def health(request: web.Request) -> web.Response:
 async def list_targets(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
     await tracker.refresh_titles()
-    return web.json_response({"targets": tracker.targets()})
+    # A JSON array, as the original's /targets (CDP's /json list); our fields beside CDP's.
+    return web.json_response(tracker.targets())
 
 
 def _tab_health(request: web.Request) -> TabHealth | None:
@@ -104,8 +106,8 @@ async def list_tabs(request: web.Request) -> web.Response:
     pages = tracker.pages()
     health = _tab_health(request)
     visible = await asyncio.gather(*(_visible(p, health) for p in pages))
-    return web.json_response({"tabs": [tab_json(p, i, v, health) for i, (p, v) in
-                                       enumerate(zip(pages, visible))]})
+    # A JSON array in tab order, as the original documented it.
+    return web.json_response([tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))])
 
 
 async def get_tab(request: web.Request) -> web.Response:
@@ -260,7 +262,10 @@ async def openapi_json(request: web.Request) -> web.Response:
 
 
 OBJECT = {"application/json": {"schema": {"type": "object"}}}
-ARRAY_OR_OBJECT = {"application/json": {"schema": {"type": ["object", "array"]}}}
+TARGETS = {"application/json": {"schema": {"type": "array", "items": {
+    "type": "object", "required": ["id", "type", "title", "url"],
+    "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
+                   "url": {"type": "string"}}}}}}
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object",
@@ -281,9 +286,9 @@ ROUTES: list[Route] = [
           description="200 when Chromium is connected with at least one tab and none is crashed; "
                       "503 (same body) otherwise."),
     Route("GET", "/openapi.json", openapi_json, "This document", "meta", uses_x=False),
-    Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers)", "tabs",
-          success=ARRAY_OR_OBJECT),
-    Route("GET", "/tabs", list_tabs, "Tabs in tab order", "tabs", success=ARRAY_OR_OBJECT),
+    Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers): a JSON array",
+          "tabs", success=TARGETS),
+    Route("GET", "/tabs", list_tabs, "Tabs in tab order: a JSON array", "tabs", success=TARGETS),
     Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY, body_optional=True,
           success_status=201, extra_errors=(403, 502, 504)),
     Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),

@@ -45,7 +45,7 @@ def chromium(desktop: Desktop, **params):
 
 def tab_titles(sidecar: SidecarProcess) -> list[str]:
     tabs = sidecar.request("GET", "/tabs").json()
-    return [t["title"] for t in (tabs if isinstance(tabs, list) else tabs.get("tabs", []))]
+    return [t["title"] for t in tabs]
 
 
 def test_address_bar_click_focuses_it(desktop: Desktop, browser):

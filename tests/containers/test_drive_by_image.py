@@ -30,7 +30,7 @@ def test_a_hostile_page_in_the_image_cannot_act(images: dict[str, str]) -> None:
         urls: list[str] = []
         while time.monotonic() < deadline:
             tabs = desktop.get(8122, "/tabs").json()
-            urls = [tab["url"] for tab in (tabs["tabs"] if isinstance(tabs, dict) else tabs)]
+            urls = [tab["url"] for tab in tabs]
             if any(u.startswith(f"{INSIDE}:8080") for u in urls):
                 break
             time.sleep(0.3)

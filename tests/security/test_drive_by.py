@@ -180,7 +180,7 @@ async def _tab_urls_once(session: aiohttp.ClientSession, sidecar_url: str, done,
             async with session.get(sidecar_url + "/tabs") as response:
                 if response.status == 200:
                     tabs = await response.json()
-                    urls = [tab["url"] for tab in (tabs["tabs"] if isinstance(tabs, dict) else tabs)]
+                    urls = [tab["url"] for tab in tabs]
                     if done(urls):
                         return urls
         except aiohttp.ClientError:

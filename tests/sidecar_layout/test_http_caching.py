@@ -27,7 +27,7 @@ async def test_etag_304_and_gzip_on_request(xvfb, need_browser, page_server):
                     return response.status, response.headers.copy(), await response.read()
 
             async with http.get(sidecar.url + "/tabs") as response:
-                tab = (await response.json())["tabs"][0]["id"]
+                tab = (await response.json())[0]["id"]
             await _navigate(http, sidecar, tab, page_server.url("/gen/200"))   # loaded: still
             status, headers, plain = await get()
             assert status == 200 and "Content-Encoding" not in headers

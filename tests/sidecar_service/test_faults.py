@@ -78,10 +78,6 @@ async def sidecar(chromium: str, pages: dict[str, str]) -> AsyncIterator[Sidecar
         await process.stop()
 
 
-def tabs_of(body) -> list[dict]:
-    return body["tabs"] if isinstance(body, dict) else body
-
-
 async def wait_for(check, timeout: float = 30.0, step: float = 0.1):
     """``check()``'s first truthy answer (an awaitable), or its last one after ``timeout``."""
     result = None
@@ -100,7 +96,7 @@ async def test_urls_the_api_refuses_and_the_ones_it_opens(sidecar: SidecarProces
         status, reply = await sidecar.request("POST", "/tabs", json={"url": url})
         assert status == 403 and reply["error"] == "url_refused" and reply["field"] == "url", (url, reply)
         _, tabs = await sidecar.get("/tabs")
-        tab = tabs_of(tabs)[0]["id"]
+        tab = tabs[0]["id"]
         status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate", json={"url": url})
         assert status == 403 and reply["field"] == "url", (url, reply)
     # A file beside the start page, the web and about:blank are fine.
@@ -108,13 +104,13 @@ async def test_urls_the_api_refuses_and_the_ones_it_opens(sidecar: SidecarProces
         status, reply = await sidecar.request("POST", "/tabs", json={"url": url})
         assert status == 201, (url, reply)
     _, tabs = await sidecar.get("/tabs")
-    assert len(tabs_of(tabs)) == 5
+    assert len(tabs) == 5
 
 
 async def test_a_stuck_tab_is_reported_alone_and_not_waited_for_again(
         sidecar: SidecarProcess, hanging_server: str) -> None:
     _, tabs = await sidecar.get("/tabs")
-    stuck, healthy = (tab["id"] for tab in tabs_of(tabs))
+    stuck, healthy = (tab["id"] for tab in tabs)
     # The navigation never commits: Chromium holds the tab's messages meanwhile.
     status, reply = await sidecar.request("POST", f"/tabs/{stuck}/navigate",
                                           json={"url": hanging_server, "timeout": 1})
@@ -130,7 +126,7 @@ async def test_a_stuck_tab_is_reported_alone_and_not_waited_for_again(
     assert "stopped answering" in by_id[stuck]["error"]["detail"], by_id[stuck]
     assert by_id[healthy]["layout"]["nodeCount"] > 0
     _, tabs = await sidecar.get("/tabs")
-    states = {tab["id"]: tab["responsive"] for tab in tabs_of(tabs)}
+    states = {tab["id"]: tab["responsive"] for tab in tabs}
     assert states == {stuck: False, healthy: True}
     _, health = await sidecar.get("/health")
     assert health["unresponsive_tabs"] == [stuck] and health["status"] == "ok"
@@ -138,7 +134,7 @@ async def test_a_stuck_tab_is_reported_alone_and_not_waited_for_again(
     status, reply = await sidecar.request("DELETE", f"/tabs/{stuck}")
     assert status == 200, reply
     _, tabs = await sidecar.get("/tabs")
-    assert [tab["id"] for tab in tabs_of(tabs)] == [healthy]
+    assert [tab["id"] for tab in tabs] == [healthy]
     assert (await wait_for(lambda: _health_lists(sidecar, "unresponsive_tabs", [])))
 
 
@@ -152,7 +148,7 @@ async def test_a_tab_in_an_endless_loop_does_not_hold_up_the_others(
     sidecar = await start_sidecar(pages["main"], pages["loop"])
     try:
         _, tabs = await sidecar.get("/tabs")
-        healthy, looping = (tab["id"] for tab in tabs_of(tabs))
+        healthy, looping = (tab["id"] for tab in tabs)
         status, body = await sidecar.get("/layout")
         by_id = {tab["id"]: tab for tab in body["tabs"]}
         if by_id[looping]["layout"] is not None:   # read before its loop began: ask once more
@@ -170,7 +166,7 @@ async def kill_renderers_once_loaded(sidecar: SidecarProcess) -> None:
     navigation is simply replaced by the one the navigation commits to)."""
     async def loaded() -> bool:
         _, tabs = await sidecar.get("/tabs")
-        return tabs_of(tabs)[0]["title"] == "Main"
+        return tabs[0]["title"] == "Main"
 
     assert await wait_for(loaded)
     pids = renderer_pids(sidecar)
@@ -217,7 +213,7 @@ async def test_a_crashed_tab_is_reported_then_reloaded(chromium: str, pages: dic
 
 async def _crashed_tabs(sidecar: SidecarProcess) -> list[str]:
     _, tabs = await sidecar.get("/tabs")
-    return [tab["id"] for tab in tabs_of(tabs) if tab.get("crashed")]
+    return [tab["id"] for tab in tabs if tab.get("crashed")]
 
 
 async def test_a_crashed_tab_heals_by_itself(chromium: str, pages: dict[str, str], capsys) -> None:

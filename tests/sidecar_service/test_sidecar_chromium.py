@@ -37,7 +37,7 @@ async def test_health_is_ok_with_version_pid_and_tabs(sidecar: SidecarProcess) -
     assert status == 200, body
     assert body["status"] == "ok"
     assert body["version"].startswith(("Chrome/", "HeadlessChrome/"))
-    assert pid_alive(body["pid"])
+    assert pid_alive(body["pid"]) and body["chromium_pid"] == body["pid"]   # the original's name too
     assert body["cdp_connected"] is True
     assert body["tabs"] == 2
     assert body["restarts"] == 0 and body["last_error"] is None
@@ -46,31 +46,32 @@ async def test_health_is_ok_with_version_pid_and_tabs(sidecar: SidecarProcess) -
 async def test_tabs_and_targets_list_the_start_urls_in_order(sidecar: SidecarProcess,
                                                              sites: dict[str, str]) -> None:
     status, body = await sidecar.get("/tabs")
-    assert status == 200
-    assert [t["url"] for t in body["tabs"]] == [sites["main"], sites["second"]]
-    assert [t["index"] for t in body["tabs"]] == [0, 1]
-    assert all(t["type"] == "page" and t["attached"] for t in body["tabs"])
+    assert status == 200 and isinstance(body, list)          # the original's shape: a JSON array
+    assert [t["url"] for t in body] == [sites["main"], sites["second"]]
+    assert [t["index"] for t in body] == [0, 1]
+    assert all(t["type"] == "page" and t["attached"] for t in body)
     status, body = await sidecar.get("/targets")
-    assert status == 200
-    pages = [t for t in body["targets"] if t["type"] == "page"]
+    assert status == 200 and isinstance(body, list)
+    pages = [t for t in body if t["type"] == "page"]
     assert {t["url"] for t in pages} >= {sites["main"], sites["second"]}
-    assert all({"id", "type", "title", "url", "attached"} <= set(t) for t in body["targets"])
+    assert all({"id", "type", "title", "url", "attached"} <= set(t) for t in body)
+    assert all("webSocketDebuggerUrl" not in t for t in body)   # CDP is not exposed
 
 
 async def test_cross_origin_iframe_is_attached_as_a_child_of_its_tab(sidecar: SidecarProcess,
                                                                      sites: dict[str, str]) -> None:
     _, tabs = await sidecar.get("/tabs")
-    main_id = tabs["tabs"][0]["id"]
+    main_id = tabs[0]["id"]
     # Reloading with wait=load returns after the frames loaded, so the OOPIF is attached by then.
     status, _ = await sidecar.request("POST", f"/tabs/{main_id}/navigate", json={"url": sites["main"]})
     assert status == 200
     _, tabs = await sidecar.get("/tabs")
     _, body = await sidecar.get("/targets")
-    frames = [t for t in body["targets"] if t["type"] == "iframe"]
+    frames = [t for t in body if t["type"] == "iframe"]
     # Only the cross-site frame is out of process; the same-origin one lives in the page.
     assert [f["url"] for f in frames] == [sites["cross_frame"]]
     assert frames[0]["attached"] is True and frames[0]["parentId"] == main_id
-    assert tabs["tabs"][0]["frames"] == 1
+    assert tabs[0]["frames"] == 1
 
 
 async def test_new_and_closed_tabs_are_followed_without_reconnecting(sidecar: SidecarProcess,
@@ -79,12 +80,12 @@ async def test_new_and_closed_tabs_are_followed_without_reconnecting(sidecar: Si
     assert status == 201, created
     assert created["url"] == sites["second"] and created["index"] == 2
     _, tabs = await sidecar.get("/tabs")
-    assert [t["id"] for t in tabs["tabs"]][-1] == created["id"]
+    assert [t["id"] for t in tabs][-1] == created["id"]
 
     status, closed = await sidecar.request("DELETE", f"/tabs/{created['id'][:12]}")
     assert status == 200 and closed == {"closed": created["id"]}
     _, tabs = await sidecar.get("/tabs")
-    assert created["id"] not in [t["id"] for t in tabs["tabs"]]
+    assert created["id"] not in [t["id"] for t in tabs]
     status, body = await sidecar.request("DELETE", f"/tabs/{created['id']}")
     assert status == 404 and body["error"] == "not_found"
 
@@ -95,17 +96,17 @@ async def test_new_and_closed_tabs_are_followed_without_reconnecting(sidecar: Si
 async def test_navigate_waits_for_load_and_updates_the_tab(sidecar: SidecarProcess,
                                                            sites: dict[str, str]) -> None:
     _, tabs = await sidecar.get("/tabs")
-    second = tabs["tabs"][1]["id"]
+    second = tabs[1]["id"]
     status, tab = await sidecar.request("POST", f"/tabs/{second}/navigate", json={"url": sites["main"]})
     assert status == 200, tab
     assert tab["url"] == sites["main"]
     _, tabs = await sidecar.get("/tabs")
-    assert tabs["tabs"][1]["url"] == sites["main"] and tabs["tabs"][1]["title"] == "Main"
-    assert [t["visible"] for t in tabs["tabs"]] == [True, False]   # the first tab is in front
+    assert tabs[1]["url"] == sites["main"] and tabs[1]["title"] == "Main"
+    assert [t["visible"] for t in tabs] == [True, False]   # the first tab is in front
     status, tab = await sidecar.request("POST", f"/tabs/{second}/activate")
     assert status == 200 and tab["id"] == second and tab["visible"] is True
     _, tabs = await sidecar.get("/tabs")
-    assert [t["visible"] for t in tabs["tabs"]] == [False, True]
+    assert [t["visible"] for t in tabs] == [False, True]
     status, one = await sidecar.get(f"/tabs/{second[:8]}")
     assert status == 200 and one["id"] == second and one["title"] == "Main" and one["index"] == 1
 
@@ -120,14 +121,14 @@ async def test_navigate_waits_for_load_and_updates_the_tab(sidecar: SidecarProce
 async def test_bad_input_is_a_422_naming_the_field(sidecar: SidecarProcess, path: str, body: dict,
                                                    field: str) -> None:
     _, tabs = await sidecar.get("/tabs")
-    status, reply = await sidecar.request("POST", path.format(id=tabs["tabs"][0]["id"]), json=body)
+    status, reply = await sidecar.request("POST", path.format(id=tabs[0]["id"]), json=body)
     assert status == 422, reply
     assert reply["field"] == field
 
 
 async def test_malformed_json_and_unknown_tab_are_clear_4xx(sidecar: SidecarProcess) -> None:
     _, tabs = await sidecar.get("/tabs")
-    tab = tabs["tabs"][0]["id"]
+    tab = tabs[0]["id"]
     status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate", data=b"{nope",
                                           headers={"Content-Type": "application/json"})
     assert status == 400 and reply["error"] == "bad_request"
@@ -160,7 +161,7 @@ async def test_killed_chromium_is_restarted_and_health_degrades_meanwhile(
         assert status == 200 and health["status"] == "ok", health
         assert health["restarts"] == 1 and health["pid"] != old_pid
         _, tabs = await sidecar.get("/tabs")
-        assert [t["url"] for t in tabs["tabs"]] == [sites["main"], sites["second"]]
+        assert [t["url"] for t in tabs] == [sites["main"], sites["second"]]
     finally:
         await sidecar.stop()
 
@@ -184,11 +185,11 @@ async def test_layout_route_delegates_to_the_layout_builder(sidecar: SidecarProc
     _, tabs = await sidecar.get("/tabs")
     status, body = await sidecar.get("/layout")
     assert status == 200, body
-    assert [t["id"] for t in body["tabs"]] == [t["id"] for t in tabs["tabs"]]
+    assert [t["id"] for t in body["tabs"]] == [t["id"] for t in tabs]
     status, root = await sidecar.get("/")
     assert status == 200 and [t["id"] for t in root["tabs"]] == [t["id"] for t in body["tabs"]]
-    status, one = await sidecar.get("/layout", params={"tab": tabs["tabs"][1]["id"][:10]})
-    assert status == 200 and [t["id"] for t in one["tabs"]] == [tabs["tabs"][1]["id"]]
+    status, one = await sidecar.get("/layout", params={"tab": tabs[1]["id"][:10]})
+    assert status == 200 and [t["id"] for t in one["tabs"]] == [tabs[1]["id"]]
     status, bad = await sidecar.get("/layout", params={"max_nodes": "lots"})
     assert status == 422 and bad["field"] == "max_nodes"
 
@@ -214,7 +215,7 @@ async def test_runs_on_debian_python_with_bookworm_libraries(chromium: str, site
                                             json={"url": sites["main"]})
         assert status == 200 and tab["title"] == "Main", tab
         _, targets = await sidecar.get("/targets")
-        assert [t["parentId"] for t in targets["targets"] if t["type"] == "iframe"].count(tab["id"]) == 1
+        assert [t["parentId"] for t in targets if t["type"] == "iframe"].count(tab["id"]) == 1
     finally:
         assert await sidecar.stop() == 0, sidecar.log()
 
@@ -222,7 +223,7 @@ async def test_runs_on_debian_python_with_bookworm_libraries(chromium: str, site
 async def test_chrome_crash_cannot_be_opened_through_the_api(sidecar: SidecarProcess) -> None:
     # Crashed tabs (reported, reloaded) are tested by killing the renderer: test_faults.py.
     _, tabs = await sidecar.get("/tabs")
-    tab = tabs["tabs"][0]["id"]
+    tab = tabs[0]["id"]
     status, reply = await sidecar.request("POST", f"/tabs/{tab}/navigate",
                                           json={"url": "chrome://crash", "wait": "none"})
     assert status == 403 and reply["error"] == "url_refused" and reply["field"] == "url", reply

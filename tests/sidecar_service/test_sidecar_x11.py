@@ -49,6 +49,6 @@ async def test_window_fills_the_display_at_the_origin(chromium: str, xvfb, displ
         assert xvfb.width - 1 <= size[0] <= xvfb.width and xvfb.height - 1 <= size[1] <= xvfb.height
         # A normal window with browser UI: the page's viewport is shorter than the window.
         _, tabs = await sidecar.get("/tabs")
-        assert [t["url"] for t in tabs["tabs"]] == [sites["main"]]
+        assert [t["url"] for t in tabs] == [sites["main"]]
     finally:
         assert await sidecar.stop() == 0, sidecar.log()

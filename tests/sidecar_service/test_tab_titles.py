@@ -23,7 +23,7 @@ async def test_a_title_set_by_script_is_reported_everywhere(chromium: str, sites
     sidecar = await start_sidecar(sites, "--expose-cdp", str(port))
     try:
         _, tabs = await sidecar.get("/tabs")
-        tab = tabs["tabs"][0]
+        tab = tabs[0]
         # Loaded for sure (a start URL may still be loading): script must not race the parser.
         status, loaded = await sidecar.request("POST", f"/tabs/{tab['id']}/navigate",
                                                json={"url": sites["main"]})
@@ -40,14 +40,14 @@ async def test_a_title_set_by_script_is_reported_everywhere(chromium: str, sites
         # after the script ran, every endpoint must show it. Bounded.
         for _ in range(100):
             _, tabs = await sidecar.get("/tabs")
-            if tabs["tabs"][0]["title"] == "Retitled by script":
+            if tabs[0]["title"] == "Retitled by script":
                 break
             await asyncio.sleep(0.05)
-        assert tabs["tabs"][0]["title"] == "Retitled by script", tabs
+        assert tabs[0]["title"] == "Retitled by script", tabs
         _, one = await sidecar.get(f"/tabs/{tab['id']}")
         assert one["title"] == "Retitled by script", one
         _, targets = await sidecar.get("/targets")
-        assert [t["title"] for t in targets["targets"] if t["id"] == tab["id"]] == ["Retitled by script"]
+        assert [t["title"] for t in targets if t["id"] == tab["id"]] == ["Retitled by script"]
         status, layout = await sidecar.get("/layout", params={"tab": tab["id"]})
         assert status == 200 and layout["tabs"][0]["title"] == "Retitled by script", layout
     finally:
