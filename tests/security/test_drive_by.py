@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
+import os
 import re
 import subprocess
 import sys
@@ -102,11 +103,12 @@ class AttackSite:
 class Daemon:
     """``python -m MODULE`` with its log in a file (the refusals are read from it)."""
 
-    def __init__(self, module: str, args: list[str], log_path: Path) -> None:
+    def __init__(self, module: str, args: list[str], log_path: Path, env: dict[str, str]) -> None:
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.process = subprocess.Popen([sys.executable, "-m", module, *args], cwd=str(ROOT), stdout=self.log,
-                                        stderr=self.log, stdin=subprocess.DEVNULL, start_new_session=True)
+                                        stderr=self.log, stdin=subprocess.DEVNULL, start_new_session=True,
+                                        env={**os.environ, **env})
 
     def text(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -126,8 +128,13 @@ class Daemon:
         self.log.close()
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[tuple[Daemon, Daemon, Path, str, str]]:
+@pytest.fixture(params=["no token", "token"])
+def stack(request, tmp_path: Path) -> Iterator[tuple[Daemon, Daemon, Path, str, str, dict[str, str]]]:
+    """Both daemons on one Xvfb, without a token (compose's default) and with one (the page does
+    not know it: the guard refuses before authentication either way)."""
+    token = "t0k-" + os.urandom(8).hex() if request.param == "token" else None
+    env = {"DESKTOPD_TOKEN": token} if token else {}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     xvfb = start_xvfb(1280, 800, log_path=str(tmp_path / "xvfb.log"))
     marker = tmp_path / "pwned"
     dport, sport = free_port(), free_port()
@@ -136,10 +143,11 @@ def stack(tmp_path: Path) -> Iterator[tuple[Daemon, Daemon, Path, str, str]]:
         "desktopd": json.dumps(desktopd_url), "sidecar": json.dumps(sidecar_url),
         "command": json.dumps(["touch", str(marker)])})
     site = AttackSite(page)
-    desktopd = Daemon("desktopd", ["--display", xvfb.display, "--port", str(dport)], tmp_path / "desktopd.log")
-    sidecar = Daemon("sidecar", [site.url, "--display", xvfb.display, "--port", str(sport)], tmp_path / "sidecar.log")
+    desktopd = Daemon("desktopd", ["--display", xvfb.display, "--port", str(dport)], tmp_path / "desktopd.log", env)
+    sidecar = Daemon("sidecar", [site.url, "--display", xvfb.display, "--port", str(sport)], tmp_path / "sidecar.log",
+                     env)
     try:
-        yield desktopd, sidecar, marker, desktopd_url, sidecar_url
+        yield desktopd, sidecar, marker, desktopd_url, sidecar_url, headers
     finally:
         sidecar.stop()
         desktopd.stop()
@@ -148,8 +156,8 @@ def stack(tmp_path: Path) -> Iterator[tuple[Daemon, Daemon, Path, str, str]]:
 
 
 async def test_a_hostile_page_can_neither_run_a_command_nor_open_a_tab(stack) -> None:
-    desktopd, sidecar, marker, desktopd_url, sidecar_url = stack
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+    desktopd, sidecar, marker, desktopd_url, sidecar_url, headers = stack
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10), headers=headers) as session:
         # The page's last act is a top-level form POST to desktopd: once its tab shows desktopd's
         # URL, every vector has been tried (they are awaited in order before it).
         urls = await _tab_urls_once(session, sidecar_url, lambda urls: any(u.startswith(desktopd_url) for u in urls))
