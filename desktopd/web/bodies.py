@@ -21,7 +21,7 @@ async def optional_json_body(request: web.Request, model: Model) -> dict[str, An
     if not request.can_read_body:
         return model.validate({})
     raw = await read_body(request)
-    if not raw.strip():
+    if not raw:   # no body at all; whitespace alone is not a JSON object (read_json_object says so)
         return model.validate({})
     return model.validate(await read_json_object(request))
 

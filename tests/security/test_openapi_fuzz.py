@@ -34,11 +34,14 @@ FULLY_DESCRIBED = r"^/(health|openapi\.json|api/v1/(openapi\.json|tree|windows/\
 
 
 def schemathesis(url: str, token: str, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run([SCHEMATHESIS, "run", url, "-H", f"Authorization: Bearer {token}",
-                           "--workers", "1", "--request-timeout", "30", "--max-examples", "12",
-                           "--phases", "examples,coverage,fuzzing", "--seed", "20261124", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir(),
-                          env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
+    # A directory of its own each run: schemathesis keeps a cache of earlier failures in its working
+    # directory and replays them, which would tie one run's outcome to another's.
+    with tempfile.TemporaryDirectory(prefix="schemathesis-") as workdir:
+        return subprocess.run([SCHEMATHESIS, "run", url, "-H", f"Authorization: Bearer {token}",
+                               "--workers", "1", "--request-timeout", "30", "--max-examples", "12",
+                               "--phases", "examples,coverage,fuzzing", "--seed", "20261124", *args],
+                              capture_output=True, text=True, timeout=timeout, cwd=workdir,
+                              env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"})
 
 
 def assert_clean(result: subprocess.CompletedProcess) -> str:

@@ -40,5 +40,8 @@ async def test_unknown_body_fields_are_refused_like_desktopd(aiohttp_client) -> 
     assert response.status == 422 and body["field"] == "colour", body
     response = await client.get("/layout", params={"fresh": "maybe"})
     assert response.status == 422 and (await response.json())["field"] == "fresh"
+    # An optional body may be absent, but what is sent must be a JSON object: whitespace is not.
+    response = await client.post("/tabs/ABC/reload", data=b"\x0c", headers={"Content-Type": "application/json"})
+    assert response.status == 400 and (await response.json())["error"] == "bad_request"
     response = await client.get("/openapi.json")
     assert response.status == 200 and (await response.json())["info"]["title"] == "desktopd sidecar"
