@@ -18,6 +18,7 @@ from desktopd.web.routing import Route, register
 from . import keys
 from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
+from .chromium_watch import ChromiumUnavailable
 from .crash_recovery import revive
 from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY
 from .tab_health import TabHealth
@@ -78,22 +79,25 @@ async def list_targets(request: web.Request) -> web.Response:
     return web.json_response(tracker.targets())
 
 
-def _tab_health(request: web.Request) -> TabHealth | None:
-    return request.app[keys.SUPERVISOR].tab_health
+def _tab_health(request: web.Request) -> TabHealth:
+    """The connection's tab health; set with the tracker, so present once _session() answered."""
+    health = request.app[keys.SUPERVISOR].tab_health
+    if health is None:
+        raise ChromiumUnavailable("Chromium is restarting")
+    return health
 
 
-async def _visible(page: PageTarget, health: TabHealth | None) -> bool | None:
+async def _visible(page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
     the tab cannot say (crashed, or not answering: then it is not waited for)."""
-    if page.crashed or (health is not None and health.unresponsive(page.target_id)):
+    if page.crashed or health.unresponsive(page.target_id):
         return None
     try:
         reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
                                                      "returnByValue": True},
-                                timeout=min(VISIBILITY_BUDGET_S, health.budget_s) if health else VISIBILITY_BUDGET_S)
+                                timeout=min(VISIBILITY_BUDGET_S, health.budget_s))
     except CDPTimeout:
-        if health is not None:
-            health.mark(page)
+        health.mark(page)
         return None
     except CDPError:
         return None
