@@ -280,7 +280,7 @@ async def main() -> int:
     pw = None
     try:
         port = free_port()
-        sidecar = await start_sidecar(xvfb.display, "about:blank", extra=("--expose-cdp", str(port)))
+        sidecar = await start_sidecar(xvfb.display, "about:blank", extra=("--cdp-port", str(port)))
         try:
             pw = await PlaywrightSide.start(xvfb.display)
             version = await asyncio.to_thread(

@@ -14,6 +14,7 @@ from desktopd.web.middlewares import Handler, error_middleware, token_auth_middl
 
 from . import keys
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from .cdp_proxy import serve_proxy
 from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
 from .routes import setup_routes
 from .settings import Settings
@@ -67,5 +68,10 @@ def init_app(settings: Settings) -> web.Application:
         await supervisor.stop()       # Chromium stops with the app
 
     app.cleanup_ctx.append(chromium_context)
+    if settings.expose_cdp is not None:
+        def chromium_ws_url() -> str | None:
+            chromium = app[keys.SUPERVISOR].chromium
+            return chromium.ws_url if chromium is not None else None
+        app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
     setup_routes(app)
     return app

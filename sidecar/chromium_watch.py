@@ -155,7 +155,7 @@ class ChromiumSupervisor:
                                    "recovery": self.recovery.enabled}
         if conn is not None:
             body["cdp_stats"] = conn.stats()
-        if self.settings.expose_cdp_port and chromium is not None:
+        if self.settings.cdp_port and chromium is not None:
             body["cdp_url"] = chromium.ws_url
         return body
 

@@ -8,6 +8,8 @@ import re
 from desktopd.fields import F, Bool, Enum, Int, Model, Number, Str
 
 MAX_NODES_LIMIT = 1_000_000
+BOUNDS_SPACES = ("document", "viewport", "screen")
+TAB_ORDERS = ("front", "strip")
 ROLE_LIST = re.compile(r"^\s*[A-Za-z0-9_-]+\s*(,\s*[A-Za-z0-9_-]+\s*)*,?\s*$")
 
 
@@ -54,4 +56,17 @@ LAYOUT_QUERY = Model("LayoutQuery", [
       description="Comma-separated roles to keep, case-insensitive (e.g. button,link)."),
     F("max_nodes", Int(minimum=1, maximum=MAX_NODES_LIMIT), description="At most this many nodes per tab."),
     F("fresh", Bool(), default=False, description="A full read of every tab: no cache, no incremental patch."),
+    F("bounds", Enum(BOUNDS_SPACES),
+      description="The space of each node's bounds (and its borderBox): document (CSS px from the "
+                  "document's top-left, the documented contract), viewport (CSS px from the visible "
+                  "viewport's top-left, what the reference implementation's DOM.getBoxModel gave) or "
+                  "screen (desktop pixels, the node's screen box). Default: the server's "
+                  "--bounds-space (env SIDECAR_BOUNDS_SPACE), document unless set."),
+    F("order", Enum(TAB_ORDERS),
+      description="front: the tab in front first, then the others in tab-strip order (CDP's /json "
+                  "order, which the reference listed); strip: tab-strip order. Default: the server's "
+                  "--tab-order (env SIDECAR_TAB_ORDER), front unless set."),
+    F("inline_text_boxes", Bool(), default=False,
+      description="Also report Chromium's InlineTextBox nodes (one per line of text, with their bounds) "
+                  "under their StaticText node."),
 ])

@@ -76,7 +76,24 @@ async def list_targets(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
     await tracker.refresh_titles()
     # A JSON array, as the original's /targets (CDP's /json list); our fields beside CDP's.
-    return web.json_response(tracker.targets())
+    targets = tracker.targets()
+    socket_base = _exposed_cdp_base(request)
+    if socket_base is not None:
+        for target in targets:
+            target["webSocketDebuggerUrl"] = f"{socket_base}/devtools/page/{target['id']}"
+    return web.json_response(targets)
+
+
+def _exposed_cdp_base(request: web.Request) -> str | None:
+    """ws://HOST:PORT of the exposed DevTools endpoint (cdp_proxy.py) as this client can reach
+    it, or None when CDP is not exposed."""
+    exposed = request.app[keys.SETTINGS].expose_cdp
+    if exposed is None:
+        return None
+    host, port = exposed
+    if host in ("0.0.0.0", "::", ""):          # every address: the one this client used
+        host = request.url.host or "127.0.0.1"
+    return f"ws://{'[' + host + ']' if ':' in host else host}:{port}"
 
 
 def _tab_health(request: web.Request) -> TabHealth:
@@ -233,17 +250,26 @@ async def layout(request: web.Request) -> web.Response:
                             "sidecar.layout.encoding"):
             raise
         raise ApiError(501, "not_implemented", "the layout builder (sidecar.layout) is not installed") from None
-    options = LayoutOptions.from_query(request.query)
-    conn, tracker = _session(request)
+    settings = request.app[keys.SETTINGS]
+    options = LayoutOptions.from_query(request.query, settings.bounds_space, settings.tab_order)
     budget = 3 * _timeout(request)
     started = time.perf_counter()
     try:
+        conn, tracker = _session(request)
         # The same question about the same browser: one read answers every request waiting.
-        key = (id(tracker), options.tab, options.fresh, options_key(options))
+        key = (id(tracker), options.tab, options.fresh, options.order, options_key(options))
         body = await asyncio.wait_for(request.app[keys.LAYOUT_READS].read(
             key, lambda: build_layout(conn, tracker, options, _tab_health(request))), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
+    except ChromiumUnavailable as exc:
+        # The reference schema requires "tabs" even then: {"error": ..., "tabs": []}.
+        raise ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"},
+                       extra={"tabs": []}) from None
+    except ApiError as exc:
+        if exc.error != "chromium_unavailable":
+            raise
+        raise ApiError(exc.status, exc.error, exc.detail, headers=exc.headers, extra={"tabs": []}) from None
     built = time.perf_counter()
     encoder = encoder_for(tracker)
     encoded = encoder.encode(body, options_key(options))
@@ -269,7 +295,9 @@ OBJECT = {"application/json": {"schema": {"type": "object"}}}
 TARGETS = {"application/json": {"schema": {"type": "array", "items": {
     "type": "object", "required": ["id", "type", "title", "url"],
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
-                   "url": {"type": "string"}}}}}}
+                   "url": {"type": "string"},
+                   "webSocketDebuggerUrl": {"type": "string", "description": "Only with --expose-cdp: "
+                                            "the target's CDP WebSocket through the token-checked proxy."}}}}}}
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object",

@@ -7,12 +7,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.web.daemon import server_problem, truthy
+from desktopd.web.daemon import is_loopback, server_problem, truthy
 from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
 from desktopd.web.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
+from .models import BOUNDS_SPACES, TAB_ORDERS
 from .url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
@@ -37,7 +38,7 @@ class Settings:
     window_size: tuple[int, int] | None = None            # None: the display's size
     window_position: tuple[int, int] = (0, 0)
     chromium_flags: tuple[str, ...] = ()
-    expose_cdp_port: int | None = None                    # None: CDP on a private random port
+    cdp_port: int | None = None                    # None: CDP on a private random port
     cdp_timeout: float = 10.0
     launch_timeout: float = 30.0
     restart_backoff: float = 0.5                          # first delay; doubles up to the max
@@ -56,6 +57,11 @@ class Settings:
     recover_crashed_tabs: bool = True
     # How long a request waits for one tab before reporting it unresponsive (tab_health.py).
     tab_budget: float = 8.0
+    # /layout's defaults for ?bounds= and ?order= (for harnesses that cannot change their URLs).
+    bounds_space: str = "document"
+    tab_order: str = "front"
+    # Chromium's DevTools endpoint through a token-checked proxy on this address (cdp_proxy.py).
+    expose_cdp: tuple[str, int] | None = None
 
     def check(self) -> None:
         problem = server_problem(
@@ -68,8 +74,20 @@ class Settings:
             deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
             raise SettingsError(problem)
-        if self.expose_cdp_port is not None and not 1 <= self.expose_cdp_port <= 65535:
-            raise SettingsError(f"the CDP port must be 1..65535, got {self.expose_cdp_port}")
+        if self.bounds_space not in BOUNDS_SPACES:
+            raise SettingsError(f"the bounds space must be one of {', '.join(BOUNDS_SPACES)}, "
+                                f"got {self.bounds_space!r}")
+        if self.tab_order not in TAB_ORDERS:
+            raise SettingsError(f"the tab order must be one of {', '.join(TAB_ORDERS)}, got {self.tab_order!r}")
+        if self.expose_cdp is not None:
+            host, port = self.expose_cdp
+            if not 1 <= port <= 65535:
+                raise SettingsError(f"the exposed CDP port must be 1..65535, got {port}")
+            if self.token is None and not self.insecure and not is_loopback(host):
+                raise SettingsError(f"exposing CDP on {host} needs a token (SIDECAR_TOKEN or "
+                                    "SIDECAR_TOKEN_FILE): anyone who reaches it controls the browser")
+        if self.cdp_port is not None and not 1 <= self.cdp_port <= 65535:
+            raise SettingsError(f"the CDP port must be 1..65535, got {self.cdp_port}")
         if not self.headless and not self.display:
             raise SettingsError("no X display: pass --display / set DISPLAY, or use --headless")
         if self.cdp_timeout <= 0 or self.launch_timeout <= 0 or self.tab_budget <= 0:
@@ -82,7 +100,7 @@ class Settings:
             chromium_path=self.chromium_path, display=self.display, headless=self.headless,
             kiosk=self.kiosk, app_mode=self.app_mode, window_size=window_size,
             window_position=self.window_position, extra_flags=self.chromium_flags,
-            cdp_port=self.expose_cdp_port or 0, start_timeout=self.launch_timeout,
+            cdp_port=self.cdp_port or 0, start_timeout=self.launch_timeout,
             accessibility=self.accessibility)
 
 
@@ -98,6 +116,16 @@ def _pair(text: str, name: str, separators: str) -> tuple[int, int]:
             except ValueError:
                 break
     raise SettingsError(f"{name} must look like W{separators[0]}H, got {text!r}")
+
+
+def _address(text: str) -> tuple[str, int]:
+    """[HOST:]PORT (HOST may be a bracketed IPv6 address) as (host, port); host 127.0.0.1."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        return host, int(port)
+    except ValueError:
+        raise SettingsError(f"the exposed CDP address must look like [HOST:]PORT, got {text!r}") from None
 
 
 def _number(raw: str | None, name: str, default: float, kind: type = float) -> float:
@@ -145,9 +173,21 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--chromium-flag", action="append", default=[], dest="chromium_flags",
                         help="an extra Chromium flag, repeatable (plus env CHROMIUM_FLAGS, "
                              "shell-split)")
-    parser.add_argument("--expose-cdp", default=env.get("SIDECAR_CDP_PORT") or None, metavar="PORT",
-                        help="give Chromium's CDP this fixed port on 127.0.0.1 for other local "
-                             "tools (env SIDECAR_CDP_PORT; default: a private random port)")
+    parser.add_argument("--cdp-port", default=env.get("SIDECAR_CDP_PORT") or None, metavar="PORT",
+                        help="give Chromium's own CDP this fixed port on 127.0.0.1, unauthenticated, "
+                             "for other tools of this machine (env SIDECAR_CDP_PORT; default: a "
+                             "private random port)")
+    parser.add_argument("--expose-cdp", default=env.get("SIDECAR_EXPOSE_CDP") or None,
+                        metavar="[HOST:]PORT",
+                        help="serve Chromium's DevTools endpoint (/json/*, /devtools/*) on this port "
+                             "through a proxy that checks the token (env SIDECAR_EXPOSE_CDP; HOST "
+                             "defaults to 127.0.0.1; a non-loopback HOST needs a token)")
+    parser.add_argument("--bounds-space", default=(env.get("SIDECAR_BOUNDS_SPACE") or "document").lower(),
+                        help="the space of /layout's bounds unless ?bounds= says: document, viewport "
+                             "or screen (env SIDECAR_BOUNDS_SPACE; default document)")
+    parser.add_argument("--tab-order", default=(env.get("SIDECAR_TAB_ORDER") or "front").lower(),
+                        help="/layout's tab order unless ?order= says: front (the tab in front "
+                             "first) or strip (env SIDECAR_TAB_ORDER; default front)")
     parser.add_argument("--cdp-timeout", default=env.get("SIDECAR_CDP_TIMEOUT") or None,
                         help="seconds a CDP call may take (env SIDECAR_CDP_TIMEOUT; default 10)")
     parser.add_argument("--restart-backoff", default=env.get("SIDECAR_RESTART_BACKOFF") or None,
@@ -185,7 +225,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         extra_flags = parse_flags(env.get("CHROMIUM_FLAGS")) + tuple(args.chromium_flags)
     except ValueError as exc:
         raise SettingsError(f"CHROMIUM_FLAGS cannot be split like a shell would: {exc}") from None
-    expose = args.expose_cdp
+    expose = args.cdp_port
     settings = Settings(
         urls=urls, display=args.display, host=args.host,
         port=int(_number(args.port or env.get("SIDECAR_PORT"), "port", DEFAULT_PORT, int)),
@@ -195,12 +235,15 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         window_size=_pair(args.window_size, "window size", "x,") if args.window_size else None,
         window_position=_pair(args.window_position, "window position", ",x"),
         chromium_flags=extra_flags,
-        expose_cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
+        cdp_port=int(_number(expose, "CDP port", 0, int)) if expose else None,
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
         log_level=args.log_level, accessibility=args.accessibility,
         file_roots=tuple(args.file_roots) or default_file_roots(urls),
         recover_crashed_tabs=args.recover_crashed_tabs,
-        tab_budget=_number(args.tab_budget, "tab budget", 8.0), **guard_arguments(args), **deadline_arguments(args))
+        tab_budget=_number(args.tab_budget, "tab budget", 8.0),
+        bounds_space=args.bounds_space, tab_order=args.tab_order,
+        expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
+        **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

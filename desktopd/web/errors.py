@@ -19,18 +19,21 @@ class ApiError(Exception):
     """
 
     def __init__(self, status: int, error: str, detail: Any = None, *, field: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> None:
         super().__init__(f"{status} {error}: {detail}")
         self.status = status
         self.error = error
         self.detail = detail
         self.field = field
         self.headers = headers or {}
+        # Members a route's own contract adds to its error bodies (e.g. /layout's "tabs": []).
+        self.extra = extra or {}
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"error": self.error, "detail": self.detail}
         if self.field is not None:
             body["field"] = self.field
+        body.update(self.extra)
         return body
 
 

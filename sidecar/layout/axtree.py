@@ -52,14 +52,12 @@ def role_of(record: Record) -> str:
     return record["role"]["value"]
 
 
-def _value(field: dict[str, Any] | None) -> Any:
-    return None if not field else field.get("value")
-
-
-def _state_value(value: Any) -> Any:
-    if value in ("true", "false"):
-        return value == "true"
-    return value
+def _ax_value(field: dict[str, Any]) -> dict[str, Any]:
+    """An AXValue as CDP gives it, without "sources" (how it was computed: large, and not what
+    clients read). The reply's own object when it has none: records never mutate it."""
+    if "sources" not in field:
+        return field
+    return {key: item for key, item in field.items() if key != "sources"}
 
 
 # Chromium's per-line text fragments: they repeat their StaticText parent's text, have no DOM
@@ -95,8 +93,9 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
             left_out.add(id_prefix + str(node["nodeId"]))
             continue
         states: dict[str, Any] = {}
-        properties: dict[str, Any] = {}
-        for prop in get("properties", ()):
+        plain: dict[str, Any] = {}
+        cdp_properties = get("properties") or []
+        for prop in cdp_properties:
             field = prop.get("value")
             value = field.get("value") if field else None
             if isinstance(value, (list, dict)):
@@ -105,11 +104,11 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
             if name in state_names:
                 states[name] = booleans.get(value, value) if value.__class__ is str else value
             elif name in other_names:
-                properties[name] = value
-        field = get("value")
-        value = field.get("value") if field else None
-        field = get("description")
-        description = field.get("value") if field else None
+                plain[name] = value
+        value_field = get("value")
+        value = value_field.get("value") if value_field else None
+        description_field = get("description")
+        description = description_field.get("value") if description_field else None
         parent = get("parentId")
         name = get("name") or {}
         role_kind = role.get("type") if role else None
@@ -117,14 +116,17 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
         role_object = shared_roles.get(role_key)
         if role_object is None:
             role_object = role_value(*role_key)
+        # CDP's shapes under CDP's names (the reference contract: value, description and
+        # properties as AXValues); our plain forms beside them under names of their own.
         record = {
             "nodeId": id_prefix + str(node["nodeId"]),
             "role": role_object,
             "name": {"type": str(name.get("type") or NO_NAME_TYPE), "value": str(name.get("value") or "")},
-            "value": None if value is None or value == "" else str(value),
-            "description": None if not description else str(description),
+            "valueText": None if value is None or value == "" else str(value),
+            "descriptionText": None if not description else str(description),
             "states": states,
-            "properties": properties,
+            "properties": cdp_properties,
+            "propertyValues": plain,
             "ignored": bool(get("ignored", False)),
             "parentId": None if parent is None else id_prefix + str(parent),
             "childIds": [id_prefix + c for c in map(str, get("childIds", ()))] if id_prefix
@@ -132,6 +134,14 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
             "backendDOMNodeId": get("backendDOMNodeId"),
             "frameId": frame_id,
         }
+        # Left out when the node has none, as the reference schema's consumers expect.
+        if value is not None and value != "":
+            record["value"] = _ax_value(value_field)
+        if description:
+            record["description"] = _ax_value(description_field)
+        reasons = get("ignoredReasons")
+        if reasons:
+            record["ignoredReasons"] = reasons
         if target_id is not None:
             record["targetId"] = target_id
         append(record)

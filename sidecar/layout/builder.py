@@ -169,7 +169,8 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
     for page, result in zip(pages, results):
         entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
         if isinstance(result, ApiError):
-            entry.update(visible=None, layout=None, error=result.body())
+            # The reference's shape ({"error": message}) with our error object beside it.
+            entry.update(visible=None, layout=failed_layout(result), error=result.body())
         else:
             capture = state.cache.get(page.target_id)
             entry["visible"] = None if capture is None else capture.visible
@@ -177,7 +178,16 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
             if state.refresher is not None:
                 state.refresher.asked(page, options, state.cache.get(page.target_id))
         tabs.append(entry)
+    if options.order == "front":
+        # The tab in front first (as CDP's /json lists them), then the rest in tab-strip order.
+        tabs.sort(key=lambda entry: entry["visible"] is not True)
     return {"tabs": tabs}
+
+
+def failed_layout(error: ApiError) -> dict[str, Any]:
+    """A tab's "layout" when it could not be read: the reference's {"error": message}."""
+    detail = error.detail if isinstance(error.detail, str) else error.error
+    return {"error": f"{error.error}: {detail}", "code": error.error}
 
 
 async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState,
@@ -859,7 +869,7 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
     view = _view(probe, metrics)
     capture.visible = probe.visible
     # The same answer for ?tab= or every tab, fresh or not.
-    options = dataclasses.replace(options, tab=None, fresh=False)
+    options = dataclasses.replace(options, tab=None, fresh=False, order="front")
     last = capture.rendered.get(options)
     if last is not None and last[0] == view:
         return last[1]                       # nothing moved: the same answer, already built
@@ -874,12 +884,14 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
             capture.node_caches.pop(next(iter(capture.node_caches)))
         node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
-        node_json = render.nodes(records, placements, view, node_cache, capture.record_json)
+        node_json = render.nodes(records, placements, view, node_cache, capture.record_json,
+                                 options.bounds_space)
     if capture.record_json is not None:
         release_later(capture.record_json)       # in the node cache now
         capture.record_json = None
     layout = dict(
         source=capture.source,
+        boundsSpace=options.bounds_space,
         truncated=truncated,
         nodeCount=len(node_json),
         viewport=render.viewport_json(metrics, view),

@@ -62,11 +62,16 @@ def dom_records(doc: Document, strings: list[str], id_prefix: str = "") -> list[
             states["checked"] = True
         record: Record = {
             "nodeId": f"{id_prefix}dom{backend_ids[i]}", "role": role_value(_role_type(role), role), "name": name_value(name),
-            "value": attr.get("value") or None, "description": attr.get("title") or None,
-            "states": states, "properties": {}, "ignored": False,
+            "valueText": attr.get("value") or None, "descriptionText": attr.get("title") or None,
+            "states": states, "properties": [], "propertyValues": {}, "ignored": False,
             "parentId": records[parent]["nodeId"] if parent in records else None,
             "childIds": [], "backendDOMNodeId": backend_ids[i], "frameId": doc.frame_id,
         }
+        # CDP's AXValue shapes, left out when absent (as from the accessibility tree).
+        if attr.get("value"):
+            record["value"] = {"type": "string", "value": attr["value"]}
+        if attr.get("title"):
+            record["description"] = {"type": "computedString", "value": attr["title"]}
         records[i] = record
         if parent in records:
             records[parent]["childIds"].append(record["nodeId"])

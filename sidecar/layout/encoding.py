@@ -88,7 +88,8 @@ GZIP_MIN_BYTES = 1024
 
 def options_key(options: Any) -> tuple:
     """What of a LayoutOptions changes a tab's layout (not ``tab``, which only selects tabs)."""
-    return (options.interesting, options.roles, options.max_nodes)
+    return (options.interesting, options.roles, options.max_nodes, options.bounds_space,
+            options.inline_text_boxes)
 
 
 def dumps(value: Any) -> bytes:
@@ -170,7 +171,7 @@ class LayoutEncoder:
             layout = tab.get("layout")
             if len(parts) > 1:
                 parts.append(b",")
-            if not isinstance(layout, dict):         # an error entry: small, encoded each time
+            if not isinstance(layout, dict) or "error" in layout:   # small: encoded each time
                 whole = dumps(tab)
                 digest.update(whole)
                 parts.append(whole)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sidecar.models import LAYOUT_QUERY, MAX_NODES_LIMIT
+from sidecar.models import BOUNDS_SPACES, LAYOUT_QUERY, MAX_NODES_LIMIT, TAB_ORDERS
 
-__all__ = ["MAX_NODES_LIMIT", "LayoutOptions"]
+__all__ = ["BOUNDS_SPACES", "MAX_NODES_LIMIT", "TAB_ORDERS", "LayoutOptions"]
 
 
 @dataclass(frozen=True)
@@ -17,15 +17,22 @@ class LayoutOptions:
     roles: frozenset[str] | None = None          # keep only these roles (case-insensitive)
     max_nodes: int | None = None                 # per tab, after filtering
     fresh: bool = False                          # read every tab whole: no cache, no patch
+    bounds_space: str = "document"               # the space of each node's "bounds"
+    order: str = "front"                         # tab order: "front" tab first, or "strip"
+    inline_text_boxes: bool = False              # keep Chromium's InlineTextBox nodes
 
     @classmethod
-    def from_query(cls, query: Mapping[str, str]) -> LayoutOptions:
+    def from_query(cls, query: Mapping[str, str], bounds_space: str = "document",
+                   order: str = "front") -> LayoutOptions:
         """The options of a /layout query string; a bad or unknown parameter is a 422 naming it
-        (the same model, sidecar.models.LAYOUT_QUERY, generates the OpenAPI document)."""
+        (the same model, sidecar.models.LAYOUT_QUERY, generates the OpenAPI document).
+        ``bounds_space`` and ``order``: the server's defaults for those parameters."""
         values = LAYOUT_QUERY.validate(dict(query), coerce=True)
         roles = values["roles"]
         return cls(tab=values["tab"].strip() if values["tab"] is not None else None,
                    interesting=values["interesting"],
                    roles=frozenset(part.strip().lower() for part in roles.split(",") if part.strip())
                    if roles is not None else None,
-                   max_nodes=values["max_nodes"], fresh=values["fresh"])
+                   max_nodes=values["max_nodes"], fresh=values["fresh"],
+                   bounds_space=values["bounds"] or bounds_space, order=values["order"] or order,
+                   inline_text_boxes=values["inline_text_boxes"])

@@ -44,16 +44,30 @@ class _Numbers(dict):
 
 
 # The geometry members of a node, after its record's (json.dumps of the node as a dict writes
-# exactly this). Placeholders: content box x/y/w/h, border box x/y/w/h, viewport x/y (its
+# exactly this). Placeholders: bounds' space, then its content box x/y/w/h and border box x/y/w/h
+# in that space, viewport x/y (its
 # w/h repeat the border box's), screen x/y/w/h, centre x/y, visible, fullyVisible.
 _GEOMETRY_JSON = (
-    ',"bounds":{"space":"document","x":%s,"y":%s,"width":%s,"height":%s,'
+    ',"bounds":{"space":"%s","x":%s,"y":%s,"width":%s,"height":%s,'
     '"borderBox":{"x":%s,"y":%s,"width":%s,"height":%s}},'
     '"viewport":{"space":"viewport","borderBox":{"x":%s,"y":%s,"width":%s,"height":%s}},'
     '"screen":{"space":"screen","borderBox":{"x":%s,"y":%s,"width":%s,"height":%s},'
     '"center":{"x":%d,"y":%d}},"visible":%s,"fullyVisible":%s}')
-_NO_GEOMETRY_JSON = b"," + json_bytes({"bounds": None, "viewport": None, "screen": None,
+# An unrendered node has no "bounds" member at all (the reference schema's consumers test
+# `"bounds" in node`); our own geometry members stay, null.
+_NO_GEOMETRY_JSON = b"," + json_bytes({"viewport": None, "screen": None,
                                         "visible": False, "fullyVisible": False})[1:]
+BOUNDS_SPACES = ("document", "viewport", "screen")
+# Record members the reference schema types as a string or an integer: left out when null.
+_OMITTED_WHEN_NULL = frozenset({"parentId", "backendDOMNodeId"})
+
+
+def record_bytes(record: Record) -> bytes:
+    """A record's JSON: its members, less those the reference schema wants absent, not null."""
+    if record["parentId"] is None or record["backendDOMNodeId"] is None:
+        record = {key: value for key, value in record.items()
+                  if value is not None or key not in _OMITTED_WHEN_NULL}
+    return json_bytes(record)
 _JSON_BOOL = {True: "true", False: "false"}
 
 
@@ -65,13 +79,15 @@ def record_json(records: list[Record]) -> RecordJson:
     """The records' JSON made ahead (a full read makes it for each section while Chromium makes
     the next one); ``nodes`` uses it for a record still the same object with the same links."""
     return {record["nodeId"]: (record, len(record), record["childIds"], record["parentId"],
-                               json_bytes(record)[:-1]) for record in records}
+                               record_bytes(record)[:-1]) for record in records}
 
 
 def nodes(records: list[Record], placements: list[Placement | None], view: View,
-          cache: NodeCache, known: RecordJson | None = None) -> list[bytes]:
+          cache: NodeCache, known: RecordJson | None = None,
+          bounds_space: str = "document") -> list[bytes]:
     """The JSON of each record with its bounds for ``view``; updates ``cache``. ``known``: the
-    JSON of records made ahead (record_json)."""
+    JSON of records made ahead (record_json). ``bounds_space``: the space of each node's
+    "bounds" (one of BOUNDS_SPACES; the "viewport" and "screen" members are always theirs)."""
     if cache.view != view:
         cache.view, cache.entries = view, {}
     old, entries = cache.entries, {}
@@ -103,7 +119,7 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
                     and made[2] is record["childIds"] and made[3] == record["parentId"]:
                 prefix = made[4]
             else:
-                prefix = json_bytes(record)[:-1]
+                prefix = record_bytes(record)[:-1]
         if placement is None:
             encoded = prefix + _NO_GEOMETRY_JSON
         else:
@@ -135,8 +151,14 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             vpx_s, vpy_s = num[px], num[py]
             ssx_s, ssy_s, ssw_s, ssh_s = num[sx], num[sy], num[sw], num[sh]
             center_x, center_y = round(sx + sw / 2), round(sy + sh / 2)
+            if bounds_space != "document":
+                cx_s, cy_s, cw_s, ch_s, bx_s, by_s = (num[v] for v in _moved_bounds(
+                    bounds_space, x, y, w, h, insets, view, k, px, py))
+                if bounds_space == "screen":
+                    bw_s, bh_s = ssw_s, ssh_s
             encoded = prefix + (template % (
-                cx_s, cy_s, cw_s, ch_s, bx_s, by_s, bw_s, bh_s, vpx_s, vpy_s, bw_s, bh_s,
+                bounds_space, cx_s, cy_s, cw_s, ch_s, bx_s, by_s, bw_s, bh_s, vpx_s, vpy_s,
+                num[w], num[h],
                 ssx_s, ssy_s, ssw_s, ssh_s, center_x, center_y, _JSON_BOOL[visible],
                 _JSON_BOOL[fully])).encode()
         entries[node_id] = (record, placement, encoded, prefix)
@@ -146,19 +168,43 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
     return result_json
 
 
+def _moved_bounds(space: str, x: float, y: float, w: float, h: float,
+                  insets: tuple[float, float, float, float] | None, view: View,
+                  k: float, px: float, py: float) -> tuple[float, ...]:
+    """Content box x/y/width/height and border box x/y of a node's "bounds" in ``space``
+    ("viewport": CSS px from the visual viewport's top-left, as the reference implementation's
+    DOM.getBoxModel gave them; "screen": desktop pixels, as the node's "screen" box)."""
+    cx, cy, cw, ch = (x, y, w, h) if insets is None else content_box(x, y, w, h, insets)
+    dx, dy = px - x, py - y                    # document -> viewport
+    if space == "viewport":
+        values = (cx + dx, cy + dy, cw, ch, px, py)
+    else:
+        ox, oy = view.origin_x, view.origin_y
+        values = (ox + (cx + dx) * k, oy + (cy + dy) * k, cw * k, ch * k, ox + px * k, oy + py * k)
+    return values
+
+
 def viewport_json(metrics: dict, view: View) -> dict[str, Any]:
     """The layout's "viewport" member: Page.getLayoutMetrics' CSS boxes and the view's scales."""
     layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})
     content = metrics.get("cssContentSize", {})
+    # x/y/width/height(/scale): the reference schema's names (scroll offset and visible size,
+    # CSS px); pageX/clientWidth and the rest: CDP's, as before.
     return {
-        "visualViewport": {"space": "document", "pageX": visual.get("pageX", 0),
+        "visualViewport": {"x": visual.get("pageX", 0), "y": visual.get("pageY", 0),
+                           "width": visual.get("clientWidth", 0),
+                           "height": visual.get("clientHeight", 0),
+                           "space": "document", "pageX": visual.get("pageX", 0),
                            "pageY": visual.get("pageY", 0),
                            "offsetX": visual.get("offsetX", 0), "offsetY": visual.get("offsetY", 0),
                            "clientWidth": visual.get("clientWidth", 0),
                            "clientHeight": visual.get("clientHeight", 0),
                            "scale": visual.get("scale", 1), "zoom": view.zoom},
-        "layoutViewport": {"space": "document", "pageX": layout.get("pageX", 0),
+        "layoutViewport": {"x": layout.get("pageX", 0), "y": layout.get("pageY", 0),
+                           "width": layout.get("clientWidth", 0),
+                           "height": layout.get("clientHeight", 0),
+                           "space": "document", "pageX": layout.get("pageX", 0),
                            "pageY": layout.get("pageY", 0),
                            "clientWidth": layout.get("clientWidth", 0),
                            "clientHeight": layout.get("clientHeight", 0)},

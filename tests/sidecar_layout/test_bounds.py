@@ -101,7 +101,8 @@ async def test_a_cached_layout_is_never_stale(chromium, page_server):
     field = "document.getElementById('field')"
     await chromium.evaluate(page, f"{field}.value = 'set by script'")   # no event, no mutation
     fields = [n for n in (await chromium.layout(roles="textbox"))["tabs"][0]["layout"]["nodes"]]
-    assert [n["value"] for n in fields] == ["set by script"]
+    assert [n["valueText"] for n in fields] == ["set by script"]
+    assert [n["value"] for n in fields] == [{"type": "string", "value": "set by script"}]
 
     await chromium.evaluate(page, "scrollTo(0, 400)")
     scrolled = await check("scrolling the page")

@@ -10,6 +10,8 @@ import pytest
 from desktopd.web.errors import ApiError
 from sidecar.layout import LayoutOptions, build_layout
 
+from .reference_schema import validate_reference
+
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 
@@ -29,8 +31,11 @@ async def test_crashed_renderer_is_reported_and_other_tabs_still_work(chromium, 
     body = await asyncio.wait_for(chromium.layout(), 30)
     tabs = {tab["id"]: tab for tab in body["tabs"]}
     assert tabs[first.target_id]["layout"]["nodeCount"] > 0
-    assert tabs[second.target_id]["layout"] is None
+    # The reference's shape for a failed tab ({"error": message}), our error object beside it.
+    assert tabs[second.target_id]["layout"]["code"] == "renderer_crashed"
+    assert "crashed" in tabs[second.target_id]["layout"]["error"]
     assert tabs[second.target_id]["error"]["error"] == "renderer_crashed"
+    validate_reference(body)
     with pytest.raises(ApiError) as raised:
         await chromium.layout(tab=second.target_id[:12])
     assert raised.value.status == 503
@@ -48,7 +53,7 @@ async def test_tab_closing_or_navigating_mid_request_never_hangs(chromium, page_
         tabs = {tab["id"]: tab for tab in body["tabs"]}
         assert tabs[first.target_id]["layout"]["nodeCount"] > 0
         closed = tabs.get(second.target_id)
-        assert closed is None or closed["layout"] is not None or closed["error"]["error"] in (
+        assert closed is None or "error" not in closed["layout"] or closed["error"]["error"] in (
             "tab_closed", "tab_unresponsive", "layout_unavailable", "tab_changing")
     for path in ("frame.html?name=a", "/gen/2000", "main.html"):
         request = asyncio.ensure_future(chromium.layout(tab=first.target_id))

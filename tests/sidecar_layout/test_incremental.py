@@ -31,13 +31,13 @@ def _comparable(layout: dict) -> list[dict]:
     nodes = _nodes(layout)
     by_id = {n["nodeId"]: n for n in nodes}
     generated = {n["nodeId"]: f"{n['parentId']}/{by_id[n['parentId']]['childIds'].index(n['nodeId'])}"
-                 for n in nodes if n["nodeId"].startswith("-") and n["backendDOMNodeId"] is None
+                 for n in nodes if n["nodeId"].startswith("-") and "backendDOMNodeId" not in n
                  and n["parentId"] in by_id}
     if not generated:
         return nodes
     rename = lambda node_id: generated.get(node_id, node_id)  # noqa: E731
-    return [dict(n, nodeId=rename(n["nodeId"]), parentId=rename(n["parentId"]),
-                 childIds=[rename(c) for c in n["childIds"]]) for n in nodes]
+    return [dict(n, nodeId=rename(n["nodeId"]), childIds=[rename(c) for c in n["childIds"]],
+                 **({"parentId": rename(n["parentId"])} if "parentId" in n else {})) for n in nodes]
 
 
 def _first_difference(patched: list[dict], full: list[dict]) -> str:

@@ -41,7 +41,7 @@ def _rect(box: dict) -> list[float]:
 async def _nodes_by_element(page, layout: dict) -> dict[str, dict]:
     found = {}
     for node in layout["tabs"][0]["layout"]["nodes"]:
-        if node["backendDOMNodeId"] is not None and node["role"]["value"] in ("button", "region"):
+        if "backendDOMNodeId" in node and node["role"]["value"] in ("button", "region"):
             found[await element_id(page, node)] = node
     return found
 
@@ -128,7 +128,7 @@ async def _reference_loop(layout: dict, desktopd) -> bool:
     role.value, name.value, bounds x/y/width/height), except that it clicks screen.center
     instead of document coordinates minus the scroll. Returns True once it clicked."""
     for tab in layout["tabs"]:
-        if not tab["visible"] or tab["layout"] is None:
+        if not tab["visible"] or "error" in tab["layout"]:
             continue
         for node in tab["layout"].get("nodes", []):
             if node.get("role", {}).get("value") == "button":

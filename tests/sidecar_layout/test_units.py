@@ -118,8 +118,25 @@ def test_ax_records_states_properties_and_dropped_text_boxes():
     assert "p:6" not in by_id
     ok = by_id["p:3"]
     assert ok["states"] == {"focusable": True, "pressed": "mixed"}
-    assert ok["properties"] == {"level": 2}
-    assert ok["parentId"] == "p:2" and ok["frameId"] == "F" and ok["value"] is None
+    # CDP's list as Chromium gave it (the reference contract), our plain scalars beside it.
+    assert ok["properties"] == TREE[2]["properties"]
+    assert ok["propertyValues"] == {"level": 2}
+    assert ok["parentId"] == "p:2" and ok["frameId"] == "F"
+    assert "value" not in ok and "description" not in ok and ok["valueText"] is None
+
+
+def test_ax_records_keep_cdp_value_and_description_objects_without_sources():
+    node = _ax("7", "textbox", "1", name="Query", backend=7)
+    node["value"] = {"type": "string", "value": "abc"}
+    node["description"] = {"type": "computedString", "value": "Search the site",
+                           "sources": [{"type": "attribute", "attribute": "title"}]}
+    node["ignoredReasons"] = [{"name": "x", "value": {"type": "boolean", "value": True}}]
+    [record] = axtree.ax_records([node], "F")
+    assert record["value"] == {"type": "string", "value": "abc"} and record["valueText"] == "abc"
+    assert record["description"] == {"type": "computedString", "value": "Search the site"}
+    assert record["descriptionText"] == "Search the site"
+    assert record["ignoredReasons"] == node["ignoredReasons"]
+    assert "sources" in node["description"]          # Chromium's reply is not mutated
 
 
 def test_ax_records_leave_out_links_to_dropped_nodes_and_take_the_target_id():

@@ -118,7 +118,7 @@ async def test_a_stuck_tab_is_reported_alone_and_not_waited_for_again(
     status, body = await sidecar.get("/layout")
     assert status == 200
     by_id = {tab["id"]: tab for tab in body["tabs"]}
-    assert by_id[stuck]["layout"] is None and by_id[stuck]["error"]["error"] == "tab_unresponsive"
+    assert by_id[stuck]["layout"]["code"] == "tab_unresponsive" and by_id[stuck]["error"]["error"] == "tab_unresponsive"
     assert by_id[healthy]["layout"]["nodeCount"] > 0
     # Known unresponsive now: answered for at once (not after another budget) while it stays stuck.
     status, body = await sidecar.get("/layout")
@@ -151,7 +151,7 @@ async def test_a_tab_in_an_endless_loop_does_not_hold_up_the_others(
         healthy, looping = (tab["id"] for tab in tabs)
         status, body = await sidecar.get("/layout")
         by_id = {tab["id"]: tab for tab in body["tabs"]}
-        if by_id[looping]["layout"] is not None:   # read before its loop began: ask once more
+        if "error" not in by_id[looping]["layout"]:   # read before its loop began: ask once more
             await asyncio.sleep(0.5)
             status, body = await sidecar.get("/layout")
             by_id = {tab["id"]: tab for tab in body["tabs"]}
@@ -197,7 +197,7 @@ async def test_a_crashed_tab_is_reported_then_reloaded(chromium: str, pages: dic
         assert tabs, "no tab reported crashed:\n" + sidecar.log()
         tab = tabs[0]
         status, body = await sidecar.get("/layout")
-        assert status == 200 and body["tabs"][0]["layout"] is None
+        assert status == 200 and "error" in body["tabs"][0]["layout"]
         assert body["tabs"][0]["error"]["error"] == "renderer_crashed"   # never an empty success
         status, health = await sidecar.get("/health")
         assert status == 503 and health["status"] == "degraded" and health["crashed_tabs"] == [tab]

@@ -26,7 +26,9 @@ def test_models_are_the_document() -> None:
     assert body["required"] == ["url"] and body["additionalProperties"] is False
     assert {"403", "404", "409", "422", "504"} <= set(navigate["responses"])
     layout = {p["name"]: p for p in spec["paths"]["/layout"]["get"]["parameters"]}
-    assert set(layout) == {"tab", "interesting", "roles", "max_nodes", "fresh"}
+    assert set(layout) == {"tab", "interesting", "roles", "max_nodes", "fresh", "bounds", "order",
+                           "inline_text_boxes"}
+    assert layout["bounds"]["schema"]["enum"] == ["document", "viewport", "screen"]
     assert layout["max_nodes"]["schema"]["maximum"] == 1_000_000
     assert spec["paths"]["/health"]["get"]["security"] == []
 

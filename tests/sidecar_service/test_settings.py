@@ -10,7 +10,7 @@ from sidecar.settings import SettingsError, parse_settings
 def test_defaults_are_loopback_8122_and_display_from_env() -> None:
     settings = parse_settings([], {"DISPLAY": ":7"})
     assert (settings.host, settings.port, settings.display) == ("127.0.0.1", 8122, ":7")
-    assert settings.urls == () and settings.token is None and settings.expose_cdp_port is None
+    assert settings.urls == () and settings.token is None and settings.cdp_port is None
     assert not settings.headless and not settings.kiosk and settings.window_size is None
 
 
@@ -26,7 +26,7 @@ def test_env_fallbacks() -> None:
     assert settings.kiosk and settings.headless
     assert settings.window_size == (1024, 768)
     assert settings.chromium_flags == ("--lang=de", "--user-agent=a b")
-    assert settings.expose_cdp_port == 9222
+    assert settings.cdp_port == 9222
 
 
 def test_flags_win_over_env() -> None:
@@ -62,7 +62,7 @@ def test_refuses_a_public_address_without_a_token() -> None:
     (["--window-size", "big"], {}, "window size"),
     (["--port", "http"], {}, "port"),
     ([], {"SIDECAR_PORT": "70000"}, "port"),
-    (["--expose-cdp", "0x"], {}, "CDP port"),
+    (["--cdp-port", "0x"], {}, "CDP port"),
     (["--cdp-timeout", "0"], {}, "timeouts"),
     (["--restart-backoff", "-1"], {}, "backoff"),
     ([], {"CHROMIUM_FLAGS": "--user-agent='unterminated"}, "CHROMIUM_FLAGS"),

@@ -254,7 +254,7 @@ async def test_cdp_is_private_unless_exposed_on_a_fixed_loopback_port(chromium: 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    sidecar = await start_sidecar(sites, "--expose-cdp", str(port))
+    sidecar = await start_sidecar(sites, "--cdp-port", str(port))
     try:
         _, health = await sidecar.get("/health")
         assert health["cdp_url"].startswith(f"ws://127.0.0.1:{port}/devtools/browser/")

@@ -20,7 +20,7 @@ async def test_a_title_set_by_script_is_reported_everywhere(chromium: str, sites
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    sidecar = await start_sidecar(sites, "--expose-cdp", str(port))
+    sidecar = await start_sidecar(sites, "--cdp-port", str(port))
     try:
         _, tabs = await sidecar.get("/tabs")
         tab = tabs[0]
