@@ -61,8 +61,10 @@ def _ax_value(field: dict[str, Any]) -> dict[str, Any]:
 
 
 # Chromium's per-line text fragments: they repeat their StaticText parent's text, have no DOM
-# node of their own, and are a sixth of a text-heavy tree. Never reported.
-DROPPED_ROLES = frozenset({"InlineTextBox"})
+# node of their own, and are a sixth of a text-heavy tree. Reported only when asked for
+# (?inline_text_boxes=true).
+INLINE_TEXT_BOX = "InlineTextBox"
+DROPPED_ROLES = frozenset({INLINE_TEXT_BOX})
 
 
 _STATE_NAMES = frozenset(STATE_PROPERTIES)
@@ -71,9 +73,10 @@ _BOOLEAN_STATES = {"true": True, "false": False}
 
 
 def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "",
-               target_id: str | None = None) -> list[Record]:
+               target_id: str | None = None, inline_text_boxes: bool = False) -> list[Record]:
     """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames;
-    ``target_id``, when known, is each record's "targetId" from the start.
+    ``target_id``, when known, is each record's "targetId" from the start;
+    ``inline_text_boxes``: keep Chromium's InlineTextBox nodes (otherwise DROPPED_ROLES).
 
     Links to the nodes never reported (DROPPED_ROLES) are left out here, so a record is final
     when made (nothing later edits it: its JSON can be made ahead, render.record_json).
@@ -84,7 +87,8 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
     left_out: set[str] = set()
     append = records.append
     state_names, other_names, booleans = _STATE_NAMES, _OTHER_NAMES, _BOOLEAN_STATES
-    dropped, role_types, shared_roles = DROPPED_ROLES, _ROLE_TYPES, _role_values
+    dropped = frozenset() if inline_text_boxes else DROPPED_ROLES
+    role_types, shared_roles = _ROLE_TYPES, _role_values
     for node in nodes:
         get = node.get
         role = get("role")

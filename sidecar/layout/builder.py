@@ -175,7 +175,7 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
             capture = state.cache.get(page.target_id)
             entry["visible"] = None if capture is None else capture.visible
             entry["layout"] = result
-            if state.refresher is not None:
+            if state.refresher is not None and not options.inline_text_boxes:
                 state.refresher.asked(page, options, state.cache.get(page.target_id))
         tabs.append(entry)
     if options.order == "front":
@@ -224,6 +224,7 @@ async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerS
         capture = state.cache.get(page.target_id)
         checked = capture.checked if capture is not None else None
         if checked is not None and checked.sent_at > arrived and not options.fresh \
+                and not options.inline_text_boxes \
                 and not getattr(page, "crashed", False):
             return _render(capture, checked.probe, checked.metrics, options)
         return await _tab_layout(page, options, state.cache, state.counts)
@@ -260,6 +261,8 @@ async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Captur
 
 async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[str, Capture],
                                children: list[Any], counts: dict[str, int]) -> dict[str, Any]:
+    if options.inline_text_boxes:
+        return await _text_box_layout(page, children, options)
     for _attempt in range(CAPTURE_ATTEMPTS):
         capture = None if options.fresh else cache.get(page.target_id)
         # Asked along with the probe (after it: roots cover every change the probe counts), so
@@ -323,6 +326,21 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
             counts["wide"] = counts.get("wide", 0) + capture.wide
             counts["restyled"] = counts.get("restyled", 0) + capture.restyled
         return _render(capture, after, after_metrics, options)
+    raise PageChanged("the page kept changing while its layout was captured; retry")
+
+
+async def _text_box_layout(page: Any, children: list[Any], options: LayoutOptions) -> dict[str, Any]:
+    """A whole read that keeps Chromium's InlineTextBox nodes, placed at their line boxes. Never
+    cached: the cached reads' records leave those nodes out, and few requests ask for them.
+    Read again when the page changed while it was read, as the cached path does."""
+    for _attempt in range(CAPTURE_ATTEMPTS):
+        probe, metrics, child_probes = (await _probe(page, children))[:3]
+        capture, _after = await _capture(page, children, probe.device_pixel_ratio, in_sections=False,
+                                         inline_text_boxes=True)
+        after, after_metrics, after_children = (await _probe(page, children))[:3]
+        if (probe.frames, [c.frames if c else None for c in child_probes]) == \
+                (after.frames, [c.frames if c else None for c in after_children]):
+            return _render(capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
@@ -401,9 +419,10 @@ def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple
 # -- capture -----------------------------------------------------------------------------------
 
 async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: bool = True,
-                   view: View | None = None) -> tuple[Capture, Any]:
+                   view: View | None = None, inline_text_boxes: bool = False) -> tuple[Capture, Any]:
     """A full read of the tab, and the after-probe when one was sent behind its reads (else
-    None: the caller probes again). ``view``: the tab's view now, to render nodes ahead for."""
+    None: the caller probes again). ``view``: the tab's view now, to render nodes ahead for.
+    ``inline_text_boxes``: keep Chromium's InlineTextBox nodes, each placed at its line box."""
     if in_sections and not children:
         capture, after_call = await _sectioned_capture(page, dpr, view)
         if capture is not None:
@@ -416,7 +435,8 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
     # can read a node's ancestors. Idempotent and cheap (~1 ms).
     enable_call = _or_exception(page.send("Accessibility.enable")) if not children else _nothing()
     ax_call = page.send("Accessibility.getFullAXTree")
-    child_calls = [_capture_child(page, child, dpr) for child in children]
+    child_calls = [_capture_child(page, child, dpr, inline_text_boxes=inline_text_boxes)
+                   for child in children]
     frame_tree, snapshot, enabled, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, enable_call, _or_exception(ax_call), *child_calls)
     main_frame = frame_tree["frameTree"]["frame"]["id"]
@@ -424,7 +444,8 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
         raise PageChanged("the snapshot is of another document than the frame tree")
     source = "accessibility"
     sessions: list[tuple[str, list[Record]]] = []
-    records, source = await _session_records(page, snapshot, main_frame, ax_reply, "")
+    records, source = await _session_records(page, snapshot, main_frame, ax_reply, "",
+                                             inline_text_boxes=inline_text_boxes)
     sessions.append((page.target_id, records))
 
     # Out-of-process iframes, parents before children, each placed by its owner element.
@@ -452,8 +473,12 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
         session_of = {r["nodeId"]: key for key, recs in sessions for r in recs}
         keys = [session_of[r["nodeId"]] for r in ordered]
         patchable = (source == "accessibility" and not children and len(snapshot.documents) == 1
-                     and not isinstance(enabled, BaseException) and bool(ordered))
-        return Capture(signal=(), records=ordered, placements=_placements(ordered, keys, placed),
+                     and not isinstance(enabled, BaseException) and bool(ordered)
+                     and not inline_text_boxes)
+        placements = _placements(ordered, keys, placed)
+        if inline_text_boxes:
+            _place_text_boxes(ordered, keys, placements, placed)
+        return Capture(signal=(), records=ordered, placements=placements,
                        source=source, sticky=_sticky(placed), sessions=keys,
                        patchable=patchable, frame_id=main_frame,
                        render=snapshot.render_state() if patchable else None), None
@@ -686,6 +711,27 @@ def _placements(records: list[Record], keys: list[str], placed: Placed,
     return result
 
 
+def _place_text_boxes(records: list[Record], keys: list[str], placements: list[Placement | None],
+                      placed: Placed) -> None:
+    """Each InlineTextBox record placed at its line box: the n-th InlineTextBox child of a text
+    node is its n-th text box in the DOM snapshot (both come in line order). A text node whose
+    counts differ leaves its boxes unplaced rather than pair them wrongly."""
+    index_of = {r["nodeId"]: i for i, r in enumerate(records)}
+    for index, record in enumerate(records):
+        backend_id = record["backendDOMNodeId"]
+        if backend_id is None or not record["childIds"]:
+            continue
+        line_indices = [index_of[c] for c in record["childIds"] if c in index_of
+                        and axtree.role_of(records[index_of[c]]) == axtree.INLINE_TEXT_BOX]
+        session = placed.get(keys[index]) if line_indices else None
+        if session is None:
+            continue
+        lines = session[0].text_box_placements(backend_id, session[1])
+        if len(lines) == len(line_indices):
+            for line_index, line in zip(line_indices, lines):
+                placements[line_index] = line
+
+
 def _sticky(placed: Placed) -> bool:
     return any(doc.has_sticky for snap, _p in placed.values() for doc in snap.documents)
 
@@ -718,7 +764,7 @@ async def _outcome(task: asyncio.Future) -> Any:
 
 
 async def _session_records(session: Any, snapshot: Snapshot, frame_id: str, ax_reply: Any,
-                           prefix: str) -> tuple[list[Record], str]:
+                           prefix: str, *, inline_text_boxes: bool = False) -> tuple[list[Record], str]:
     """The nodes of one session (a page or an OOPIF) and all frames in its process: its AX tree,
     its same-process iframes' AX trees hung under their iframe nodes, or the DOM fallback."""
     if isinstance(ax_reply, BaseException):
@@ -730,8 +776,10 @@ async def _session_records(session: Any, snapshot: Snapshot, frame_id: str, ax_r
         source = "dom"
     else:
         with gc_paused():
-            records = axtree.ax_records(ax_reply.get("nodes", []), frame_id, prefix)
-        records += await _same_process_frames(session, snapshot, frame_id, records, prefix)
+            records = axtree.ax_records(ax_reply.get("nodes", []), frame_id, prefix,
+                                        inline_text_boxes=inline_text_boxes)
+        records += await _same_process_frames(session, snapshot, frame_id, records, prefix,
+                                              inline_text_boxes)
         source = "accessibility"
     _link_frames(snapshot, records)
     target_id = session.target_id
@@ -741,7 +789,8 @@ async def _session_records(session: Any, snapshot: Snapshot, frame_id: str, ax_r
 
 
 async def _same_process_frames(session: Any, snapshot: Snapshot, root_frame: str,
-                               root_records: list[Record], prefix: str) -> list[Record]:
+                               root_records: list[Record], prefix: str,
+                               inline_text_boxes: bool = False) -> list[Record]:
     """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones)."""
     frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != root_frame]
     if not frames:
@@ -758,7 +807,8 @@ async def _same_process_frames(session: Any, snapshot: Snapshot, root_frame: str
             records += dom_records(doc, snapshot.strings, f"{prefix}d{doc.index}:")
             continue
         nodes = [n for n in reply.get("nodes", []) if n.get("backendDOMNodeId") not in known]
-        records += axtree.ax_records(nodes, doc.frame_id, f"{prefix}f{doc.index}:")
+        records += axtree.ax_records(nodes, doc.frame_id, f"{prefix}f{doc.index}:",
+                                     inline_text_boxes=inline_text_boxes)
     return records
 
 
@@ -792,6 +842,7 @@ def _attach(child_records: list[Record], owner_id: int | None, parent_records: l
 
 
 async def _capture_child(page: Any, child: Any, dpr: float, *, accessibility: bool = True,
+                         inline_text_boxes: bool = False,
                          ) -> tuple[Snapshot, list[Record] | None, int | None, str] | None:
     """An OOPIF's snapshot, nodes (with its own same-process frames) and owner iframe element
     (its backendNodeId in the parent). None when the iframe went away meanwhile: the rest of
@@ -813,7 +864,8 @@ async def _capture_child(page: Any, child: Any, dpr: float, *, accessibility: bo
         return snapshot, None, owner_id, ""
     try:
         records, source = await _session_records(child, snapshot, child.target_id, ax_reply,
-                                                 f"{child.target_id[:8]}:")
+                                                 f"{child.target_id[:8]}:",
+                                                 inline_text_boxes=inline_text_boxes)
     except (CDPSessionClosed, CDPTimeout):
         return None
     return snapshot, records, owner_id, source

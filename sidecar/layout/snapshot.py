@@ -84,6 +84,7 @@ class Snapshot:
         self._raw_documents: list[dict[str, Any]] = reply.get("documents", [])
         self._documents: list[Document] | None = None
         self._owner_document: dict[int, int] = {}
+        self._text_boxes_of: dict[int, dict[int, list[Rect]]] = {}
 
     @property
     def documents(self) -> list[Document]:
@@ -240,6 +241,36 @@ class Snapshot:
         owner = place(parent, placed, owner_id, content)
         return DocumentPlacement(dx=owner.rect.x - scroll_x, dy=owner.rect.y - scroll_y,
                                  fixed=owner.fixed, clip=_clip(owner), clip_fixed=owner.fixed)
+
+    def text_box_placements(self, backend_id: int, placements: dict[int, DocumentPlacement],
+                            ) -> list[Placement]:
+        """A text node's line boxes (the snapshot's textBoxes, one per line it is broken into)
+        in the tab's space, in order; [] when it has none or its document is not placed."""
+        doc_index = self.owner_document.get(backend_id)
+        placed = placements.get(doc_index) if doc_index is not None else None
+        if placed is None:
+            return []
+        doc = self.documents[doc_index]                     # type: ignore[index]
+        return [place(doc, placed, backend_id, rect) for rect in self._text_boxes(doc).get(backend_id, [])]
+
+    def _text_boxes(self, doc: Document) -> dict[int, list[Rect]]:
+        """backendNodeId -> its text boxes, read from the raw reply on first use (only reads
+        that ask for inline text boxes need them)."""
+        cached = self._text_boxes_of.get(doc.index)
+        if cached is not None:
+            return cached
+        layout = doc.raw.get("layout", {})
+        node_of_layout: list[int] = layout.get("nodeIndex", [])
+        backend_ids: list[int] = doc.raw.get("nodes", {}).get("backendNodeId", [])
+        boxes = doc.raw.get("textBoxes", {})       # a member of the document, beside "layout"
+        found: dict[int, list[Rect]] = {}
+        scale = self.scale
+        for layout_index, bounds in zip(boxes.get("layoutIndex", []), boxes.get("bounds", [])):
+            backend_id = backend_ids[node_of_layout[layout_index]]
+            found.setdefault(backend_id, []).append(Rect(0.0 + bounds[0] * scale, 0.0 + bounds[1] * scale,
+                                                         bounds[2] * scale, bounds[3] * scale))
+        self._text_boxes_of[doc.index] = found
+        return found
 
     def placement_of(self, backend_id: int, placements: dict[int, DocumentPlacement]) -> Placement | None:
         return self.placements_of((backend_id,), placements)[0]
