@@ -194,23 +194,46 @@ class DesktopApi:
                                json={"events": list(events)}))
 
     # -- vendor tool formats, recording and reset (the harness endpoints) ----------------------
-    def anthropic(self, tool_input: Mapping[str, JSON]) -> dict:
-        """Runs an Anthropic computer tool call's ``input``; returns ``{"content": [...]}``, the
-        tool_result content blocks to send back to the model."""
+    def anthropic(self, tool_input: Mapping[str, JSON], *, display_width_px: int | None = None,
+                  display_height_px: int | None = None, screenshot: bool | None = None,
+                  settle: float | None = None) -> dict:
+        """Runs an Anthropic computer tool call's ``input``; returns ``{"content": [...]}`` (the
+        tool_result content blocks to send back to the model), ``executed`` (what ran, in screen
+        pixels), ``screen`` and ``display``. Coordinates are in the display the model was told
+        about (display_*_px; default the screen); ``screenshot=False`` leaves the image out."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/anthropic", json_reply,
+                               params=query(display_width_px=display_width_px,
+                                            display_height_px=display_height_px,
+                                            screenshot=screenshot, settle=settle),
                                json=dict(tool_input), extra_timeout=120.0))
 
-    def anthropic_tool(self) -> dict:
-        """The computer tool definition to pass to the Anthropic API (sized for this screen)."""
-        return self._call(Call("desktopd", "GET", "/api/v1/computer/anthropic", json_reply))
+    def anthropic_tool(self, *, display_width_px: int | None = None, display_height_px: int | None = None,
+                       version: str | None = None) -> dict:
+        """The computer tool definition to pass to the Anthropic API (sized for this screen, or
+        for the display given)."""
+        return self._call(Call("desktopd", "GET", "/api/v1/computer/anthropic", json_reply,
+                               params=query(display_width_px=display_width_px,
+                                            display_height_px=display_height_px, version=version)))
 
     def openai(self, action: Mapping[str, JSON] | None = None, *,
-               actions: Sequence[Mapping[str, JSON]] | None = None, call_id: str | None = None) -> dict:
-        """Runs an OpenAI computer_call's action (or several); returns the computer_call_output."""
+               actions: Sequence[Mapping[str, JSON]] | None = None, call_id: str | None = None,
+               display_width_px: int | None = None, display_height_px: int | None = None,
+               settle: float | None = None) -> dict:
+        """Runs an OpenAI computer_call's action (or several, in order); returns its
+        computer_call_output (a screenshot) plus ``executed`` (screen pixels)."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/openai", json_reply,
+                               params=query(display_width_px=display_width_px,
+                                            display_height_px=display_height_px, settle=settle),
                                json=body(action=dict(action) if action is not None else None,
                                          actions=[dict(a) for a in actions] if actions is not None else None,
                                          call_id=call_id), extra_timeout=120.0))
+
+    def pointer_position(self) -> dict:
+        """Where the pointer is, screen pixels: {"x", "y"} (Anthropic's cursor_position, read
+        without a screenshot)."""
+        return self._call(Call("desktopd", "POST", "/api/v1/computer/anthropic",
+                               lambda reply: json_reply(reply)["executed"],  # type: ignore[index]
+                               json={"action": "cursor_position"}))
 
     def recording_start(self, **options: JSON) -> dict:
         """Starts a screen recording; the answer carries its id."""
