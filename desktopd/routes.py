@@ -9,6 +9,7 @@ from aiohttp import web
 from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
+from desktopd.computer import anthropic, openai
 from desktopd.web.routing import OBJ, Route, register
 from desktopd.handlers import clipboard, compat, execute, health, keyboard, openapi, pointer, screenshot, windows
 
@@ -120,6 +121,22 @@ ROUTES: list[Route] = [
           description="Coordinates are screen pixels; off-screen ones are a 422 naming the field."),
     Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
           "input", body=models.KEYBOARD_BODY),
+    Route("POST", "/api/v1/computer/anthropic", anthropic.computer_action,
+          "Run an Anthropic computer tool action (computer_20250124 / computer_20251124)", "computer",
+          query=anthropic.ACTION_QUERY, body=anthropic.ACTIONS,
+          success={"application/json": {"schema": anthropic.RESULT}},
+          description="The body is the tool_use input; `content` is the tool_result content. "
+                      "Coordinates are in the display_width_px x display_height_px space (default: "
+                      "the screen) and screenshots come back at that size."),
+    Route("GET", "/api/v1/computer/anthropic", anthropic.tool_definition,
+          "The computer tool definition for this desktop", "computer", query=anthropic.TOOL_QUERY,
+          success={"application/json": {"schema": anthropic.TOOL_DEFINITION}}),
+    Route("POST", "/api/v1/computer/openai", openai.computer_call,
+          "Run an OpenAI computer_call's action(s); answers its computer_call_output", "computer",
+          query=openai.QUERY, body=openai.BODY,
+          success={"application/json": {"schema": openai.RESULT}},
+          description="Coordinates are in the display_width_px x display_height_px space "
+                      "(default: the screen); the screenshot comes back at that size."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
           query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
