@@ -15,6 +15,7 @@ from aiohttp import web
 from desktopd.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, xservice
 from desktopd.models import COORD_LIMIT
+from desktopd.x11 import keynames
 from desktopd.xservice import XService
 
 from . import steps
@@ -88,7 +89,9 @@ def key_name(name: str) -> str:
     lowered = name.lower()
     if len(name) == 1:
         return lowered if name.isascii() else name
-    return KEY_ALIASES.get(lowered, name)
+    if lowered in KEY_ALIASES:
+        return KEY_ALIASES[lowered]
+    return lowered if lowered in keynames.ALIASES else name   # "CTRL" -> "ctrl"; "F5" stays
 
 
 def wheel_clicks(pixels: int) -> int:
