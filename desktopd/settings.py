@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,10 @@ from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_probl
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
+
+
+def default_recording_dir() -> str:
+    return os.path.join(tempfile.gettempdir(), f"desktopd-recordings-{os.getuid()}")
 
 
 class SettingsError(ValueError):
@@ -41,6 +46,8 @@ class Settings:
     # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
     header_deadline: float = 10.0
     body_deadline: float = 30.0
+    # Where POST /api/v1/recording/start writes its videos and ffmpeg's logs.
+    recording_dir: str = field(default_factory=lambda: default_recording_dir())
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -88,6 +95,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=(env.get("DESKTOPD_TREE_FORMAT") or "desktopd").strip().lower(),
                         help="GET /api/v1/tree's format when a request names none: desktopd or i3 "
                              "(env DESKTOPD_TREE_FORMAT; default desktopd)")
+    parser.add_argument("--recording-dir", default=env.get("DESKTOPD_RECORDING_DIR") or default_recording_dir(),
+                        help="directory for screen recordings (env DESKTOPD_RECORDING_DIR; default "
+                             "desktopd-recordings-<uid> in the temp dir)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -107,7 +117,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         insecure=args.insecure, log_level=args.log_level,
                         app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
                         sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token,
-                        tree_format=args.tree_format,
+                        tree_format=args.tree_format, recording_dir=args.recording_dir,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

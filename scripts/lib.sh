@@ -38,6 +38,7 @@ NATIVE_PACKAGES=(
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
+    ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
     # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and
