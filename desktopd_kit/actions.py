@@ -75,9 +75,13 @@ class Scaling:
         return self.screen != self.display
 
     def to_screen(self, x: float, y: float) -> tuple[int, int]:
-        sx = round(float(x) * self.screen[0] / self.display[0])
-        sy = round(float(y) * self.screen[1] / self.display[1])
-        return min(self.screen[0] - 1, max(0, sx)), min(self.screen[1] - 1, max(0, sy))
+        """Off-display points stay off-screen, for desktopd to refuse (422 naming the field)."""
+        return self._axis(x, 0), self._axis(y, 1)
+
+    def _axis(self, value: float, axis: int) -> int:
+        out = round(float(value) * self.screen[axis] / self.display[axis])
+        # Rounding may land one past the edge for the last display pixel: keep it on screen.
+        return min(self.screen[axis] - 1, out) if 0 <= value < self.display[axis] else out
 
     def vendor_query(self) -> dict[str, int]:
         if not self.scaled:

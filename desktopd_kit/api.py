@@ -235,17 +235,23 @@ class DesktopApi:
                                lambda reply: json_reply(reply)["executed"],  # type: ignore[index]
                                json={"action": "cursor_position"}))
 
-    def recording_start(self, **options: JSON) -> dict:
-        """Starts a screen recording; the answer carries its id."""
-        return self._call(Call("desktopd", "POST", "/api/v1/recording/start", json_reply, json=options))
+    def recording_start(self, *, fps: int | None = None, codec: Literal["h264", "vp9"] | None = None,
+                        quality: int | None = None, region: tuple[int, int, int, int] | None = None,
+                        max_seconds: float | None = None) -> dict:
+        """Starts a screen recording (one at a time); the answer has its ``id`` and
+        ``started_at`` (Unix time of the first frame)."""
+        return self._call(Call("desktopd", "POST", "/api/v1/recording/start", json_reply, json=body(
+            fps=fps, codec=codec, quality=quality, max_seconds=max_seconds,
+            region=",".join(str(int(v)) for v in region) if region else None), extra_timeout=30.0))
 
-    def recording_stop(self, **options: JSON) -> dict:
-        return self._call(Call("desktopd", "POST", "/api/v1/recording/stop", json_reply, json=options,
-                               extra_timeout=60.0))
+    def recording_stop(self) -> dict:
+        """Stops the recording; the answer adds frames, size and duration."""
+        return self._call(Call("desktopd", "POST", "/api/v1/recording/stop", json_reply, extra_timeout=60.0))
 
-    def recording(self, recording_id: str) -> dict:
+    def recording(self, recording_id: str) -> bytes:
+        """A finished recording's video file (MP4 or WebM)."""
         return self._call(Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
-                               json_reply))
+                               lambda reply: reply.body, extra_timeout=300.0))
 
     def reset(self, urls: Sequence[str] = (), **options: JSON) -> dict:
         """Puts the desktop and the browser back to a known state, with ``urls`` open."""

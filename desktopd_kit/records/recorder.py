@@ -28,18 +28,21 @@ class VideoClock:
 
     def start(self) -> dict:
         answer = self.desktop.recording_start()
-        self.info = {"id": str(answer.get("id")), "started_mono": time.monotonic(),
-                     "started_wall": time.time(), "start": answer, "stop": None}
+        # started_at: desktopd's Unix time of the video's first frame (its clock: the desktop's).
+        self.info = {"id": str(answer["id"]), "started_mono": time.monotonic(),
+                     "started_wall": float(answer.get("started_at") or time.time()),
+                     "start": answer, "stop": None}
         return self.info
 
-    def at(self, mono: float) -> float | None:
-        return None if self.info is None else mono - self.info["started_mono"]
+    def at(self, wall: float) -> float | None:
+        """Seconds into the video at Unix time ``wall``."""
+        return None if self.info is None else wall - self.info["started_wall"]
 
     def stop(self) -> dict | None:
         if self.info is None:
             return None
         try:
-            self.info["stop"] = self.desktop.recording_stop(id=self.info["id"])
+            self.info["stop"] = self.desktop.recording_stop()
         except DesktopError as error:
             self.info["stop"] = {"error": error.code, "detail": error.message}
         return self.info
@@ -98,7 +101,7 @@ class Recorder:
         self.total_reward += reward or 0.0
         line = self.writer.write_step(before, acted, reward=reward, terminated=terminated,
                                       truncated=False if terminated is not None else None, info=info,
-                                      video_time_s=self.video.at(acted.act.mono))
+                                      video_time_s=self.video.at(acted.act.wall))
         return acted, line
 
     def close(self, *, terminated: bool = False, truncated: bool = False) -> None:
