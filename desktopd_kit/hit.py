@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# Roles a user acts on: the target of a click that landed on, say, a button's text.
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton",
+    "treeitem", "PopUpButton", "ToggleButton", "MenuListPopup", "TextField", "textField"})
+
 
 def _viewport_box(tab: Mapping) -> tuple[float, float, float, float] | None:
     viewport = (tab.get("layout") or {}).get("viewport") or {}
@@ -50,10 +56,31 @@ def element_at(layout: Mapping | None, x: float, y: float) -> dict | None:
             best, best_area = node, area
     if best is None:
         return None
-    return {"tab": tab.get("id"), "nodeId": best.get("nodeId"),
-            "backendDOMNodeId": best.get("backendDOMNodeId"),
-            "role": _value(best.get("role")), "name": _value(best.get("name")),
-            "screen": dict(best["screen"]["borderBox"])}
+    hit = _summary(best)
+    hit["tab"] = tab.get("id")
+    target = _interactive_ancestor(tab["layout"]["nodes"], best)
+    hit["target"] = _summary(target) if target is not None else None
+    return hit
+
+
+def _summary(node: Mapping) -> dict:
+    screen = node.get("screen")
+    return {"nodeId": node.get("nodeId"), "backendDOMNodeId": node.get("backendDOMNodeId"),
+            "role": _value(node.get("role")), "name": _value(node.get("name")),
+            "screen": dict(screen["borderBox"]) if screen else None}
+
+
+def _interactive_ancestor(nodes: list, node: Mapping) -> Mapping | None:
+    """The node itself or its nearest ancestor with an interactive role (bounded by the tree)."""
+    by_id = {n.get("nodeId"): n for n in nodes}
+    current: Mapping | None = node
+    for _ in range(len(nodes)):
+        if current is None:
+            return None
+        if _value(current.get("role")) in INTERACTIVE_ROLES:
+            return current
+        current = by_id.get(current.get("parentId"))
+    return None
 
 
 def _value(ax: object) -> object:

@@ -7,7 +7,8 @@ Field mapping (Mind2Web's names; docs/harness-kit.md has the table):
   keys "Return"/"enter" -> original_op ENTER (op TYPE, as Mind2Web folds it), move -> HOVER
   (op CLICK). Other kinds (scroll, drag, keys, wait, ...) have no Mind2Web operation: op "OTHER"
   with our kind as original_op; ``--skip-other`` leaves them out.
-- ``pos_candidates``: the element hit (from /layout), as {"backend_node_id", "tag" (its role),
+- ``pos_candidates``: the element acted on (from /layout: the hit node's interactive target,
+  else the hit node itself), as {"backend_node_id", "tag" (its role),
   "attributes" (a JSON string with name, bounding_box_rect "x,y,w,h" in screen pixels)};
   empty when no layout was observed.
 - ``screenshot``: the image path (relative to the output file); ``accessibility_tree``: the
@@ -45,13 +46,20 @@ def operation(action: dict) -> dict:
     return {"op": "OTHER", "original_op": kind.upper(), "value": ""}
 
 
-def _candidate(element: dict | None) -> list[dict]:
+def acted_on(element: dict | None) -> dict | None:
+    """The interactive node a step acted on (a button rather than its text), else the hit."""
     if not element:
+        return None
+    return element.get("target") or element
+
+
+def _candidate(element: dict | None) -> list[dict]:
+    if not element or not element.get("screen"):
         return []
     box = element["screen"]
     attributes = {"name": element.get("name"),
                   "bounding_box_rect": f"{box['x']},{box['y']},{box['width']},{box['height']}",
-                  "node_id": element.get("nodeId"), "tab": element.get("tab")}
+                  "node_id": element.get("nodeId")}
     return [{"backend_node_id": str(element.get("backendDOMNodeId") or ""), "tag": element.get("role"),
              "attributes": json.dumps(attributes, ensure_ascii=False)}]
 
@@ -59,7 +67,7 @@ def _candidate(element: dict | None) -> list[dict]:
 def mind2web_row(episode: EpisodeReader, step: StepView, image: str, tree: str | None) -> dict:
     record, action = step.record, step.action
     op = operation(action)
-    element = action["element"]
+    element = acted_on(action["element"])
     label = f"[{element['role']}]  {element['name']}" if element else "[desktop]"
     repr_ = f"{label} -> {op['original_op']}" + (f": {op['value']}" if op["value"] else "")
     return {"annotation_id": episode.episode["episode_id"],
