@@ -245,6 +245,7 @@ async def reset(request: web.Request) -> web.Response:
     pages = tracker.pages()
     await asyncio.gather(*(_wait_for_load(page, page.url, timeout) for page in pages))
     await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
+    await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
     return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
                               "pid": supervisor.health_snapshot()["pid"],
                               "restart_s": restarted - started,
