@@ -12,7 +12,7 @@ from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILI
 from desktopd.computer import anthropic, openai
 from desktopd.web.routing import OBJ, Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
-                               screenshot, windows)
+                               reset, screenshot, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -152,6 +152,12 @@ ROUTES: list[Route] = [
           id_pattern=recording.ID_PATTERN,
           success={"video/mp4": {"schema": {"type": "string", "format": "binary"}},
                    "video/webm": {"schema": {"type": "string", "format": "binary"}}}),
+    Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
+          body=reset.RESET_BODY, body_optional=True, extra_errors=(502,),
+          success={"application/json": {"schema": reset.RESULT}},
+          description="Closes other applications' windows, releases held input, empties the "
+                      "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
+                      "fresh profile; answers when all that is done, with seconds per part."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
           query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
