@@ -253,10 +253,17 @@ class DesktopApi:
         return self._call(Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
                                lambda reply: reply.body, extra_timeout=300.0))
 
-    def reset(self, urls: Sequence[str] = (), **options: JSON) -> dict:
-        """Puts the desktop and the browser back to a known state, with ``urls`` open."""
-        return self._call(Call("desktopd", "POST", "/api/v1/reset", json_reply,
-                               json={"urls": list(urls), **options}, extra_timeout=120.0))
+    def reset(self, urls: Sequence[str] | None = None, *, close_windows: bool | None = None,
+              keep: Sequence[str] | None = None, clear_clipboard: bool | None = None,
+              pointer: tuple[int, int] | None = None, browser: bool | None = None) -> dict:
+        """Puts the desktop back for a new episode: input released, other windows closed (but
+        ``keep`` WM_CLASS names), clipboard emptied, pointer homed, and, when desktopd knows its
+        sidecar, Chromium restarted on a fresh profile with ``urls`` (default: its start pages)."""
+        return self._call(Call("desktopd", "POST", "/api/v1/reset", json_reply, json=body(
+            urls=list(urls) if urls is not None else None, close_windows=close_windows,
+            keep=list(keep) if keep is not None else None, clear_clipboard=clear_clipboard,
+            pointer=list(pointer) if pointer is not None else None, browser=browser),
+            extra_timeout=120.0))
 
     # -- sidecar: the browser ---------------------------------------------------------------
     def sidecar_health(self) -> dict:

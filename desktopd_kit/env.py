@@ -114,7 +114,8 @@ class DesktopEnv(gym.Env):
         super().reset(seed=seed)
         self._finish_episode(truncated=True)
         urls = list((options or {}).get("urls", self.default_urls))
-        answer = self.desktop.reset(urls)
+        # No URLs: the browser's own start pages (and no 422 from a desktopd without a sidecar).
+        answer = self.desktop.reset(urls or None)
         self._steps, self._total_reward = 0, 0.0
         if self.record_dir:
             episode_id = (options or {}).get("episode_id") or new_episode_id()

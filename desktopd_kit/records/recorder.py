@@ -72,7 +72,7 @@ class Recorder:
         self.desktop = desktop
         self.observer = Observer(desktop, options or ObserveOptions())
         if reset:
-            desktop.reset(urls)
+            desktop.reset(list(urls) or None)
         episode_id = episode_id or new_episode_id()
         self.writer = EpisodeWriter(Path(root) / episode_id,
                                     episode_fields(desktop, self.observer, episode_id, urls, metadata))
