@@ -1,4 +1,4 @@
-"""A real `python -m desktopd` for integration tests (and the kit's benchmark helpers in tests),
+"""A real `python -m desktopd` for integration tests (desktopd_api, kit),
 ready when it logs the address it listens on, stopped by PID."""
 
 from __future__ import annotations
