@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from desktopd.fields import F, Bool, Enum, Int, Model, Number, Str
+from desktopd.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
 MAX_NODES_LIMIT = 1_000_000
 BOUNDS_SPACES = ("document", "viewport", "screen")
@@ -69,4 +69,10 @@ LAYOUT_QUERY = Model("LayoutQuery", [
     F("inline_text_boxes", Bool(), default=False,
       description="Also report Chromium's InlineTextBox nodes (one per line of text, with their bounds) "
                   "under their StaticText node."),
+])
+RESET_BODY = Model("Reset", [
+    F("urls", ListOf(URL, max_items=32),
+      description="Tabs of the new browser, in order (default: the configured start URLs)."),
+    F("timeout", TIMEOUT, description="Seconds for the new Chromium to start and its tabs to load "
+                                      "(default: 60)."),
 ])
