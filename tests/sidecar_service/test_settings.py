@@ -76,3 +76,23 @@ def test_bad_values_name_the_setting(argv: list[str], env: dict, message: str) -
 def test_unreadable_token_file_is_a_settings_error(tmp_path) -> None:
     with pytest.raises(SettingsError, match="token file"):
         parse_settings([], {"SIDECAR_TOKEN_FILE": str(tmp_path / "missing")})
+
+
+def test_cdp_is_exposed_on_the_network_only_with_a_token_and_bounds_and_order_defaults() -> None:
+    with pytest.raises(SettingsError, match="needs a token"):
+        parse_settings(["--expose-cdp", "0.0.0.0:9333"], {})
+    assert parse_settings(["--expose-cdp", "9333"], {}).expose_cdp == ("127.0.0.1", 9333)
+    exposed = parse_settings(["--expose-cdp", "0.0.0.0:9333"], {"SIDECAR_TOKEN": "t" * 24})
+    assert exposed.expose_cdp == ("0.0.0.0", 9333)
+    assert parse_settings([], {"SIDECAR_EXPOSE_CDP": "[::1]:9444"}).expose_cdp == ("::1", 9444)
+    with pytest.raises(SettingsError, match="HOST"):
+        parse_settings(["--expose-cdp", "nine"], {})
+    defaults = parse_settings([], {})
+    assert (defaults.bounds_space, defaults.tab_order) == ("document", "front")
+    chosen = parse_settings([], {"SIDECAR_BOUNDS_SPACE": "Viewport", "SIDECAR_TAB_ORDER": "strip"})
+    assert (chosen.bounds_space, chosen.tab_order) == ("viewport", "strip")
+    assert parse_settings(["--bounds-space", "screen"], {"SIDECAR_BOUNDS_SPACE": "viewport"}).bounds_space == "screen"
+    with pytest.raises(SettingsError, match="bounds space"):
+        parse_settings(["--bounds-space", "page"], {})
+    with pytest.raises(SettingsError, match="tab order"):
+        parse_settings([], {"SIDECAR_TAB_ORDER": "newest"})
