@@ -15,6 +15,7 @@ import docker
 import pytest
 import requests
 
+from tests.compat.test_original_clients import check_original_harness, check_seed_example
 from tests.support.capability import require
 
 from .support import ROOT, wait_healthy
@@ -44,6 +45,7 @@ def compose(images: dict[str, str]) -> Iterator[tuple[list[str], dict[str, str]]
     # (the layers come from the cache, so this is quick).
     tag = f"composetest-{secrets.token_hex(3)}"
     env = {**os.environ, "COMPOSE_PROJECT_NAME": project, "VNC_PASSWORD": secrets.token_hex(4),
+           "SIDECAR_KIOSK": "1",
            "DESKTOPD_IMAGE_TAG": tag, **{f"{name}_PUBLISHED_PORT": port for name, port in ports.items()}}
     base = [*command, "-f", str(ROOT / "compose.yaml"), "-p", project]
     try:
@@ -91,3 +93,22 @@ def test_compose_up_turns_healthy(compose: tuple[list[str], dict[str, str]]) -> 
     assert tree.status_code == 200, tree.text
     novnc = requests.get(f"http://127.0.0.1:{env['NOVNC_PUBLISHED_PORT']}/vnc.html", timeout=10)
     assert novnc.status_code == 200 and "noVNC" in novnc.text
+    # The seed document's example workflow, unchanged, against the stack (kiosk: its page fills
+    # the screen from the top-left corner, as the original's full-screen browser did).
+    check_seed_example(_url(env, "DESKTOPD"), _url(env, "SIDECAR"))
+
+
+def _url(env: dict[str, str], name: str) -> str:
+    return f"http://127.0.0.1:{env[f'{name}_PUBLISHED_PORT']}"
+
+
+def test_compose_runs_the_original_harness_with_the_viewport_switch(
+        compose: tuple[list[str], dict[str, str]]) -> None:
+    """A harness written for the original system, unchanged; the user sets the env var."""
+    base, env = compose
+    env = {**env, "SIDECAR_BOUNDS_SPACE": "viewport", "SIDECAR_KIOSK": "1"}
+    started = time.time()
+    run([*base, "up", "-d", "--build"], env)
+    container_id = run([*base, "ps", "-q", "chromium"], env).stdout.strip()
+    wait_healthy(docker.from_env().containers.get(container_id), since=started)
+    check_original_harness(_url(env, "DESKTOPD"), _url(env, "SIDECAR"))
