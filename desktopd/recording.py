@@ -48,6 +48,10 @@ def ffmpeg_argv(ffmpeg: str, display: str, region: tuple[int, int, int, int], fp
             "-t", f"{max_seconds:g}",
             # yuv420p needs even sides: drop an odd last column/row rather than fail
             "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2",
+            # Constant frame rate on the wall clock: frame i shows the screen i/fps s after the
+            # start (a grab that falls behind on a loaded machine is caught up by duplicating or
+            # dropping frames, never by squeezing late frames together), so step records align.
+            "-fps_mode", "cfr", "-r", str(fps),
             # every packet reaches the file at once: the first frame on disk marks the start
             *encoder_args(codec, crf, fps), "-flush_packets", "1", "-y", path]
 
