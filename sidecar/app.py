@@ -6,16 +6,15 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from desktopd.web.errors import ApiError, unavailable
 from desktopd.web.deadlines import BODY_DEADLINE
 from desktopd.web.guard import guard_middleware, guard_settings
 from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
-from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp_proxy import serve_proxy
-from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
+from .chromium_watch import ChromiumSupervisor
+from .errors import DOMAIN_ERRORS, as_api_error
 from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
@@ -27,23 +26,13 @@ ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24}
 
 
 @web.middleware
-async def cdp_error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Chromium's failures as JSON with a status that says whose fault it was, never a 500."""
+async def domain_error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The browser's and the layout's failures in their HTTP form (sidecar/errors.py, the one
+    table), never a 500."""
     try:
         return await handler(request)
-    except ChromiumUnavailable as exc:
-        raise unavailable(str(exc), retry_after=1) from None
-    except CDPSessionClosed as exc:
-        raise ApiError(409, "tab_closed",
-                       f"the tab closed, navigated away or crashed during the request ({exc})") from None
-    except CDPTimeout as exc:
-        raise ApiError(504, "cdp_timeout", f"Chromium did not answer in time ({exc})") from None
-    except CDPDisconnected as exc:
-        raise unavailable(f"lost the connection to Chromium ({exc}); it is being restarted",
-                          retry_after=1) from None
-    except CDPError as exc:
-        raise ApiError(502, "cdp_error", {"method": exc.method, "code": exc.code,
-                                          "message": exc.message}) from None
+    except DOMAIN_ERRORS as exc:
+        raise as_api_error(exc) from None
 
 
 def init_app(settings: Settings) -> web.Application:
@@ -53,7 +42,7 @@ def init_app(settings: Settings) -> web.Application:
                                                      settings.allowed_origins)),
                      token_auth_middleware(settings.token, public_paths=("/health",)),
                      lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS)),
-                     cdp_error_middleware],
+                     domain_error_middleware],
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings

@@ -73,6 +73,7 @@ LAYOUT_QUERY = Model("LayoutQuery", [
 RESET_BODY = Model("Reset", [
     F("urls", ListOf(URL, max_items=32),
       description="Tabs of the new browser, in order (default: the configured start URLs)."),
-    F("timeout", TIMEOUT, description="Seconds for the new Chromium to start and its tabs to load "
-                                      "(default: 60)."),
+    F("timeout", Number(minimum=5, maximum=300),
+      description="Seconds, 5 to 300, for the new Chromium to start and its tabs to load (default: 60); "
+                  "504 reset_timeout when they did not."),
 ])

@@ -12,13 +12,14 @@ from aiohttp import web
 
 from desktopd.handlers.openapi import build_openapi
 from desktopd.web.bodies import json_body, optional_json_body
-from desktopd.web.errors import ApiError, not_found
+from desktopd.web.errors import ApiError
 from desktopd.web.routing import Route, register
 
 from . import keys
-from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
+from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
+from .errors import TabNotFound, as_api_error
 from .crash_recovery import revive
 from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY, RESET_BODY
 from .tab_health import TabHealth
@@ -57,7 +58,7 @@ def tab_json(page: PageTarget, index: int, visible: bool | None = None,
 def _find_tab(tracker: TargetTracker, tab_id: str) -> tuple[PageTarget, int]:
     page = tracker.find_page(tab_id)
     if page is None:
-        raise not_found(f"no tab with id (or unique id prefix) {tab_id!r}; see GET /tabs")
+        raise TabNotFound(tab_id)
     return page, tracker.pages().index(page)
 
 
@@ -237,6 +238,32 @@ async def reload_tab(request: web.Request) -> web.Response:
 RESET_TIMEOUT_S = 60.0
 
 
+_LOCATION_AND_STATE = "[location.href, document.readyState]"
+LOAD_POLL_S = 0.05
+
+
+async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> None:
+    """Until the tab shows its start URL's document (not the initial about:blank one, which is
+    "complete" at once) and that document has loaded. Polled: the context being asked may be
+    replaced by the navigation at any moment. Bounded by ``deadline`` (monotonic)."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ApiError(504, "reset_timeout", f"{url} did not finish loading in time")
+        try:
+            reply = await page.send("Runtime.evaluate", {"expression": _LOCATION_AND_STATE,
+                                                         "returnByValue": True},
+                                    timeout=min(remaining, 5.0))
+            href, state = reply.get("result", {}).get("value") or ("", "")
+            if (href != "about:blank" or url == "about:blank") and state == "complete":
+                return
+        except CDPSessionClosed:
+            raise
+        except CDPError:
+            pass                      # the document is being replaced: ask the next one
+        await asyncio.sleep(LOAD_POLL_S)
+
+
 async def reset(request: web.Request) -> web.Response:
     """Body (optional): {"urls": [...], "timeout": seconds}. Restarts Chromium on a fresh
     profile with those tabs and answers once each has loaded, with the tabs."""
@@ -260,7 +287,9 @@ async def reset(request: web.Request) -> web.Response:
         raise ApiError(504, "reset_timeout", f"the new Chromium was not ready in time: {exc}") from None
     restarted = time.monotonic()
     pages = tracker.pages()
-    await asyncio.gather(*(_wait_for_load(page, page.url, timeout) for page in pages))
+    wanted = list(urls) + ["about:blank"] * (len(pages) - len(urls))
+    await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
+                           for page, url in zip(pages, wanted)))
     await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
     await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
     return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
@@ -297,14 +326,9 @@ async def layout(request: web.Request) -> web.Response:
             key, lambda: build_layout(conn, tracker, options, _tab_health(request))), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
-    except ChromiumUnavailable as exc:
+    except (ChromiumUnavailable, CDPDisconnected) as exc:
         # The reference schema requires "tabs" even then: {"error": ..., "tabs": []}.
-        raise ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"},
-                       extra={"tabs": []}) from None
-    except ApiError as exc:
-        if exc.error != "chromium_unavailable":
-            raise
-        raise ApiError(exc.status, exc.error, exc.detail, headers=exc.headers, extra={"tabs": []}) from None
+        raise as_api_error(exc, extra={"tabs": []}) from None
     built = time.perf_counter()
     encoder = encoder_for(tracker)
     encoded = encoder.encode(body, options_key(options))

@@ -20,6 +20,9 @@ from typing import Any, NamedTuple, Protocol
 
 from desktopd.web.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from sidecar.chromium_watch import ChromiumUnavailable
+from sidecar.errors import (LayoutUnavailable, PageChanging, RendererCrashed, TabNotFound,
+                            TabUnresponsive, as_api_error)
 
 from . import axtree, patch, render, sections
 from .axtree import Record
@@ -41,7 +44,7 @@ MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (f
 EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as _render keys them)
 
 
-class PageChanged(Exception):
+class PageChanged(PageChanging):
     """The document changed while it was being captured."""
 
 
@@ -140,16 +143,15 @@ class TabHealthLike(Protocol):
 
 async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
                        health: TabHealthLike | None = None) -> dict[str, Any]:
-    """The /layout body. Raises ApiError for a bad ``tab`` or when the one asked for fails.
+    """The /layout body. Raises a domain exception (sidecar/errors.py) for a bad ``tab``, or when the one asked for fails.
     With ``health``, a tab that already stopped answering is reported at once, and one that does
     not answer within the health's budget is reported and marked, while the others answer."""
     if not getattr(conn, "connected", True):
-        raise ApiError(503, "chromium_unavailable", "not connected to Chromium", headers={"Retry-After": "1"})
+        raise ChromiumUnavailable("not connected to Chromium")
     if options.tab is not None:
         page = tracker.find_page(options.tab)
         if page is None:
-            raise ApiError(404, "tab_not_found", f"tab: no tab (or more than one) matches {options.tab!r}",
-                           field="tab")
+            raise TabNotFound(options.tab, field="tab")
         pages = [page]
     else:
         pages = tracker.pages()
@@ -163,14 +165,16 @@ async def build_layout(conn: Any, tracker: Any, options: LayoutOptions,
     # each tab's entry names its current title.
     titles = _or_exception(tracker.refresh_titles()) if hasattr(tracker, "refresh_titles") else _nothing()
     _, *results = await asyncio.gather(titles, *(_tab_or_error(page, options, state, health) for page in pages))
-    if options.tab is not None and isinstance(results[0], ApiError):
+    if options.tab is not None and isinstance(results[0], Exception):
         raise results[0]
     tabs = []
     for page, result in zip(pages, results):
         entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
-        if isinstance(result, ApiError):
-            # The reference's shape ({"error": message}) with our error object beside it.
-            entry.update(visible=None, layout=failed_layout(result), error=result.body())
+        if isinstance(result, Exception):
+            # The reference's shape ({"error": message}) with our error object beside it, in
+            # the HTTP form a route would give the same failure (sidecar/errors.py).
+            error = as_api_error(result)
+            entry.update(visible=None, layout=failed_layout(error), error=error.body())
         else:
             capture = state.cache.get(page.target_id)
             entry["visible"] = None if capture is None else capture.visible
@@ -191,22 +195,20 @@ def failed_layout(error: ApiError) -> dict[str, Any]:
 
 
 async def _tab_or_error(page: Any, options: LayoutOptions, state: _TrackerState,
-                        health: TabHealthLike | None) -> Any:
+                        health: TabHealthLike | None) -> dict[str, Any] | Exception:
+    """The tab's layout, or the domain exception (sidecar/errors.py) saying why not."""
     if health is not None and health.unresponsive(page.target_id) and not getattr(page, "crashed", False):
-        return ApiError(503, "tab_unresponsive", "the tab stopped answering (a script that does not "
-                        "yield, or a navigation that has not committed); its layout is read again once "
-                        "it answers", headers={"Retry-After": "1"})
+        return TabUnresponsive("the tab stopped answering (a script that does not yield, or a "
+                               "navigation that has not committed); its layout is read again once it "
+                               "answers")
     budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
     try:
         return await asyncio.wait_for(_locked_tab_layout(page, options, state), budget)
     except asyncio.TimeoutError:
         if health is not None:
             health.mark(page)
-        return ApiError(503, "tab_unresponsive", f"no layout within {budget:g} s",
-                        headers={"Retry-After": "1"})
-    except ApiError as exc:
-        return exc
-    except Exception as exc:     # CDP errors and the rest: a JSON error for this tab only
+        return TabUnresponsive(f"no layout within {budget:g} s")
+    except Exception as exc:     # CDP errors and the rest: an error for this tab only
         if isinstance(exc, CDPTimeout) and health is not None:
             health.mark(page)
         return _classify(page, exc)
@@ -230,30 +232,25 @@ async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerS
         return await _tab_layout(page, options, state.cache, state.counts)
 
 
-def _classify(page: Any, exc: Exception) -> ApiError:
+def _classify(page: Any, exc: Exception) -> Exception:
+    """What a failed read of one tab means, as a domain exception (HTTP: sidecar/errors.py)."""
     if getattr(page, "crashed", False):
-        return ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
-                        headers={"Retry-After": "1"})
-    if isinstance(exc, CDPSessionClosed):
-        return ApiError(404, "tab_closed", f"the tab closed during the request ({exc})")
+        return RendererCrashed("the tab's renderer crashed; it is reloaded (or POST /tabs/{id}/reload)")
     if isinstance(exc, CDPTimeout):
-        return ApiError(503, "tab_unresponsive", str(exc), headers={"Retry-After": "1"})
-    if isinstance(exc, CDPDisconnected):
-        return ApiError(503, "chromium_unavailable", str(exc), headers={"Retry-After": "1"})
-    if isinstance(exc, PageChanged):
-        return ApiError(409, "tab_changing", str(exc))
+        return TabUnresponsive(str(exc))      # the read of this tab did not answer
+    if isinstance(exc, (CDPSessionClosed, CDPDisconnected, PageChanging, ApiError)):
+        return exc
     if isinstance(exc, (CDPError, ValueError)):
         # Chromium refused a call (e.g. "Frame not found" as the page navigates away).
-        return ApiError(503, "layout_unavailable", str(exc), headers={"Retry-After": "1"})
+        return LayoutUnavailable(str(exc))
     log.exception("layout of tab %s failed", getattr(page, "target_id", "?"))
-    return ApiError(500, "internal_error", f"{type(exc).__name__}: {exc}")
+    return exc
 
 
 async def _tab_layout(page: Any, options: LayoutOptions, cache: dict[str, Capture],
                       counts: dict[str, int]) -> dict[str, Any]:
     if getattr(page, "crashed", False):
-        raise ApiError(503, "renderer_crashed", "the tab's renderer crashed; reload it",
-                       headers={"Retry-After": "1"})
+        raise RendererCrashed("the tab's renderer crashed; it is reloaded (or POST /tabs/{id}/reload)")
     children = list(getattr(page, "children", {}).values())
     with gc_paused():            # bounded: the tab's layout has a timeout (TAB_TIMEOUT)
         return await _tab_layout_attempts(page, options, cache, children, counts)

@@ -9,25 +9,41 @@ from aiohttp import web
 
 from desktopd.web.middlewares import error_middleware
 from sidecar import keys
-from sidecar.app import cdp_error_middleware, init_app
+from sidecar.app import domain_error_middleware, init_app
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from sidecar.chromium_watch import ChromiumUnavailable
+from sidecar.errors import (HTTP_FORMS, LayoutUnavailable, PageChanging, RendererCrashed,
+                            TabNotFound, TabUnresponsive)
 from sidecar.settings import Settings
 
 
-@pytest.mark.parametrize("exc, status, error", [
-    (ChromiumUnavailable("Chromium is starting"), 503, "unavailable"),
-    (CDPDisconnected("socket gone", method="DOM.getDocument"), 503, "unavailable"),
-    (CDPTimeout("no reply within 10 s", method="Accessibility.getFullAXTree"), 504, "cdp_timeout"),
+# One row per entry of sidecar/errors.py's table (docs/sidecar.md lists the same).
+ROWS = [
+    (TabNotFound("abc"), 404, "tab_not_found"),
     (CDPSessionClosed("the target detached", method="DOMSnapshot.captureSnapshot"), 409, "tab_closed"),
+    (PageChanging("the page kept changing"), 409, "tab_changing"),
+    (ChromiumUnavailable("Chromium is starting"), 503, "chromium_unavailable"),
+    (CDPDisconnected("socket gone", method="DOM.getDocument"), 503, "chromium_unavailable"),
+    (RendererCrashed("crashed"), 503, "renderer_crashed"),
+    (TabUnresponsive("no layout within 8 s"), 503, "tab_unresponsive"),
+    (LayoutUnavailable("Frame not found"), 503, "layout_unavailable"),
+    (CDPTimeout("no reply within 10 s", method="Accessibility.getFullAXTree"), 504, "cdp_timeout"),
     (CDPError("No node with given id", code=-32000, method="DOM.getBoxModel"), 502, "cdp_error"),
-])
-async def test_cdp_failures_become_json_with_a_meaningful_status(aiohttp_client, exc: Exception,
-                                                                 status: int, error: str) -> None:
+]
+
+
+def test_every_row_of_the_table_is_tested() -> None:
+    assert {kind for kind, _form in HTTP_FORMS} == {type(exc) for exc, _s, _e in ROWS}
+    assert [(form.status, form.code) for _kind, form in HTTP_FORMS] == [(s, e) for _x, s, e in ROWS]
+
+
+@pytest.mark.parametrize("exc, status, error", ROWS, ids=[e for _x, _s, e in ROWS])
+async def test_domain_failures_become_json_with_a_meaningful_status(aiohttp_client, exc: Exception,
+                                                                    status: int, error: str) -> None:
     async def failing(_request: web.Request) -> web.Response:
         raise exc
 
-    app = web.Application(middlewares=[error_middleware, cdp_error_middleware])
+    app = web.Application(middlewares=[error_middleware, domain_error_middleware])
     app.router.add_get("/x", failing)
     client = await aiohttp_client(app)
     response = await client.get("/x")
@@ -58,7 +74,10 @@ async def test_without_chromium_health_is_degraded_and_api_says_503(aiohttp_clie
     for path in ("/tabs", "/targets", "/layout"):
         response = await client.get(path)
         assert response.status == 503, path
-        assert (await response.json())["error"] == "unavailable"
+        body = await response.json()
+        assert body["error"] == "chromium_unavailable", body
+        if path == "/layout":
+            assert body["tabs"] == []         # the original schema requires "tabs" even then
 
 
 async def test_health_is_open_and_everything_else_needs_the_token(aiohttp_client) -> None:

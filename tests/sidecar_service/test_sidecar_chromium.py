@@ -87,7 +87,7 @@ async def test_new_and_closed_tabs_are_followed_without_reconnecting(sidecar: Si
     _, tabs = await sidecar.get("/tabs")
     assert created["id"] not in [t["id"] for t in tabs]
     status, body = await sidecar.request("DELETE", f"/tabs/{created['id']}")
-    assert status == 404 and body["error"] == "not_found"
+    assert status == 404 and body["error"] == "tab_not_found"
 
     _, health = await sidecar.get("/health")
     assert health["reconnects"] == 0 and health["restarts"] == 0 and health["tabs"] == 2
@@ -154,7 +154,7 @@ async def test_killed_chromium_is_restarted_and_health_degrades_meanwhile(
         assert status == 503 and health["status"] == "degraded", health
         assert "killed by signal 9" in health["last_error"] and health["cdp_connected"] is False
         status, body = await sidecar.get("/tabs")
-        assert status == 503 and body["error"] == "unavailable"
+        assert status == 503 and body["error"] == "chromium_unavailable"
 
         await sidecar.wait_for_line(READY, 60, after=seen)
         status, health = await sidecar.get("/health")
