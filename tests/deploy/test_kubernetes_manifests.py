@@ -20,7 +20,7 @@ from .manifests import OVERLAYS, ROOT, Rendering, built_image_repositories, proj
 
 # The oldest minor version the manifests are meant for; its schema ships inside kubernetes-validate.
 KUBERNETES_VERSION = "1.30.0"
-EMPTY_DIRS = ("/tmp", "/run/desktop", "/home/desktop", "/dev/shm")
+EMPTY_DIRS = ("/tmp", "/run", "/home/desktop", "/dev/shm")   # /run holds /run/desktop
 # Where the images' settings are read: a variable the manifests set must be read in one of these.
 SETTINGS_SOURCES = [*(ROOT / "desktopd").rglob("*.py"), *(ROOT / "sidecar").rglob("*.py"),
                     *(ROOT / "images").rglob("*")]
