@@ -13,6 +13,7 @@ from desktopd import keys
 from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
+from desktopd.recording import ScreenRecorder
 from desktopd.settings import Settings
 from desktopd.web.deadlines import BODY_DEADLINE
 from desktopd.web.guard import guard_middleware, guard_settings
@@ -57,7 +58,13 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         yield
         await service.close()
 
+    async def recorder_context(app: web.Application) -> AsyncIterator[None]:
+        app[keys.RECORDER] = ScreenRecorder(settings.display, settings.recording_dir)
+        yield
+        await app[keys.RECORDER].close()   # a recording still running is finished, not cut
+
     app.cleanup_ctx.append(x_context)
+    app.cleanup_ctx.append(recorder_context)
     app.cleanup_ctx.append(accessibility_context)
     setup_routes(app)
     return app

@@ -230,6 +230,58 @@ class AnyOf(Spec):
 
 
 @dataclass
+class Tagged(Spec):
+    """A discriminated union: the object's ``tag`` field names its variant (e.g. an ``action``).
+
+    An unknown or missing tag is a 422 naming the tag field; otherwise the variant's own model
+    validates the whole object, so its errors name the exact field. OpenAPI: ``oneOf`` with a
+    discriminator, each variant declaring its tag as a ``const``."""
+
+    tag: str
+    variants: dict[str, "Model"]
+    description: str = ""
+
+    def validate(self, value: Any, path: str = "", coerce: bool = False) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+        kind = value.get(self.tag)
+        where = _join(path, self.tag)
+        if kind is None:
+            raise invalid(where, "is required")
+        if not isinstance(kind, str) or kind not in self.variants:
+            shown = kind if isinstance(kind, str) else _kind(kind)
+            raise invalid(where, f"unknown {self.tag} {shown!r} (known: {', '.join(self.variants)})")
+        return self.variants[kind].validate(value, path, coerce)
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"oneOf": [model.schema() for model in self.variants.values()],
+                               "discriminator": {"propertyName": self.tag}})
+
+
+def tagged_variant(tag: str, kind: str, fields: Sequence["F"], *, name: str, description: str = "",
+                   check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None) -> "Model":
+    """One variant of a Tagged union: ``fields`` plus the required tag, whose only value is ``kind``."""
+    return Model(name, [F(tag, Const(kind), required=True), *fields], description=description,
+                 check=check)
+
+
+@dataclass
+class Const(Spec):
+    """Exactly one string (a discriminator's value)."""
+
+    value: str
+    description: str = ""
+
+    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+        if value != self.value:
+            raise invalid(path, f"must be {self.value!r}")
+        return self.value
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({"type": "string", "const": self.value})
+
+
+@dataclass
 class F:
     """A named field of an object model."""
 
@@ -339,5 +391,5 @@ def _kind(value: Any) -> str:
 
 def _same_type(spec: Spec, value: Any) -> bool:
     expected = {Int: (int,), Number: (int, float), Str: (str,), Enum: (str,), Bool: (bool,),
-                ListOf: (list,), Model: (dict,), MapOf: (dict,)}.get(type(spec), ())
+                ListOf: (list,), Model: (dict,), MapOf: (dict,), Tagged: (dict,)}.get(type(spec), ())
     return isinstance(value, expected)

@@ -30,6 +30,9 @@ def _region_problem(value: str) -> str | None:
     return None
 
 
+region_problem = _region_problem  # for other request models that take a region
+
+
 def parse_region(value: str) -> tuple[int, int, int, int]:
     x, y, w, h = (int(p) for p in value.split(","))
     return x, y, w, h

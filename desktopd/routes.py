@@ -9,8 +9,10 @@ from aiohttp import web
 from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
+from desktopd.computer import anthropic, openai
 from desktopd.web.routing import OBJ, Route, register
-from desktopd.handlers import clipboard, compat, execute, health, keyboard, openapi, pointer, screenshot, windows
+from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
+                               reset, screenshot, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -120,6 +122,42 @@ ROUTES: list[Route] = [
           description="Coordinates are screen pixels; off-screen ones are a 422 naming the field."),
     Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
           "input", body=models.KEYBOARD_BODY),
+    Route("POST", "/api/v1/computer/anthropic", anthropic.computer_action,
+          "Run an Anthropic computer tool action (computer_20250124 / computer_20251124)", "computer",
+          query=anthropic.ACTION_QUERY, body=anthropic.ACTIONS,
+          success={"application/json": {"schema": anthropic.RESULT}},
+          description="The body is the tool_use input; `content` is the tool_result content. "
+                      "Coordinates are in the display_width_px x display_height_px space (default: "
+                      "the screen) and screenshots come back at that size."),
+    Route("GET", "/api/v1/computer/anthropic", anthropic.tool_definition,
+          "The computer tool definition for this desktop", "computer", query=anthropic.TOOL_QUERY,
+          success={"application/json": {"schema": anthropic.TOOL_DEFINITION}}),
+    Route("POST", "/api/v1/computer/openai", openai.computer_call,
+          "Run an OpenAI computer_call's action(s); answers its computer_call_output", "computer",
+          query=openai.QUERY, body=openai.BODY,
+          success={"application/json": {"schema": openai.RESULT}},
+          description="Coordinates are in the display_width_px x display_height_px space "
+                      "(default: the screen); the screenshot comes back at that size."),
+    Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
+          "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 502),
+          success={"application/json": {"schema": recording.RECORDING}},
+          description="At most one at a time (409 otherwise). Answers once the first frame is on "
+                      "disk; started_at/started_monotonic are that instant."),
+    Route("POST", "/api/v1/recording/stop", recording.stop, "Stop the screen recording", "recording",
+          uses_x=False, extra_errors=(409,),
+          success={"application/json": {"schema": recording.STOPPED}}),
+    Route("GET", "/api/v1/recording/{id}", recording.download, "Download a finished recording",
+          "recording", uses_x=False, not_found=True, extra_errors=(409,),
+          id_description="The id POST /api/v1/recording/start returned.",
+          id_pattern=recording.ID_PATTERN,
+          success={"video/mp4": {"schema": {"type": "string", "format": "binary"}},
+                   "video/webm": {"schema": {"type": "string", "format": "binary"}}}),
+    Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
+          body=reset.RESET_BODY, body_optional=True, extra_errors=(502,),
+          success={"application/json": {"schema": reset.RESULT}},
+          description="Closes other applications' windows, releases held input, empties the "
+                      "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
+                      "fresh profile; answers when all that is done, with seconds per part."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
           query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "

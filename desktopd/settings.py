@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,10 @@ from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_probl
 from desktopd.web.middlewares import read_token
 
 DEFAULT_PORT = 8080
+
+
+def default_recording_dir() -> str:
+    return os.path.join(tempfile.gettempdir(), f"desktopd-recordings-{os.getuid()}")
 
 
 class SettingsError(ValueError):
@@ -33,6 +38,8 @@ class Settings:
     # The Chromium sidecar, for GET /api/v1/accessibility?merge=browser (its token: repr hidden).
     sidecar_url: str = "http://127.0.0.1:8122"
     sidecar_token: str | None = field(default=None, repr=False)
+    # DESKTOPD_SIDECAR_URL given: POST /api/v1/reset resets the browser through it too.
+    sidecar_configured: bool = False
     # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
@@ -41,6 +48,8 @@ class Settings:
     # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
     header_deadline: float = 10.0
     body_deadline: float = 30.0
+    # Where POST /api/v1/recording/start writes its videos and ffmpeg's logs.
+    recording_dir: str = field(default_factory=lambda: default_recording_dir())
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -81,13 +90,18 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--app-log-dir", default=env.get("DESKTOPD_APP_LOG_DIR"),
                         help="directory for detached apps' output (env DESKTOPD_APP_LOG_DIR; "
                              "default: discard it)")
-    parser.add_argument("--sidecar-url", default=env.get("DESKTOPD_SIDECAR_URL") or "http://127.0.0.1:8122",
+    parser.add_argument("--sidecar-url", default=env.get("DESKTOPD_SIDECAR_URL") or None,
                         help="the Chromium sidecar whose /layout ?merge=browser reads (env "
-                             "DESKTOPD_SIDECAR_URL; token: DESKTOPD_SIDECAR_TOKEN, else desktopd's own)")
+                             "DESKTOPD_SIDECAR_URL, default http://127.0.0.1:8122 for reading; "
+                             "POST /api/v1/reset uses it only when set; token: DESKTOPD_SIDECAR_TOKEN, "
+                             "else SIDECAR_TOKEN / SIDECAR_TOKEN_FILE, else desktopd's own)")
     parser.add_argument("--tree-format", choices=TREE_FORMATS,
                         default=(env.get("DESKTOPD_TREE_FORMAT") or "desktopd").strip().lower(),
                         help="GET /api/v1/tree's format when a request names none: desktopd or i3 "
                              "(env DESKTOPD_TREE_FORMAT; default desktopd)")
+    parser.add_argument("--recording-dir", default=env.get("DESKTOPD_RECORDING_DIR") or default_recording_dir(),
+                        help="directory for screen recordings (env DESKTOPD_RECORDING_DIR; default "
+                             "desktopd-recordings-<uid> in the temp dir)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -103,11 +117,19 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         token = read_token(env.get("DESKTOPD_TOKEN"), args.token_file)
     except OSError as exc:
         raise SettingsError(f"cannot read the token file: {exc}") from None
+    try:
+        # The sidecar's own token as the image passes it to both services; it falls back to ours.
+        sidecar_token = (env.get("DESKTOPD_SIDECAR_TOKEN")
+                         or read_token(env.get("SIDECAR_TOKEN"), env.get("SIDECAR_TOKEN_FILE")) or token)
+    except OSError as exc:
+        raise SettingsError(f"cannot read SIDECAR_TOKEN_FILE: {exc}") from None
     settings = Settings(display=args.display, host=args.host, port=port, token=token,
                         insecure=args.insecure, log_level=args.log_level,
-                        app_log_dir=args.app_log_dir, sidecar_url=args.sidecar_url,
-                        sidecar_token=env.get("DESKTOPD_SIDECAR_TOKEN") or token,
-                        tree_format=args.tree_format,
+                        app_log_dir=args.app_log_dir,
+                        sidecar_url=args.sidecar_url or "http://127.0.0.1:8122",
+                        sidecar_configured=args.sidecar_url is not None,
+                        sidecar_token=sidecar_token,
+                        tree_format=args.tree_format, recording_dir=args.recording_dir,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -18,8 +18,8 @@ ensure_apt_packages() {
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Create .venv (once) and install the project with its test extras into it (fleet: Ray and the
-# Docker client, for tests/fleet's real cluster).
+# Create .venv (once) and install the project with the extras its tests use (test; kit: the
+# harness kit; fleet: Ray and the Docker client, for tests/fleet's real cluster).
 ensure_venv() {
     local root=$1 python=${PYTHON:-python3}
     if [ ! -x "$root/.venv/bin/python" ]; then
@@ -28,7 +28,7 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,fleet]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet]"
         touch "$stamp"
     fi
 }
@@ -39,6 +39,7 @@ NATIVE_PACKAGES=(
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
+    ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
     # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and

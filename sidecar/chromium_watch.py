@@ -59,18 +59,36 @@ class ChromiumSupervisor:
         self._user_data_dir: str | None = None
         self._task: asyncio.Task | None = None
         self._state_changed = asyncio.Event()
+        # What a (re)launch opens: the configured URLs until a reset names others.
+        self.start_urls: tuple[str, ...] = tuple(settings.urls)
+        self._reset_lock = asyncio.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Begin launching in the background; returns at once (health says ``starting``)."""
         _remove_stale_profiles()
-        self._user_data_dir = tempfile.mkdtemp(prefix=PROFILE_PREFIX)
-        with open(os.path.join(self._user_data_dir, OWNER_FILE), "w", encoding="ascii") as owner:
-            owner.write(str(os.getpid()))
+        self._user_data_dir = _new_profile()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
+        await self._stop_browser()
+        if self._user_data_dir is not None:
+            shutil.rmtree(self._user_data_dir, ignore_errors=True)
+            self._user_data_dir = None
+
+    async def reset(self, urls: tuple[str, ...]) -> None:
+        """A new Chromium on a FRESH profile (no cookies, storage, history) opening ``urls``,
+        which later restarts open too. Returns once it is launching; wait_until("ok") follows."""
+        async with self._reset_lock:
+            await self._stop_browser()
+            if self._user_data_dir is not None:
+                shutil.rmtree(self._user_data_dir, ignore_errors=True)
+            self._user_data_dir = _new_profile()
+            self.start_urls = tuple(urls)
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _stop_browser(self) -> None:
         if self._task is not None:
             self._task.cancel()
             try:
@@ -79,9 +97,6 @@ class ChromiumSupervisor:
                 pass
             self._task = None
         await self._teardown()
-        if self._user_data_dir is not None:
-            shutil.rmtree(self._user_data_dir, ignore_errors=True)
-            self._user_data_dir = None
 
     # -- what the HTTP layer sees --------------------------------------------------------------
 
@@ -223,7 +238,7 @@ class ChromiumSupervisor:
         if self.window_size is None:
             # Asked at each launch until known: the display may come up after the sidecar.
             self.window_size = await self._resolve_window_size()
-        first_url = self.settings.urls[0] if self.settings.urls else None
+        first_url = self.start_urls[0] if self.start_urls else None
         self.chromium = await launch(self.settings.launch_options(self.window_size),
                                      self._user_data_dir, first_url)
 
@@ -250,11 +265,11 @@ class ChromiumSupervisor:
     async def _open_other_start_urls(self) -> None:
         """The first URL is on the command line; the rest become tabs behind it, in order."""
         conn, tracker = self.session()
-        if len(self.settings.urls) < 2:
+        if len(self.start_urls) < 2:
             return
         # Wait for the first tab, so the others are created (and ordered) after it.
         await tracker.wait_for(lambda: bool(tracker.pages()), self.settings.cdp_timeout)
-        for url in self.settings.urls[1:]:
+        for url in self.start_urls[1:]:
             await conn.send("Target.createTarget", {"url": url, "background": True})
 
     async def _log_ready(self) -> None:
@@ -345,6 +360,14 @@ class ChromiumSupervisor:
         except Exception as exc:  # noqa: BLE001 - Xlib raises several unrelated types
             log.warning("cannot read the size of display %s (%s); Chromium picks its own", display, exc)
             return None
+
+
+def _new_profile() -> str:
+    """An empty user-data dir, marked with this sidecar's pid (see _remove_stale_profiles)."""
+    path = tempfile.mkdtemp(prefix=PROFILE_PREFIX)
+    with open(os.path.join(path, OWNER_FILE), "w", encoding="ascii") as owner:
+        owner.write(str(os.getpid()))
+    return path
 
 
 def _display_size(display: str) -> tuple[int, int]:

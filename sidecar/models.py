@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from desktopd.fields import F, Bool, Enum, Int, Model, Number, Str
+from desktopd.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
 MAX_NODES_LIMIT = 1_000_000
 ROLE_LIST = re.compile(r"^\s*[A-Za-z0-9_-]+\s*(,\s*[A-Za-z0-9_-]+\s*)*,?\s*$")
@@ -54,4 +54,10 @@ LAYOUT_QUERY = Model("LayoutQuery", [
       description="Comma-separated roles to keep, case-insensitive (e.g. button,link)."),
     F("max_nodes", Int(minimum=1, maximum=MAX_NODES_LIMIT), description="At most this many nodes per tab."),
     F("fresh", Bool(), default=False, description="A full read of every tab: no cache, no incremental patch."),
+])
+RESET_BODY = Model("Reset", [
+    F("urls", ListOf(URL, max_items=32),
+      description="Tabs of the new browser, in order (default: the configured start URLs)."),
+    F("timeout", TIMEOUT, description="Seconds for the new Chromium to start and its tabs to load "
+                                      "(default: 60)."),
 ])

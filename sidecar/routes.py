@@ -20,7 +20,7 @@ from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeou
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
 from .crash_recovery import revive
-from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY
+from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY, RESET_BODY
 from .tab_health import TabHealth
 from .url_policy import UrlPolicy, UrlRefused
 
@@ -217,6 +217,41 @@ async def reload_tab(request: web.Request) -> web.Response:
     return web.json_response(tab_json(page, index))
 
 
+RESET_TIMEOUT_S = 60.0
+
+
+async def reset(request: web.Request) -> web.Response:
+    """Body (optional): {"urls": [...], "timeout": seconds}. Restarts Chromium on a fresh
+    profile with those tabs and answers once each has loaded, with the tabs."""
+    body = await optional_json_body(request, RESET_BODY)
+    settings = request.app[keys.SETTINGS]
+    urls = body["urls"] if body["urls"] is not None else list(settings.urls)
+    for i, url in enumerate(urls):
+        try:
+            UrlPolicy(settings.file_roots).check(url.strip())
+        except UrlRefused as refused:
+            raise ApiError(403, "url_refused", str(refused), field=f"urls[{i}]") from None
+    timeout = body["timeout"] or RESET_TIMEOUT_S
+    supervisor = request.app[keys.SUPERVISOR]
+    started = time.monotonic()
+    await supervisor.reset(tuple(url.strip() for url in urls))
+    try:
+        await supervisor.wait_until("ok", timeout)
+        _conn, tracker = supervisor.session()
+        await tracker.wait_for(lambda: len(tracker.pages()) >= max(1, len(urls)), timeout)
+    except TimeoutError as exc:
+        raise ApiError(504, "reset_timeout", f"the new Chromium was not ready in time: {exc}") from None
+    restarted = time.monotonic()
+    pages = tracker.pages()
+    await asyncio.gather(*(_wait_for_load(page, page.url, timeout) for page in pages))
+    await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
+    await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
+    return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
+                              "pid": supervisor.health_snapshot()["pid"],
+                              "restart_s": restarted - started,
+                              "duration_s": time.monotonic() - started})
+
+
 # -- layout ----------------------------------------------------------------------------------
 
 async def layout(request: web.Request) -> web.Response:
@@ -303,6 +338,10 @@ ROUTES: list[Route] = [
           extra_errors=(403, 409, 502, 504)),
     Route("POST", "/tabs/{tab_id}/reload", reload_tab, "Load the tab's URL again (revives a crashed tab)",
           "tabs", body=RELOAD_BODY, body_optional=True, **_TAB),
+    Route("POST", "/reset", reset, "Restart Chromium on a fresh profile with these tabs", "tabs",
+          body=RESET_BODY, body_optional=True, extra_errors=(403, 502, 504),
+          description="No cookies, storage or history survive. Answers when every new tab has "
+                      "loaded; later crash restarts open these URLs too."),
     Route("GET", "/layout", layout, "Every tab's accessibility tree with document, viewport and screen "
           "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
           success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",

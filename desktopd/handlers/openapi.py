@@ -22,9 +22,10 @@ ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object",
     401: "Missing or wrong bearer token",
     404: "No such window",
+    409: "Conflicts with the current state (e.g. a recording is already running, or none is)",
     422: "A field is invalid; `field` names it",
     500: "Unexpected error (X protocol error, bug)",
-    502: "The application refused or failed the request",
+    502: "The application (or ffmpeg, or the sidecar) refused or failed the request",
     503: "The X display is not available (desktopd reconnects when it returns)",
 }
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.fields import Model
+from desktopd.fields import Model, Spec
 from desktopd.web.errors import invalid, read_body, read_json_object
 
 
-async def json_body(request: web.Request, model: Model) -> dict[str, Any]:
+async def json_body(request: web.Request, model: Spec) -> dict[str, Any]:
     """The body validated against ``model``: 400 when it is not a JSON object, 422 naming the field."""
     return model.validate(await read_json_object(request))
 

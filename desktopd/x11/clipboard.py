@@ -22,6 +22,7 @@ from typing import Any
 from Xlib import X, Xatom
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
+from Xlib.protocol import request as xrequest
 
 from .connection import open_display
 from .errors import DisplayUnavailable, X11Error, is_connection_loss
@@ -77,6 +78,10 @@ class Clipboard:
             raise ValueError(f"text: {len(data)} bytes is more than the clipboard limit of "
                              f"{MAX_TEXT_BYTES}")
         self._submit(lambda: self._own(data), timeout=5.0)
+
+    def clear(self) -> None:
+        """Nobody owns CLIPBOARD or PRIMARY afterwards, whoever did: readers get nothing."""
+        self._submit(self._disown, timeout=5.0)
 
     def get_text(self, timeout: float = 2.0) -> str | None:
         return self._submit(lambda: self._read(timeout), timeout=timeout + 2.0)
@@ -226,6 +231,15 @@ class Clipboard:
         if isinstance(owner, int) or owner.id != self._window.id:
             self._text = None
             raise X11Error("clipboard: could not take ownership of CLIPBOARD")
+
+    def _disown(self) -> None:
+        self._text = None
+        when = self._server_time()
+        for selection in (self.CLIPBOARD, Xatom.PRIMARY):
+            # SetSelectionOwner(None) is allowed to any client: it empties the selection.
+            xrequest.SetSelectionOwner(display=self._dpy.display, window=X.NONE,
+                                       selection=selection, time=when)
+        self._dpy.sync()
 
     def _server_time(self) -> int:
         """A real server timestamp (ICCCM: never own a selection at CurrentTime): append nothing

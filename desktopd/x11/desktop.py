@@ -370,6 +370,9 @@ class Desktop:
             raise ValueError(f"timeout: must be in (0, 30] seconds, got {timeout}")
         return self._call(lambda: self._clipboard_owner().get_text(timeout), retry=True)
 
+    def clipboard_clear(self) -> None:
+        self._call(lambda: self._clipboard_owner().clear())
+
     def clipboard_set(self, text: str) -> None:
         if not isinstance(text, str):
             raise ValueError(f"text: expected a string, got {type(text).__name__}")

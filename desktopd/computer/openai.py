@@ -1,0 +1,163 @@
+"""POST /api/v1/computer/openai: the actions of an OpenAI ``computer_call`` on this desktop,
+answered with the ``computer_call_output`` item the Responses API expects next (a screenshot).
+
+Key names arrive as the model spells them ("CTRL", "ENTER", "ARROWLEFT", "A"); letters are
+lowercased, since a shifted letter comes with an explicit SHIFT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import web
+
+from desktopd.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
+from desktopd.handlers.common import json_body, query, xservice
+from desktopd.models import COORD_LIMIT
+from desktopd.x11 import keynames
+from desktopd.xservice import XService
+
+from . import steps
+from .display import DISPLAY_FIELDS, SETTLE_FIELD, Display, b64, display_of, display_pair, screenshot_png
+
+BUTTONS = {"left": 1, "wheel": 2, "right": 3, "back": 8, "forward": 9}
+# scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
+# far per click, so a 300-pixel scroll is three clicks (and any non-zero scroll at least one).
+PIXELS_PER_WHEEL_CLICK = 100
+WAIT_S = 1.0   # `wait` carries no duration; the reference sample sleeps about this long
+KEY_ALIASES = {"cmd": "super", "option": "alt", "arrowup": "Up", "arrowdown": "Down",
+               "arrowleft": "Left", "arrowright": "Right", "pageup": "Prior", "pagedown": "Next"}
+
+X = Int(0, COORD_LIMIT, description="Display pixels.")
+KEYS = ListOf(Str(min_length=1, max_length=64), max_items=8,
+              description="Keys held during the action, e.g. [\"SHIFT\"].")
+
+
+def _variant(kind: str, *fields: F) -> Model:
+    name = "OpenAI" + "".join(part.capitalize() for part in kind.split("_"))
+    return tagged_variant("type", kind, fields, name=name)
+
+
+POINT = Model("OpenAIPoint", [F("x", X, required=True), F("y", X, required=True)])
+
+ACTION = Tagged("type", {
+    "click": _variant("click", F("button", Enum(tuple(BUTTONS)), default="left"),
+                      F("x", X, required=True), F("y", X, required=True), F("keys", KEYS)),
+    "double_click": _variant("double_click", F("x", X, required=True), F("y", X, required=True),
+                             F("keys", KEYS)),
+    "drag": _variant("drag", F("path", ListOf(POINT, min_items=1, max_items=2000), required=True),
+                     F("keys", KEYS)),
+    "keypress": _variant("keypress", F("keys", ListOf(Str(min_length=1, max_length=64), min_items=1,
+                                                      max_items=16), required=True)),
+    "move": _variant("move", F("x", X, required=True), F("y", X, required=True), F("keys", KEYS)),
+    "scroll": _variant("scroll", F("x", X, required=True), F("y", X, required=True),
+                       F("scroll_x", Int(-100_000, 100_000), default=0, description="Pixels, > 0 right."),
+                       F("scroll_y", Int(-100_000, 100_000), default=0, description="Pixels, > 0 down."),
+                       F("keys", KEYS)),
+    "type": _variant("type", F("text", Str(max_length=100_000), required=True)),
+    "wait": _variant("wait"),
+    "screenshot": _variant("screenshot"),
+}, description="One action of a computer_call; `type` picks the variant.")
+
+
+def _one_of_action(body: dict[str, Any]) -> tuple[str, str] | None:
+    if (body["action"] is None) == (body["actions"] is None):
+        return "action", "give exactly one of action, actions"
+    return None
+
+
+BODY = Model("OpenAIComputerCall", [
+    F("call_id", Str(min_length=1, max_length=200), description="Echoed in the output item."),
+    F("action", ACTION, description="The computer_call's action."),
+    F("actions", ListOf(ACTION, min_items=1, max_items=100), description="Several, run in order."),
+], check=_one_of_action)
+
+QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, SETTLE_FIELD], check=display_pair)
+
+RESULT = {"type": "object", "required": ["type", "output"], "properties": {
+    "type": {"const": "computer_call_output"}, "call_id": {"type": "string"},
+    "output": {"type": "object", "properties": {"type": {"const": "computer_screenshot"},
+                                                "image_url": {"type": "string"}}},
+    "executed": {"type": "array", "items": {"type": "object"},
+                 "description": "What ran, in screen pixels (not part of OpenAI's item)."},
+    "screen": {"type": "object"}, "display": {"type": "object"}}}
+
+
+def key_name(name: str) -> str:
+    """The model's spelling -> an xdotool name desktopd knows."""
+    lowered = name.lower()
+    if len(name) == 1:
+        return lowered if name.isascii() else name
+    if lowered in KEY_ALIASES:
+        return KEY_ALIASES[lowered]
+    return lowered if lowered in keynames.ALIASES else name   # "CTRL" -> "ctrl"; "F5" stays
+
+
+def wheel_clicks(pixels: int) -> int:
+    if pixels == 0:
+        return 0
+    clicks = max(1, round(abs(pixels) / PIXELS_PER_WHEEL_CLICK))
+    return clicks if pixels > 0 else -clicks
+
+
+async def held_keys(xs: XService, act: dict[str, Any], where: str) -> list[str]:
+    names = [key_name(k) for k in act.get("keys") or []]
+    await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
+    return names
+
+
+async def perform(xs: XService, display: Display, act: dict[str, Any], where: str) -> dict[str, Any]:
+    kind = act["type"]
+    done: dict[str, Any] = {"type": kind}
+    if kind in ("click", "double_click", "move", "scroll"):
+        at = display.to_screen(act["x"], act["y"], f"{where}.x")
+        modifiers = await held_keys(xs, act, where)
+        if kind == "click":
+            button = BUTTONS[act["button"]]
+            done["x"], done["y"] = await steps.click(xs, at, button, 1, modifiers)
+            done["button"] = button
+        elif kind == "double_click":
+            done["x"], done["y"] = await steps.click(xs, at, 1, 2, modifiers)
+        elif kind == "move":
+            done["x"], done["y"] = await steps.move(xs, at, modifiers)
+        else:
+            dx, dy = wheel_clicks(act["scroll_x"]), wheel_clicks(act["scroll_y"])
+            done["x"], done["y"] = await steps.scroll(xs, at, dx, dy, modifiers)
+            done.update(dx=dx, dy=dy)
+    elif kind == "drag":
+        path = [display.to_screen(p["x"], p["y"], f"{where}.path[{i}]") for i, p in enumerate(act["path"])]
+        modifiers = await held_keys(xs, act, where)
+        done["x"], done["y"] = await steps.drag(xs, path, modifiers)
+        done["path"] = [list(p) for p in path]
+    elif kind == "keypress":
+        names = [key_name(k) for k in act["keys"]]
+        await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
+        await xs.call(steps.press_combos, [names])   # all together: ["CTRL", "C"] is ctrl+c
+        done["keys"] = names
+    elif kind == "type":
+        await steps.type_text(xs, act["text"])
+        done["typed"] = len(act["text"])
+    elif kind == "wait":
+        await asyncio.sleep(WAIT_S)
+    return done
+
+
+async def computer_call(request: web.Request) -> web.Response:
+    q = query(request, QUERY)
+    body = await json_body(request, BODY)
+    xs = xservice(request)
+    display = await display_of(xs, q)
+    if body["action"] is not None:
+        plan = [(body["action"], "action")]
+    else:
+        plan = [(act, f"actions[{i}]") for i, act in enumerate(body["actions"])]
+    executed = [await perform(xs, display, act, where) for act, where in plan]
+    if q["settle"] and any(act["type"] not in ("screenshot", "wait") for act, _ in plan):
+        await asyncio.sleep(q["settle"])
+    out: dict[str, Any] = {"type": "computer_call_output"}
+    if body["call_id"] is not None:
+        out["call_id"] = body["call_id"]
+    png = await screenshot_png(xs, display.advertised if display.scaled else None)
+    out["output"] = {"type": "computer_screenshot", "image_url": "data:image/png;base64," + b64(png)}
+    return web.json_response({**out, "executed": executed, **display.describe()})

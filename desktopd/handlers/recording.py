@@ -1,0 +1,83 @@
+"""POST /api/v1/recording/start|stop and GET /api/v1/recording/{id}: screen video (ffmpeg)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import keys
+from desktopd.fields import F, Enum, Int, Model, Number, Str
+from desktopd.models import parse_region, region_problem
+from desktopd.recording import ScreenRecorder
+from desktopd.web.errors import ApiError, invalid, not_found
+
+from .common import optional_json_body, xservice
+from .screenshot import check_region
+
+MAX_SECONDS = 4 * 3600.0
+
+
+def _quality_range(body: dict[str, Any]) -> tuple[str, str] | None:
+    if body["quality"] is not None and body["codec"] == "h264" and body["quality"] > 51:
+        return "quality", "h264's crf is 0..51"
+    return None
+
+
+START_BODY = Model("RecordingStart", [
+    F("fps", Int(1, 60), default=10, description="Frames a second."),
+    F("codec", Enum(("h264", "vp9")), default="h264", description="h264 -> MP4, vp9 -> WebM."),
+    F("quality", Int(0, 63), description="CRF: lower is better and bigger (default 28 h264, 40 vp9)."),
+    F("region", Str(min_length=1, check=region_problem), description="Screen-pixel rectangle "
+      "x,y,width,height (default: the whole screen)."),
+    F("max_seconds", Number(maximum=MAX_SECONDS, exclusive_minimum=0), default=3600.0,
+      description="ffmpeg stops by itself after this long."),
+], check=_quality_range)
+
+RECORDING = {"type": "object", "properties": {
+    "id": {"type": "string"}, "path": {"type": "string", "description": "The file, on the desktop."},
+    "codec": {"enum": ["h264", "vp9"]}, "fps": {"type": "integer"},
+    "region": {"type": "object"}, "log": {"type": "string", "description": "ffmpeg's log file."},
+    "started_at": {"type": "number", "description": "Unix time of the first frame on disk."},
+    "started_monotonic": {"type": "number", "description": "The same instant, desktopd's "
+                                                          "CLOCK_MONOTONIC (time.monotonic())."}}}
+STOPPED = {"type": "object", "properties": {
+    **RECORDING["properties"], "frames": {"type": "integer"}, "size": {"type": "integer"},
+    "duration": {"type": "number", "description": "Seconds of video."},
+    "wall_duration": {"type": "number"}, "exit_code": {"type": ["integer", "null"]}}}
+ID_PATTERN = r"^[0-9a-f]{32}$"
+
+
+def recorder(request: web.Request) -> ScreenRecorder:
+    return request.app[keys.RECORDER]
+
+
+async def start(request: web.Request) -> web.Response:
+    body = await optional_json_body(request, START_BODY)
+    xs = xservice(request)
+    screen = await xs.screen_size()
+    region = parse_region(body["region"]) if body["region"] else (0, 0, screen[0], screen[1])
+    check_region(region, screen)
+    if region[2] < 2 or region[3] < 2:
+        raise invalid("region", "needs at least 2x2 pixels")
+    rec = await recorder(request).start(region, body["fps"], body["codec"], body["quality"],
+                                        body["max_seconds"])
+    return web.json_response(rec.describe())
+
+
+async def stop(request: web.Request) -> web.Response:
+    rec = await recorder(request).stop()
+    return web.json_response(rec.result)
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    rec_id = request.match_info["id"]
+    screen_recorder = recorder(request)
+    current = screen_recorder.current
+    if current is not None and current.id == rec_id:
+        raise ApiError(409, "conflict", "this recording is still running; stop it first")
+    rec = screen_recorder.finished.get(rec_id)
+    if rec is None:
+        raise not_found(f"no finished recording {rec_id!r}")
+    return web.FileResponse(rec.path, headers={"Content-Type": rec.media_type,
+                                               "Cache-Control": "no-store"})

@@ -1,0 +1,89 @@
+"""POST /api/v1/reset: the desktop back to a known state for the next episode (desktopd/reset.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import keys
+from desktopd.fields import F, Bool, ListOf, Model, Str
+from desktopd.models import coord
+from desktopd.reset import SidecarClient, Timer, close_windows
+from desktopd.web.errors import invalid
+
+from .common import optional_json_body, xservice
+from .pointer import check_on_screen
+
+# Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
+CLOSE_TIMEOUT_S = 120.0
+
+RESET_BODY = Model("Reset", [
+    F("urls", ListOf(Str(min_length=1, max_length=1 << 16), max_items=32),
+      description="The browser's tabs afterwards (the sidecar restarts Chromium on a fresh profile); "
+                  "default: its configured start pages. Needs DESKTOPD_SIDECAR_URL."),
+    F("close_windows", Bool(), default=True,
+      description="Close every top-level window but the desktop's own and the browser's."),
+    F("keep", ListOf(Str(min_length=1, max_length=200), max_items=64), default=[],
+      description="More WM_CLASS names (instance or class) whose windows stay open."),
+    F("clear_clipboard", Bool(), default=True, description="Empty CLIPBOARD and PRIMARY."),
+    F("pointer", ListOf(coord(), min_items=2, max_items=2),
+      description="Where the pointer goes, screen pixels (default: the screen's centre)."),
+    F("browser", Bool(), description="Reset the browser through the sidecar (default: when "
+                                     "DESKTOPD_SIDECAR_URL is set)."),
+])
+RESULT = {"type": "object", "properties": {
+    "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
+    "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},
+    "browser": {"type": ["object", "null"], "description": "The sidecar's answer (its tabs)."},
+    "timings": {"type": "object", "description": "Seconds per part."},
+    "duration_s": {"type": "number"}}}
+
+
+def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None) -> SidecarClient | None:
+    settings = request.app[keys.SETTINGS]
+    configured = settings.sidecar_configured
+    if wanted is True and not configured:
+        raise invalid("browser", "no sidecar is configured (set DESKTOPD_SIDECAR_URL)")
+    if urls is not None and not configured:
+        raise invalid("urls", "no sidecar is configured to open them (set DESKTOPD_SIDECAR_URL)")
+    if wanted is False:
+        if urls is not None:
+            raise invalid("urls", "browser=false leaves the browser alone")
+        return None
+    return SidecarClient(settings.sidecar_url, settings.sidecar_token) if configured else None
+
+
+async def reset(request: web.Request) -> web.Response:
+    body = await optional_json_body(request, RESET_BODY)
+    sidecar = _sidecar(request, body["browser"], body["urls"])
+    xs = xservice(request)
+    screen = await xs.screen_size()
+    home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
+    check_on_screen([{"x": home[0], "y": home[1], "path": None}], ["pointer"], screen)
+    timer = Timer()
+    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None}
+
+    since = time.monotonic()
+    await xs.call(lambda desk: desk.release_all_input())
+    timer.lap("release_input", since)
+    if body["close_windows"]:
+        since = time.monotonic()
+        keep = frozenset(name.lower() for name in body["keep"])
+        out["windows"] = await xs.call(close_windows, keep, timeout=CLOSE_TIMEOUT_S)
+        timer.lap("windows", since)
+    if body["clear_clipboard"]:
+        since = time.monotonic()
+        await xs.call(lambda desk: desk.clipboard_clear())
+        out["clipboard_cleared"] = True
+        timer.lap("clipboard", since)
+    since = time.monotonic()
+    await xs.call(lambda desk: desk.pointer_move(*home))
+    out["pointer"] = list(home)
+    timer.lap("pointer", since)
+    if sidecar is not None:
+        since = time.monotonic()
+        out["browser"] = await sidecar.reset(body["urls"])
+        timer.lap("browser", since)
+    return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

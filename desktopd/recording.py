@@ -1,0 +1,206 @@
+"""Screen video with ffmpeg's x11grab: at most one recording at a time, as a child process
+whose output goes to a log file, stopped gracefully ("q" on stdin, then SIGINT, then SIGKILL).
+
+MP4 files are written fragmented (a moov up front, fragments at keyframes), so even a recording
+whose ffmpeg was killed stays playable up to its last fragment. The start timestamps are taken
+when the first frame is on disk, so a step recorder can place its steps on the video's timeline:
+frame n was grabbed about ``started_monotonic + n / fps``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktopd.web.errors import ApiError
+
+CONTAINERS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
+DEFAULT_CRF = {"h264": 28, "vp9": 40}
+FIRST_FRAME_TIMEOUT_S = 15.0
+STOP_GRACE_S = 15.0       # for "q": ffmpeg flushes the encoder and closes the file
+SIGNAL_GRACE_S = 5.0
+POLL_S = 0.05
+
+
+def encoder_args(codec: str, crf: int, fps: int) -> list[str]:
+    if codec == "h264":
+        return ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-crf", str(crf),
+                "-pix_fmt", "yuv420p", "-g", str(fps * 2),
+                "-movflags", "+frag_keyframe+empty_moov+default_base_moof"]
+    return ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1",
+            "-crf", str(crf), "-b:v", "0", "-pix_fmt", "yuv420p", "-g", str(fps * 2)]
+
+
+def ffmpeg_argv(ffmpeg: str, display: str, region: tuple[int, int, int, int], fps: int, codec: str,
+                crf: int, max_seconds: float, path: str, progress: str) -> list[str]:
+    x, y, width, height = region
+    return [ffmpeg, "-hide_banner", "-nostats", "-loglevel", "info",
+            "-progress", progress,
+            "-f", "x11grab", "-draw_mouse", "1", "-framerate", str(fps),
+            "-video_size", f"{width}x{height}", "-i", f"{display}+{x},{y}",
+            "-t", f"{max_seconds:g}",
+            # yuv420p needs even sides: drop an odd last column/row rather than fail
+            "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2",
+            # every packet reaches the file at once: the first frame on disk marks the start
+            *encoder_args(codec, crf, fps), "-flush_packets", "1", "-y", path]
+
+
+def read_progress(path: str) -> dict[str, str]:
+    """The last block of ffmpeg's -progress key=value output."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for line in lines:
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+@dataclass
+class Recording:
+    id: str
+    path: str
+    log_path: str
+    progress_path: str
+    codec: str
+    fps: int
+    region: tuple[int, int, int, int]
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    started_monotonic: float = 0.0
+    stopped_monotonic: float | None = None
+    result: dict[str, Any] | None = field(default=None)
+
+    @property
+    def media_type(self) -> str:
+        return CONTAINERS[self.codec][1]
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "path": self.path, "codec": self.codec, "fps": self.fps,
+                "region": {"x": self.region[0], "y": self.region[1], "width": self.region[2],
+                           "height": self.region[3]},
+                "started_at": self.started_at, "started_monotonic": self.started_monotonic,
+                "log": self.log_path}
+
+
+class ScreenRecorder:
+    """One per app: the current recording and the finished ones (by id, for download)."""
+
+    def __init__(self, display: str, directory: str) -> None:
+        self.display = display
+        self.directory = directory
+        self.current: Recording | None = None
+        self.finished: dict[str, Recording] = {}
+        self._lock = asyncio.Lock()
+
+    async def start(self, region: tuple[int, int, int, int], fps: int, codec: str, crf: int | None,
+                    max_seconds: float) -> Recording:
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg is None:
+            raise ApiError(503, "unavailable", "ffmpeg is not installed (Debian package ffmpeg)")
+        async with self._lock:
+            if self.current is not None:
+                raise ApiError(409, "conflict", f"recording {self.current.id} is running; stop it first")
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            rec_id = uuid.uuid4().hex
+            base = os.path.join(self.directory, f"recording-{rec_id}")
+            rec = Recording(rec_id, f"{base}.{CONTAINERS[codec][0]}", f"{base}.log",
+                            f"{base}.progress", codec, fps, region)
+            argv = ffmpeg_argv(ffmpeg, self.display, region, fps, codec,
+                               DEFAULT_CRF[codec] if crf is None else crf, max_seconds, rec.path,
+                               rec.progress_path)
+            with open(rec.log_path, "ab") as log:
+                # Its own process group: a signal for desktopd's group never cuts the file short.
+                rec.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
+                                               start_new_session=True)
+            self.current = rec
+            try:
+                await self._wait_first_frame(rec)
+            except BaseException:
+                await self._finish(rec)
+                raise
+            return rec
+
+    async def _wait_first_frame(self, rec: Recording) -> None:
+        deadline = time.monotonic() + FIRST_FRAME_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if rec.process.poll() is not None:
+                raise ApiError(502, "recording_failed",
+                               f"ffmpeg exited with {rec.process.returncode}: {self._log_tail(rec)}")
+            if os.path.exists(rec.path) and os.path.getsize(rec.path) > 0:
+                rec.started_at, rec.started_monotonic = time.time(), time.monotonic()
+                return
+            await asyncio.sleep(POLL_S)
+        raise ApiError(502, "recording_failed", "ffmpeg wrote no frame in time: " + self._log_tail(rec))
+
+    async def stop(self) -> Recording:
+        async with self._lock:
+            rec = self.current
+            if rec is None:
+                raise ApiError(409, "conflict", "no recording is running")
+            await self._finish(rec)
+            return rec
+
+    async def _finish(self, rec: Recording) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self._stop_process, rec.process)
+        rec.stopped_monotonic = time.monotonic()
+        progress = read_progress(rec.progress_path)
+        frames = int(progress.get("frame", "0") or 0)
+        size = os.path.getsize(rec.path) if os.path.exists(rec.path) else 0
+        rec.result = {**rec.describe(), "frames": frames, "size": size,
+                      "duration": frames / rec.fps,   # constant frame rate, as ffprobe reports it
+                      "wall_duration": max(0.0, rec.stopped_monotonic - rec.started_monotonic)
+                      if rec.started_monotonic else 0.0,
+                      "exit_code": rec.process.returncode}
+        self.finished[rec.id] = rec
+        self.current = None
+
+    @staticmethod
+    def _stop_process(process: subprocess.Popen) -> None:
+        """q on stdin, then SIGINT, then SIGKILL: each bounded."""
+        if process.poll() is None:
+            try:
+                process.stdin.write(b"q")
+                process.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+            try:
+                process.wait(STOP_GRACE_S)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+            for sig, grace in ((signal.SIGINT, SIGNAL_GRACE_S), (signal.SIGKILL, SIGNAL_GRACE_S)):
+                try:
+                    os.killpg(process.pid, sig)
+                except ProcessLookupError:
+                    return
+                try:
+                    process.wait(grace)
+                    return
+                except subprocess.TimeoutExpired:
+                    continue
+        elif process.stdin and not process.stdin.closed:
+            process.stdin.close()
+
+    @staticmethod
+    def _log_tail(rec: Recording, limit: int = 600) -> str:
+        try:
+            with open(rec.log_path, "rb") as fh:
+                return fh.read()[-limit:].decode("utf-8", "replace").strip()
+        except OSError:
+            return "(no log)"
+
+    async def close(self) -> None:
+        if self.current is not None:
+            await self.stop()

@@ -1,0 +1,97 @@
+"""Episode reset: the desktop back to a known state without restarting anything but the browser.
+
+Top-level windows other than the desktop's own (panel, desktop, window manager) and the browser
+are closed (politely, then forcibly), input held by desktopd is released, the clipboard emptied,
+the pointer moved home; the browser is the sidecar's to reset (a new Chromium on a fresh profile).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from desktopd.web.errors import ApiError
+
+# WM_CLASS names (instance or class, case-insensitive) of windows a reset keeps: the XFCE
+# session's own, and browsers (the sidecar resets those).
+DESKTOP_CLASSES = frozenset({
+    "xfce4-panel", "xfdesktop", "xfwm4", "xfce4-notifyd", "xfce4-session", "wrapper-2.0",
+    "wrapper-1.0", "panel", "desktop_window", "chromium", "chromium-browser", "google-chrome",
+})
+SIDECAR_TIMEOUT_S = 120.0
+
+
+def kept(window: dict[str, Any], extra: frozenset[str]) -> bool:
+    names = {name.lower() for name in (window.get("wm_class") or ())}
+    return bool(names & (DESKTOP_CLASSES | extra))
+
+
+def close_windows(desk: Any, keep: frozenset[str]) -> dict[str, Any]:
+    """On the X thread: ask every other top-level window to close, then kill what stayed."""
+    targets = [w for w in desk.windows() if not kept(w, keep)]
+    closed, killed = [], []
+    for window in targets:
+        try:
+            result = desk.window_action(window["id"], "close")
+        except Exception:   # noqa: BLE001 - a window may vanish or refuse; force below
+            result = {"closed": False}
+        if result.get("closed"):
+            closed.append(window["id"])
+    remaining = {w["id"] for w in desk.windows()}
+    for window in targets:
+        if window["id"] in remaining:
+            try:
+                desk.window_action(window["id"], "close", force=True)
+                killed.append(window["id"])
+            except Exception:   # noqa: BLE001 - already gone
+                pass
+    return {"closed": closed, "killed": killed,
+            "kept": [w["id"] for w in desk.windows()]}
+
+
+@dataclass(frozen=True)
+class SidecarClient:
+    """POST <sidecar>/reset with its token; bounded by a timeout."""
+
+    url: str
+    token: str | None
+
+    async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        body = {"urls": urls} if urls is not None else {}
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(self.url.rstrip("/") + "/reset", json=body, headers=headers,
+                                        timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
+                    text = await resp.text()
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise ApiError(502, "sidecar_unavailable",
+                           f"{self.url}/reset: {type(exc).__name__}: {exc}") from None
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            answer = {"detail": text[:500]}
+        if resp.status != 200:
+            if resp.status in (403, 422) and isinstance(answer, dict) and answer.get("field"):
+                raise ApiError(422, "invalid_field", answer.get("detail"), field=answer["field"])
+            raise ApiError(502, "sidecar_reset_failed", {"status": resp.status, "answer": answer})
+        return answer
+
+
+class Timer:
+    """Seconds per named part, for the answer."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, float] = {}
+        self._started = time.monotonic()
+
+    def lap(self, name: str, since: float) -> None:
+        self.parts[name] = round(time.monotonic() - since, 4)
+
+    def total(self) -> float:
+        return round(time.monotonic() - self._started, 4)

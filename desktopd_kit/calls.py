@@ -1,0 +1,74 @@
+"""What the sync and async clients share: a call described as data (Call), the answer as data
+(Reply), and the decoding of one into a result. The clients only move bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar
+
+from .errors import DesktopError
+
+T = TypeVar("T")
+Service = Literal["desktopd", "sidecar"]
+JSON = object   # a decoded JSON value (dict, list, str, int, float, bool or None)
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One HTTP request to one of the two daemons, and how to decode its answer."""
+
+    service: Service
+    method: str
+    path: str
+    decode: Callable[[Reply], T]
+    params: Mapping[str, str] = field(default_factory=dict)
+    json: JSON = None
+    extra_timeout: float = 0.0          # a call that waits on purpose (execute, navigate) waits longer
+    ok_statuses: tuple[int, ...] = (200, 201, 204)
+
+    @property
+    def idempotent(self) -> bool:
+        """Only reads are repeated after a failure (a screenshot is a GET too)."""
+        return self.method in ("GET", "HEAD")
+
+    def finish(self, reply: Reply, url: str) -> T:
+        if reply.status not in self.ok_statuses:
+            raise DesktopError.from_reply(reply.status, reply.body, method=self.method, url=url)
+        return self.decode(reply)
+
+
+def query(**values: object) -> dict[str, str]:
+    """Query parameters: None left out, booleans as the APIs spell them."""
+    out = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        out[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return out
+
+
+def body(**values: object) -> dict[str, object]:
+    """A JSON body without the fields left at None (the server's defaults apply)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def json_reply(reply: Reply) -> object:
+    if not reply.body:
+        return None
+    try:
+        return json.loads(reply.body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DesktopError(reply.status, "bad_reply", f"expected JSON: {exc}", body=reply.body) from None
+
+
+def no_content(reply: Reply) -> None:
+    return None

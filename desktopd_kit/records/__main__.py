@@ -1,0 +1,58 @@
+"""python -m desktopd_kit.records export --format mind2web EPISODE_OR_ROOT... --out DIR
+python -m desktopd_kit.records validate EPISODE_OR_ROOT...   (needs jsonschema)"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .export import export_mind2web
+from .format import schema
+from .reader import EpisodeReader
+
+
+def _episodes(paths: list[str]) -> list[EpisodeReader]:
+    out = []
+    for path in map(Path, paths):
+        out.extend([EpisodeReader(path)] if (path / "episode.json").is_file() else EpisodeReader.all(path))
+    return out
+
+
+def validate(paths: list[str]) -> int:
+    import jsonschema
+    episode_schema, step_schema = schema("episode"), schema("step")
+    count = 0
+    for episode in _episodes(paths):
+        jsonschema.validate(episode.episode, episode_schema)
+        for step in episode:
+            jsonschema.validate(step.record, step_schema)
+            if not step.image_path.is_file():
+                raise SystemExit(f"{episode.directory}: step {step.index}: {step.image_path} is missing")
+            count += 1
+    print(json.dumps({"episodes": len(_episodes(paths)), "steps": count, "valid": True}))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m desktopd_kit.records")
+    commands = parser.add_subparsers(dest="command", required=True)
+    export = commands.add_parser("export", help="write episodes in a public dataset layout")
+    export.add_argument("paths", nargs="+", help="episode directories, or directories holding them")
+    export.add_argument("--format", choices=["mind2web"], default="mind2web")
+    export.add_argument("--out", required=True, help="output directory (data.jsonl, images/, trees/)")
+    export.add_argument("--skip-other", action="store_true",
+                        help="leave out steps with no Mind2Web operation (scroll, drag, keys, ...)")
+    check = commands.add_parser("validate", help="check episodes against the JSON Schemas")
+    check.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "validate":
+        return validate(args.paths)
+    rows = export_mind2web([Path(p) for p in args.paths], args.out, skip_other=args.skip_other)
+    print(json.dumps({"format": args.format, "rows": rows, "out": str(Path(args.out) / "data.jsonl")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

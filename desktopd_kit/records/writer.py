@@ -1,0 +1,91 @@
+"""Writes one episode directory: episode.json first (and again when closed), a steps.jsonl line,
+an image and optionally a layout file per step; every line is flushed as it is written."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from ..actions import canonical_kind
+from ..observe import Acted, Observation
+from .format import EPISODE_FILE, FORMAT, STEPS_FILE, VERSION, image_name, layout_name
+
+
+class EpisodeWriter:
+    def __init__(self, directory: str | os.PathLike, episode: dict) -> None:
+        self.dir = Path(directory)
+        (self.dir / "images").mkdir(parents=True, exist_ok=False)
+        (self.dir / "layout").mkdir()
+        self.episode = {"format": FORMAT, "version": VERSION, "created_wall": time.time(),
+                        "ended_wall": None, "steps": 0, "recording": None, "outcome": None, **episode}
+        self._steps = open(self.dir / STEPS_FILE, "a", encoding="utf-8")
+        self._write_episode()
+
+    @property
+    def episode_id(self) -> str:
+        return self.episode["episode_id"]
+
+    def _write_episode(self) -> None:
+        tmp = self.dir / (EPISODE_FILE + ".tmp")
+        tmp.write_text(json.dumps(self.episode, indent=1, ensure_ascii=False))
+        os.replace(tmp, self.dir / EPISODE_FILE)   # readers never see half a file
+
+    def set_recording(self, recording: dict | None) -> None:
+        self.episode["recording"] = recording
+        self._write_episode()
+
+    def write_step(self, before: Observation, acted: Acted, *, reward: float | None = None,
+                   terminated: bool | None = None, truncated: bool | None = None,
+                   info: dict | None = None, video_time_s: float | None = None) -> dict:
+        index = self.episode["steps"] + 1
+        shot = before.screenshot
+        image = image_name(index, shot.format)
+        (self.dir / image).write_bytes(shot.data if shot.format in ("png", "jpeg", "webp") else shot.png())
+        layout = None
+        if before.layout is not None:
+            layout = layout_name(index)
+            (self.dir / layout).write_text(json.dumps(before.layout, ensure_ascii=False))
+        done = acted.executed
+        point = done.point
+        line = {
+            "version": VERSION, "episode_id": self.episode_id, "index": index,
+            "observation": {
+                "image": image, "image_size": {"width": shot.width, "height": shot.height},
+                "scale": shot.scale, "region": dict(zip(("x", "y", "width", "height"), shot.region)),
+                "layout": layout, "windows": before.windows,
+                "pointer": {"x": before.pointer[0], "y": before.pointer[1]} if before.pointer else None},
+            "action": {
+                "format": done.format, "kind": canonical_kind(done.format, done.issued),
+                "issued": done.issued, "executed": done.executed,
+                "point": {"x": point[0], "y": point[1]} if point else None,
+                "element": acted.element, "vendor_reply": done.vendor_reply},
+            "result": {"ok": acted.error is None, "error": acted.error, "reward": reward,
+                       "terminated": terminated, "truncated": truncated, "info": info or {}},
+            "timestamps": {"observe": before.stamp.json(), "act": acted.act.json(),
+                           "settle": acted.settle.json()},
+            "video_time_s": video_time_s,
+        }
+        self._steps.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")
+        self._steps.flush()
+        self.episode["steps"] = index
+        return line
+
+    def close(self, outcome: dict | None = None) -> None:
+        if self._steps.closed:
+            return
+        self._steps.close()
+        self.episode["ended_wall"] = time.time()
+        if outcome is not None:
+            self.episode["outcome"] = outcome
+        self._write_episode()
+
+
+def _plain(value: object) -> object:
+    """numpy scalars and the like (a Gymnasium space's samples) as plain JSON."""
+    if hasattr(value, "item"):
+        return value.item()   # type: ignore[union-attr]
+    if hasattr(value, "tolist"):
+        return value.tolist()  # type: ignore[union-attr]
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,59 @@
+"""A screenshot as desktopd returns it: the encoded bytes plus the headers that map its pixels
+back to screen pixels."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .calls import Reply
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    data: bytes
+    format: str                                  # png, jpeg, webp or raw (BGRX rows)
+    width: int                                   # image pixels
+    height: int
+    scale: float                                 # screen_x = region_x + image_x / scale
+    region: tuple[int, int, int, int]            # captured screen rectangle x, y, width, height
+    screen_size: tuple[int, int]
+
+    @classmethod
+    def from_reply(cls, reply: Reply, format: str) -> Screenshot:
+        h = {k.lower(): v for k, v in reply.headers.items()}
+        region = tuple(int(p) for p in h["x-region"].split(","))
+        return cls(reply.body, format, int(h["x-image-width"]), int(h["x-image-height"]),
+                   float(h["x-scale"]), region,  # type: ignore[arg-type]
+                   (int(h["x-screen-width"]), int(h["x-screen-height"])))
+
+    def image(self) -> Image.Image:
+        """A Pillow image (RGB)."""
+        from PIL import Image
+        if self.format == "raw":
+            return Image.frombuffer("RGB", (self.width, self.height), self.data, "raw", "BGRX", 0, 1)
+        return Image.open(io.BytesIO(self.data)).convert("RGB")
+
+    def array(self) -> np.ndarray:
+        """Height x width x 3 uint8 RGB."""
+        import numpy as np
+        if self.format == "raw":
+            return np.frombuffer(self.data, np.uint8).reshape(self.height, self.width, 4)[..., 2::-1].copy()
+        return np.asarray(self.image(), dtype=np.uint8)
+
+    def to_screen(self, x: float, y: float) -> tuple[int, int]:
+        """Screen pixels of an image pixel (what desktopd's pointer endpoints take)."""
+        return (round(self.region[0] + x / self.scale), round(self.region[1] + y / self.scale))
+
+    def png(self) -> bytes:
+        """The image as PNG (the bytes themselves when it already is one)."""
+        if self.format == "png":
+            return self.data
+        out = io.BytesIO()
+        self.image().save(out, "PNG", compress_level=1)
+        return out.getvalue()
