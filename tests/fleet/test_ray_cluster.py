@@ -86,6 +86,8 @@ def test_rollouts_on_two_nodes_survive_a_killed_desktop(tmp_path: Path) -> None:
                 busy[0].kill()
                 check_sockets(cluster)
         stats = runner.stats
+        left_after_run = fleet_containers(prefix)
+        batches = run_two_batches_on_kept_desktops(source, prefix)
         ray.shutdown()
     finally:
         if ray.is_initialized():
@@ -100,11 +102,32 @@ def test_rollouts_on_two_nodes_survive_a_killed_desktop(tmp_path: Path) -> None:
     assert retried and all(r.desktop != killed for r in retried)
     assert stats.episodes == EPISODES and stats.desktops_replaced >= 1
     assert stats.episode_retries == sum(r.attempts - 1 for r in results) >= 1
+    assert left_after_run == []           # run() alone stops its actors and their desktops
+    started, first, second = batches          # start(): the desktops stay up across run() calls
+    assert {r.desktop for r in first} | {r.desktop for r in second} <= started
+    assert all(r.attempts == 1 for r in first + second)
     print(f"{stats}; killed {killed}; episodes per node "
           f"{ {ip: sum(r.node == ip for r in results) for ip in cluster.node_ips()} }")
     # nothing left running: no desktop container, no process of the cluster
     assert fleet_containers(prefix) == []
     assert [pid for pid in cluster_pids if Path(f"/proc/{pid}").exists()] == []
+
+
+def run_two_batches_on_kept_desktops(source: DockerDesktops, prefix: str):
+    """start(), two batches of episodes, close(): the desktops of both batches are the ones
+    start() made, and close() removes them."""
+    runner = RolloutRunner(source, make_env, PressTheMiddle(), workers=WORKERS, num_cpus=1,
+                           memory_per_desktop=1 * GIB)
+    try:
+        started = {desktop["name"] for desktop in runner.start()}
+        assert {c.name for c in fleet_containers(prefix)} == started and len(started) == WORKERS
+        batch = [EpisodeSpec(f"kept-{i}", urls=(PAGE,), max_steps=2) for i in range(WORKERS)]
+        first, second = list(runner.run(batch)), list(runner.run(batch))
+        assert {c.name for c in fleet_containers(prefix)} == started       # none started, none removed
+    finally:
+        runner.close()
+    assert fleet_containers(prefix) == []
+    return started, first, second
 
 
 def check_sockets(cluster: LocalRayCluster) -> None:
