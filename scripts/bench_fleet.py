@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Benchmark a fleet: RolloutRunner on a local two-node Ray cluster (127.0.0.2, 127.0.0.3), each
 actor driving its own Chromium desktop container through the harness kit's DesktopEnv, for pools
-of 1, 2 and 4 desktops. Per pool size it measures:
-  * start to first step: runner.run() -> the first (and the last) desktop's first step done
-    (container start, both /health ok, env made, reset, one step);
-  * aggregate steps/s while stepping: each worker's steps / its time in env.step, summed;
+of 1, 2 and 4 desktops. Per pool size (RolloutRunner.start(), a warm-up batch, a measured batch, close()):
+  * start to first step: start() -> every desktop healthy (containers, both /health ok), then the
+    first and the last desktop's first step done (env made, reset, one step);
+  * steps/s of the measured batch, summed over the desktops: while stepping (steps / time in
+    env.step) and over the batch's wall time (each episode starts with a reset: DesktopEnv
+    restarts Chromium on a fresh profile);
   * memory per desktop: `docker stats` of the pool's containers, sampled while they step;
   * CPU per step: the containers' CPU time plus the Ray processes' (GCS, raylets, the actors
-    and their env clients) over the measured window, divided by the steps in it.
-The 1-desktop pool is the baseline: the other pools print their aggregate rate against it and
-their scaling efficiency (aggregate / (n x baseline)). Then an extrapolation to a bigger node and to
-100 desktops from these figures, with its assumptions.
+    and their env clients) and this driver's over the measured batch, divided by its steps; and
+    the whole machine's busy cores (/proc/stat), to show what else competed for the CPU.
+The 1-desktop pool is the baseline: the other pools print their wall rate against it and their
+scaling efficiency (rate / (n x baseline)). Then an extrapolation to a bigger node and to 100
+desktops from these figures, with its assumptions.
 
 A step: the policy clicks (our own action format), DesktopEnv waits its settle time and observes
 (a screenshot scaled to 640x400). Needs the images (scripts/build-images.sh) and the fleet and kit
-extras. Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,2,4] [--steps 15] [--image ...]
+extras. Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,2,4] [--steps 30] [--image ...]
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def press_the_middle(observation) -> dict:
 
 
 def process_cpu_seconds(pids: set[int]) -> float:
+    """The processes' CPU time so far, this driver's own included (its docker stats calls)."""
+    pids = pids | {os.getpid()}
     total = 0
     for pid in pids:
         try:
@@ -57,6 +62,13 @@ def process_cpu_seconds(pids: set[int]) -> float:
             continue
         total += int(fields[11]) + int(fields[12])   # utime, stime
     return total / CLOCK_TICKS
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time every process of the machine used so far (/proc/stat: all but idle and iowait)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
 @dataclass
@@ -84,13 +96,18 @@ def sample_pool(client, prefix: str) -> PoolSample:
 @dataclass
 class PoolResult:
     size: int
-    first_step_s: float
-    all_first_steps_s: float
+    desktops_up_s: float          # start() -> every desktop healthy
+    first_step_s: float           # start() -> the first desktop's first step done
+    all_first_steps_s: float      # start() -> every desktop's first step done
     steps: int
-    steps_per_s: float
+    stepping_rate: float          # sum over desktops of steps / time in env.step
+    wall_rate: float              # steps / the batch's wall time (resets included)
+    reset_s: float                # mean DesktopEnv.reset (Chromium restarted on a fresh profile)
     memory_mean: float
     memory_peak: float
-    cpu_s_per_step: float
+    cpu_s_per_step: float         # containers + Ray processes + this driver over the batch, per step
+    machine_cores: float          # the whole machine's busy cores during the batch
+    machine_cpu_s_per_step: float  # ... per step: dockerd and anything else running included
 
 
 def run_pool(size: int, steps: int, episodes_per_desktop: int, image: str, cluster) -> PoolResult:
@@ -109,71 +126,74 @@ def run_pool(size: int, steps: int, episodes_per_desktop: int, image: str, clust
     measured = [EpisodeSpec(f"episode-{i}", urls=(PAGE,), max_steps=steps)
                 for i in range(size * episodes_per_desktop)]
     started = time.monotonic()
-    first = last_warmup = None
-    window_start = None
-    peak: dict[str, int] = {}
-    step_time: dict[str, float] = {}
-    step_count: dict[str, int] = {}
-    warm_done = 0
-    last_sample = 0.0
-    for result in runner.run(warmups + measured):
-        now = time.monotonic()
-        if result.episode_id.startswith("warmup-"):
-            warm_done += 1
-            first = first if first is not None else now - started
-            if warm_done == size:
-                last_warmup = now - started
-                window_start = (now, sample_pool(client, prefix), process_cpu_seconds(cluster.process_ids()))
-            continue
-        step_time[result.desktop] = step_time.get(result.desktop, 0.0) + sum(result.step_s)
-        step_count[result.desktop] = step_count.get(result.desktop, 0) + result.steps
-        if now - last_sample > 2.0 or sum(step_count.values()) == steps * len(measured):
-            sample = sample_pool(client, prefix)
-            for name, memory in sample.memory.items():
-                peak[name] = max(peak.get(name, 0), memory)
-            last_sample = now
-            window_end = (now, sample, process_cpu_seconds(cluster.process_ids()))
+    try:
+        runner.start()
+        desktops_up = time.monotonic() - started
+        arrivals = [time.monotonic() - started for _ in runner.run(warmups)]
+        peak: dict[str, int] = {}
+        step_time: dict[str, float] = {}
+        step_count: dict[str, int] = {}
+        resets: list[float] = []
+        before, host_before, machine_before, window_start = sample_pool(client, prefix), \
+            process_cpu_seconds(cluster.process_ids()), machine_cpu_seconds(), time.monotonic()
+        last_sample = window_start
+        for result in runner.run(measured):
+            step_time[result.desktop] = step_time.get(result.desktop, 0.0) + sum(result.step_s)
+            step_count[result.desktop] = step_count.get(result.desktop, 0) + result.steps
+            resets.append(result.reset_s)
+            if time.monotonic() - last_sample > 2.0:
+                for name, memory in sample_pool(client, prefix).memory.items():
+                    peak[name] = max(peak.get(name, 0), memory)
+                last_sample = time.monotonic()
+        window = time.monotonic() - window_start
+        machine = machine_cpu_seconds() - machine_before
+        after, host_after = sample_pool(client, prefix), process_cpu_seconds(cluster.process_ids())
+    finally:
+        runner.close()
+    for name, memory in after.memory.items():
+        peak[name] = max(peak.get(name, 0), memory)
     total_steps = sum(step_count.values())
-    (_, start_sample, start_host), (_, end_sample, end_host) = window_start, window_end
-    container_cpu = sum(end_sample.cpu_ns[name] - start_sample.cpu_ns.get(name, 0)
-                        for name in end_sample.cpu_ns if name in start_sample.cpu_ns) / 1e9
-    host_cpu = end_host - start_host
-    rate = sum(step_count[d] / step_time[d] for d in step_time if step_time[d] > 0)
-    return PoolResult(size, first, last_warmup, total_steps, rate,
+    container_cpu = sum(after.cpu_ns[name] - before.cpu_ns[name] for name in after.cpu_ns if name in before.cpu_ns) / 1e9
+    return PoolResult(size, desktops_up, arrivals[0], arrivals[-1], total_steps,
+                      sum(step_count[d] / step_time[d] for d in step_time if step_time[d] > 0),
+                      total_steps / window, sum(resets) / len(resets),
                       sum(peak.values()) / len(peak) / GIB, max(peak.values()) / GIB,
-                      (container_cpu + host_cpu) / total_steps)
+                      (container_cpu + host_after - host_before) / total_steps,
+                      machine / window, machine / total_steps)
 
 
-def extrapolate(results: list[PoolResult], node_cores: int, node_memory_gib: float) -> None:
-    base = results[0]
+def extrapolate(results: list[PoolResult], steps: int, node_cores: int, node_memory_gib: float) -> None:
+    base, largest = results[0], results[-1]
     memory = max(r.memory_peak for r in results) * 1.25      # the peak seen plus a quarter headroom
-    cpu_per_step = sum(r.cpu_s_per_step for r in results) / len(results)
-    rate_alone = base.steps_per_s                              # one desktop with the CPU to itself
-    cores_per_busy_desktop = rate_alone * cpu_per_step
+    cpu_per_step = max(r.cpu_s_per_step for r in results)     # the most any pool needed (ours only)
+    rate_alone = base.wall_rate                                # one desktop with the CPU to itself
+    cores_per_desktop = rate_alone * cpu_per_step
     by_memory = int(node_memory_gib * 0.9 // memory)           # 10% of the node for the system
-    by_cpu = int(node_cores // cores_per_busy_desktop) if cores_per_busy_desktop else by_memory
+    by_cpu = max(1, int(node_cores // cores_per_desktop))
     per_node = min(by_memory, by_cpu)
     node_rate = min(per_node * rate_alone, node_cores / cpu_per_step)
-    print(f"\nextrapolation (assumptions: steps are CPU-bound and scale linearly with cores; a desktop "
-          f"steps at most at its measured rate alone, {rate_alone:.2f}/s; memory per desktop is the peak "
-          f"seen x 1.25 = {memory:.2f} GiB; CPU per step {cpu_per_step:.3f} s (containers + Ray + env "
-          f"clients, mean over the pools); 10% of a node's memory kept for the system; the same step: a "
-          f"click and a 640x400 observation)")
-    print(f"{'':26} {'memory GiB':>11} {'CPU cores':>10} {'steps/s':>9}")
-    print(f"{'one desktop, stepping':26} {memory:>11.2f} {cores_per_busy_desktop:>10.2f} {rate_alone:>9.2f}")
-    print(f"{'this machine (2c/24G)':26} "
-          f"{'':>11} {'':>10} {min(2 / cpu_per_step, results[-1].size * rate_alone):>9.2f}"
-          f"   measured at {results[-1].size} desktops: {results[-1].steps_per_s:.2f}")
-    print(f"{f'node {node_cores}c/{node_memory_gib:.0f}G: {per_node} desktops':26} {per_node * memory:>11.1f} "
-          f"{min(node_cores, per_node * cores_per_busy_desktop):>10.1f} {node_rate:>9.1f}")
-    print(f"{'100 desktops, all stepping':26} {100 * memory:>11.1f} {100 * cores_per_busy_desktop:>10.1f} "
-          f"{100 * rate_alone:>9.1f}   ({-(-100 // max(per_node, 1))} such nodes)")
+    here = min(largest.size * rate_alone, 2 / cpu_per_step)
+    print(f"\nextrapolation; assumptions: a step is a click and a {OBSERVATION_SIZE[0]}x{OBSERVATION_SIZE[1]} "
+          f"observation, episodes of {steps} steps each starting with a reset (resets amortised in "
+          f"both rate and CPU); steps are CPU-bound, a desktop steps at most at its rate alone "
+          f"({rate_alone:.2f}/s wall), CPU per step is the most any pool used ({cpu_per_step:.3f} s: "
+          f"containers, Ray, env clients, the driver; dockerd's share is not counted); memory per "
+          f"desktop is the peak seen x 1.25 ({memory:.2f} GiB); 10% of a node's memory is kept for the "
+          f"system; other load on the machine (see 'machine cores') slows the measured rates.")
+    print(f"{'':34} {'desktops':>8} {'memory GiB':>11} {'CPU cores':>10} {'steps/s':>9}")
+    print(f"{'one desktop, busy':34} {1:>8} {memory:>11.2f} {cores_per_desktop:>10.2f} {rate_alone:>9.2f}")
+    print(f"{'this machine (2 cores), model':34} {largest.size:>8} {largest.size * memory:>11.1f} "
+          f"{min(2.0, largest.size * cores_per_desktop):>10.1f} {here:>9.2f}   measured: {largest.wall_rate:.2f}")
+    print(f"{f'a node of {node_cores} cores, {node_memory_gib:.0f} GiB':34} {per_node:>8} "
+          f"{per_node * memory:>11.1f} {min(node_cores, per_node * cores_per_desktop):>10.1f} {node_rate:>9.1f}")
+    print(f"{'100 desktops, all busy':34} {100:>8} {100 * memory:>11.1f} {100 * cores_per_desktop:>10.1f} "
+          f"{100 * rate_alone:>9.1f}   ({-(-100 // per_node)} such nodes)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,2,4", help="pool sizes, the first is the baseline")
-    parser.add_argument("--steps", type=int, default=15, help="steps per measured episode")
+    parser.add_argument("--steps", type=int, default=30, help="steps per measured episode")
     parser.add_argument("--episodes-per-desktop", type=int, default=2)
     parser.add_argument("--image", default="desktopd/chromium:latest")
     parser.add_argument("--node-cores", type=int, default=16, help="the node to extrapolate to")
@@ -196,15 +216,17 @@ def main() -> None:
         finally:
             ray.shutdown()
     base = results[0]
-    print(f"\n{'desktops':>8} {'first step s':>12} {'all first s':>11} {'steps':>6} {'steps/s':>8} "
-          f"{'vs 1':>6} {'efficiency':>10} {'mem GiB':>8} {'peak GiB':>8} {'CPU s/step':>10}")
+    print(f"\n{'desktops':>8} {'up s':>5} {'1st step s':>10} {'all 1st s':>9} {'steps':>6} {'stepping/s':>10} "
+          f"{'wall/s':>7} {'vs 1':>6} {'effic.':>6} {'reset s':>7} {'mem GiB':>7} {'peak':>5} {'CPU s/step':>10} "
+          f"{'machine cores':>13} {'machine s/step':>14}")
     for r in results:
-        ratio = r.steps_per_s / base.steps_per_s
-        print(f"{r.size:>8} {r.first_step_s:>12.1f} {r.all_first_steps_s:>11.1f} {r.steps:>6} "
-              f"{r.steps_per_s:>8.2f} {ratio:>5.2f}x {ratio / (r.size / base.size):>10.2f} "
-              f"{r.memory_mean:>8.2f} {r.memory_peak:>8.2f} {r.cpu_s_per_step:>10.3f}")
-    extrapolate(results, args.node_cores, args.node_memory_gib)
-
+        ratio = r.wall_rate / base.wall_rate
+        print(f"{r.size:>8} {r.desktops_up_s:>5.1f} {r.first_step_s:>10.1f} {r.all_first_steps_s:>9.1f} "
+              f"{r.steps:>6} {r.stepping_rate:>10.2f} {r.wall_rate:>7.2f} {ratio:>5.2f}x "
+              f"{ratio / (r.size / base.size):>6.2f} {r.reset_s:>7.2f} {r.memory_mean:>7.2f} "
+              f"{r.memory_peak:>5.2f} {r.cpu_s_per_step:>10.3f} {r.machine_cores:>13.2f} "
+              f"{r.machine_cpu_s_per_step:>14.3f}")
+    extrapolate(results, args.steps, args.node_cores, args.node_memory_gib)
 
 if __name__ == "__main__":
     main()
