@@ -131,6 +131,12 @@ def test_the_dev_pod_runs_as_its_manifest_says(tmp_path: Path) -> None:
         assert out["stdout"].splitlines()[0] == "1000"
         assert "CapEff:\t0000000000000000" in out["stdout"] and "tmp-ok" in out["stdout"]
         assert "Read-only file system" in out["stderr"]
+        # an episode's reset restarts Chromium on a fresh profile (under /tmp): it works read-only
+        page = "data:text/html,<title>pod reset</title>"
+        reset = requests.post(f"{desktopd}/api/v1/reset", headers=auth, timeout=120, json={"urls": [page]})
+        assert reset.status_code == 200, reset.text
+        tabs = requests.get(f"{sidecar}/tabs", headers=auth, timeout=10).json()
+        assert [tab["title"] for tab in tabs] == ["pod reset"]
     finally:
         started.remove(force=True, v=True)
 
