@@ -1,7 +1,9 @@
 """A real multi-node Ray cluster on one machine, for trying the runner and for its tests: a head
 and worker nodes, each a `ray start --block` process pinned to its own loopback address (Ray
-advertises the machine's external interface otherwise). Each node is stopped by the PID of the
-process this started, which drains and ends that node's own Ray processes.
+advertises the machine's external interface otherwise). That is the address nodes advertise and
+connect to; Ray's GCS, raylets and workers still listen on every interface (`sockets()` shows
+them). Each node is stopped by the PID of the process this started, which drains and ends that
+node's own Ray processes.
 
     with LocalRayCluster(nodes=2, log_dir="/tmp/ray-logs") as cluster:
         ray.init(address=cluster.address, _node_ip_address=cluster.head_ip)
