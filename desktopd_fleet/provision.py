@@ -157,6 +157,18 @@ class DockerDesktops:
                 pass
 
 
+def container_memory_bytes(stats: Mapping) -> int | None:
+    """Memory use from a Docker stats answer, as `docker stats` shows it: the cgroup's usage less
+    its inactive page cache (cgroup v2: inactive_file; v1: total_inactive_file)."""
+    memory = stats.get("memory_stats") or {}
+    usage = memory.get("usage")
+    if usage is None:
+        return None
+    detail = memory.get("stats") or {}
+    cache = detail.get("inactive_file", detail.get("total_inactive_file", 0))
+    return int(usage - cache)
+
+
 @dataclass
 class DockerLease:
     """A container this process started; `release()` removes it (and only it)."""
@@ -177,17 +189,12 @@ class DockerLease:
         return self.running() and healthy(self.endpoint)
 
     def memory_bytes(self) -> int | None:
-        """The container's resident memory now (cgroup usage less page cache), or None."""
+        """The container's memory now as `docker stats` counts it, or None."""
         try:
-            stats = self.container.stats(stream=False)
+            stats = self.container.stats(stream=False, one_shot=True)
         except Exception:  # noqa: BLE001 - a container that is gone has no figure
             return None
-        memory = stats.get("memory_stats") or {}
-        usage = memory.get("usage")
-        if usage is None:
-            return None
-        cache = (memory.get("stats") or {}).get("inactive_file", 0)
-        return int(usage - cache)
+        return container_memory_bytes(stats)
 
     def release(self) -> None:
         import docker

@@ -12,6 +12,7 @@ import: the rest of the package works without it."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -114,6 +115,14 @@ class DesktopWorker:
             lease.release()
 
 
+@functools.cache
+def _actor_class():
+    """DesktopWorker as a Ray actor class, made once (Ray is imported only when a runner runs)."""
+    import ray
+
+    return ray.remote(DesktopWorker)
+
+
 def _node_ip() -> str:
     try:
         import ray
@@ -127,6 +136,10 @@ def _node_ip() -> str:
 class RolloutRunner:
     """N actors, each with one desktop, working through a list of episodes.
 
+    Used as is, each `run()` starts its actors (and their desktops) and stops them at its end.
+    Used as a context manager (or between `start()` and `close()`), the actors and their desktops
+    stay up across `run()` calls: a training loop's rollout batches skip the desktops' start.
+
     memory_per_desktop: bytes Ray reserves per actor (the desktop's measured footprint);
     num_cpus: CPUs reserved per actor (fractions allowed)."""
     source: DesktopSource
@@ -137,15 +150,47 @@ class RolloutRunner:
     num_cpus: float = 0.5
     max_attempts: int = 3
     stats: RolloutStats = field(default_factory=RolloutStats)
+    _actors: list = field(default_factory=list, init=False, repr=False)
 
-    def run(self, episodes: Iterable[EpisodeSpec]) -> Iterator[EpisodeResult]:
-        """Results in the order episodes finish. Every actor is stopped (and its desktop removed)
-        when the iteration ends, also when the caller stops early."""
+    def __enter__(self) -> RolloutRunner:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> list[dict]:
+        """Starts the actors and has each start its desktop now; returns the desktops (name,
+        URLs). Until `close()`, `run()` reuses them."""
         import ray
 
-        actor_class = ray.remote(DesktopWorker)
+        if not self._actors:
+            self._actors = [self._new_actor(index) for index in range(self.workers)]
+        try:
+            return ray.get([actor.desktop.remote() for actor in self._actors])
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stops the actors (each removes its desktop) and cleans up what dead ones left."""
+        actors, self._actors = self._actors, []
+        try:
+            if actors:
+                self._stop(actors)
+        finally:
+            self.source.cleanup()
+
+    def run(self, episodes: Iterable[EpisodeSpec]) -> Iterator[EpisodeResult]:
+        """Results in the order episodes finish. Without `start()`, every actor is stopped (and
+        its desktop removed) when the iteration ends, also when the caller stops early."""
+        import ray
+
+        kept = bool(self._actors)
+        if not kept:
+            self._actors = [self._new_actor(index) for index in range(self.workers)]
+        actors = self._actors
         pending = deque(episodes)
-        actors = [self._new_actor(actor_class, index) for index in range(self.workers)]
         running: dict = {}  # ObjectRef -> (actor, spec)
         try:
             for actor in actors:
@@ -162,7 +207,7 @@ class RolloutRunner:
                     log.warning("actor of episode %s died: a new one takes it", spec.episode_id)
                     self.stats.actors_replaced += 1
                     index = actors.index(actor)
-                    actor = actors[index] = self._new_actor(actor_class, index)
+                    actor = actors[index] = self._new_actor(index)
                     pending.appendleft(spec)
                     self._submit(actor, pending, running)
                     continue
@@ -172,13 +217,13 @@ class RolloutRunner:
                 yield result
                 self._submit(actor, pending, running)
         finally:
-            self._stop(actors)
-            self.source.cleanup()
+            if not kept:
+                self.close()
 
-    def _new_actor(self, actor_class, index: int):
-        return actor_class.options(num_cpus=self.num_cpus, memory=self.memory_per_desktop,
-                                   max_restarts=0).remote(self.source.for_worker(index), self.env_factory,
-                                                          self.policy, self.max_attempts)
+    def _new_actor(self, index: int):
+        return _actor_class().options(num_cpus=self.num_cpus, memory=self.memory_per_desktop,
+                                      max_restarts=0).remote(self.source.for_worker(index), self.env_factory,
+                                                             self.policy, self.max_attempts)
 
     @staticmethod
     def _submit(actor, pending: deque, running: dict) -> None:

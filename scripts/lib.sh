@@ -18,7 +18,8 @@ ensure_apt_packages() {
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Create .venv (once) and install the project with the extras its tests use (test, kit).
+# Create .venv (once) and install the project with the extras its tests use (test; kit: the
+# harness kit; fleet: Ray and the Docker client, for tests/fleet's real cluster).
 ensure_venv() {
     local root=$1 python=${PYTHON:-python3}
     if [ ! -x "$root/.venv/bin/python" ]; then
@@ -27,7 +28,7 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet]"
         touch "$stamp"
     fi
 }
