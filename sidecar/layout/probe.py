@@ -75,7 +75,24 @@ _PROBE = r"""
       else if (state.dirty.size >= MAX_DIRTY) forgetAll();
       else state.dirty.set(node, state.changes);
     };
-    const bump = (node) => { state.changes++; mark(node); notify(); };
+    // Chromium updates some of its accessibility tree a frame or two after a change (a
+    // <details>' content slot, a textarea's inner editor), with no event of its own: each
+    // changed node is counted again two frames later, so a read taken in between is read again.
+    const settling = new Set();
+    let settleScheduled = false;
+    const settle = (node) => {
+      settling.add(node);
+      if (settleScheduled || typeof w.requestAnimationFrame !== "function") return;
+      settleScheduled = true;
+      w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
+        settleScheduled = false;
+        state.changes++;
+        for (const n of settling) mark(n);
+        settling.clear();
+        notify();
+      }));
+    };
+    const bump = (node) => { state.changes++; mark(node); settle(node); notify(); };
     const wide = () => bump(null);       // a change that may have restyled anything
     const doc = w.document;
     const topLevel = (node) => node === doc || node === doc.documentElement || node === doc.body;
@@ -92,9 +109,10 @@ _PROBE = r"""
         const node = r.type === "childList" ? target : target.parentNode instanceof w.ShadowRoot
           ? target.parentNode.host : target.parentNode || target;
         mark(node);
+        settle(node);
         if (!topLevel(node)) continue;
-        if (r.type !== "childList") mark(target);
-        else for (const added of r.addedNodes) if (added.nodeType === 1) mark(added);
+        if (r.type !== "childList") { mark(target); settle(target); }
+        else for (const added of r.addedNodes) if (added.nodeType === 1) { mark(added); settle(added); }
       }
       notify();
     });
@@ -229,6 +247,19 @@ _PROBE = r"""
         // new fragment (:target) before its hashchange event.
         const view = viewOf(w);
         if (state.view !== view) { state.changes++; state.wide = state.changes; state.view = view; }
+        // A <select>'s popup opened or closed from the keyboard reaches the page as no event
+        // (the popup has the keys): its open state is compared at each probe instead.
+        const active = w.document.activeElement;
+        let open = false;
+        try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
+        if (state.active !== active || state.open !== open) {
+          if (state.active !== undefined && (open || state.open)) {
+            state.changes++;
+            state.dirty.set(active, state.changes);
+            if (state.active) state.dirty.set(state.active, state.changes);
+          }
+          state.active = active; state.open = open;
+        }
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
         frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);
