@@ -86,8 +86,10 @@ async def hit_test(session: Session, ancestry: Ancestry, tests: list[tuple[str, 
     calls = []
     for _node_id, _backend_id, point in tests:
         x, y = viewport_point(point, view)
+        # getNodeForLocation hit-tests the layout view: document coordinates, CSS px.
+        x, y = x + view.visual_x, y + view.visual_y
         calls.append(asyncio.ensure_future(session.send("DOM.getNodeForLocation", {
-            "x": int(x), "y": int(y), "includeUserAgentShadowDOM": True,
+            "x": round(x), "y": round(y), "includeUserAgentShadowDOM": True,
             "ignorePointerEventsNone": False}, timeout=HIT_TIMEOUT)))
     after = asyncio.ensure_future(session.send("Page.getLayoutMetrics", timeout=HIT_TIMEOUT))
     replies = await asyncio.gather(*calls, return_exceptions=True)
