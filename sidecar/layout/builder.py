@@ -293,7 +293,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                 kind = "rescans"
             else:
                 patched = None
-                if capture is not None and roots_reply is not None and _patchable(capture, probe, children):
+                if capture is not None and roots_reply is not None and _patchable(capture, probe, children) \
+                        and not probe.popup_changed:
                     patched = await _patched(page, probe.device_pixel_ratio, capture, roots_reply)
                 if patched is not None:
                     capture, after_call = patched
@@ -303,7 +304,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                     # A page that cannot be cached (always animating) is read as ?fresh=true
                     # reads it: the sections' machinery only pays off for a capture kept.
                     capture, after_call = await _capture(page, children, probe.device_pixel_ratio,
-                                                         in_sections=not options.fresh and signal is not None,
+                                                         in_sections=not options.fresh and signal is not None
+                                                         and not probe.popup_changed,
                                                          view=_view(probe, metrics))
                     kind = "captures"
         except PageChanged:

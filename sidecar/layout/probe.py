@@ -237,6 +237,7 @@ _PROBE = r"""
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };
   const frames = [];
+  let popup = false;          // a <select>'s popup opened or closed since the last probe
   const walk = (w) => {
     let state;
     try {
@@ -254,9 +255,12 @@ _PROBE = r"""
         try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
         if (state.active !== active || state.open !== open) {
           if (state.active !== undefined && (open || state.open)) {
+            // Chromium's tree takes the new state on its next full update (a subtree read
+            // right now can still say expanded): a full read, with the record forgotten.
             state.changes++;
-            state.dirty.set(active, state.changes);
-            if (state.active) state.dirty.set(state.active, state.changes);
+            state.dirty.clear();
+            state.floor = state.changes;
+            popup = true;
           }
           state.active = active; state.open = open;
         }
@@ -272,7 +276,7 @@ _PROBE = r"""
   walk(window);
   const de = document.documentElement;
   return {
-    frames,
+    frames, popup,
     screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
     dpr: devicePixelRatio,
     // The tab shown in its window (the one desktop clicks reach); hidden for background tabs.
@@ -330,6 +334,9 @@ class ProbeResult:
     client_width: float        # documentElement.clientWidth/Height: inner size minus scrollbars
     client_height: float
     visible: bool | None = None  # document.visibilityState == "visible"; None if not reported
+    # A <select>'s popup opened or closed since the last probe: Chromium's tree shows that in a
+    # whole read (getFullAXTree) only, not yet in subtree reads (patches, sections).
+    popup_changed: bool = False
 
     @property
     def unreachable_frames(self) -> int:
@@ -382,4 +389,5 @@ def parse_probe(result: dict) -> ProbeResult:
         inner_width=float(value.get("innerWidth", 0)), inner_height=float(value.get("innerHeight", 0)),
         client_width=float(value.get("clientWidth", 0)), client_height=float(value.get("clientHeight", 0)),
         visible=None if "visibility" not in value else value["visibility"] == "visible",
+        popup_changed=bool(value.get("popup")),
     )

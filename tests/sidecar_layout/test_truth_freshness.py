@@ -42,6 +42,13 @@ async def _screen_point(chromium: Chromium, page, selector: str) -> tuple[int, i
     return round(origin["x"] + rect[0] * k), round(origin["y"] + rect[1] * k)
 
 
+async def _viewport_centre(chromium: Chromium, page) -> tuple[int, int]:
+    viewport = (await chromium.layout(tab=page.target_id))["tabs"][0]["layout"]["viewport"]
+    k = viewport["devicePixelRatio"] * viewport["visualViewport"]["scale"]
+    origin, visual = viewport["screenOrigin"], viewport["visualViewport"]
+    return round(origin["x"] + visual["width"] * k * 0.7), round(origin["y"] + visual["height"] * k / 2)
+
+
 async def _wheel(desktopd: Desktopd, point: tuple[int, int], clicks: int) -> None:
     await desktopd.post("/api/v1/tablet", {"x": point[0], "y": point[1], "action": "scroll", "dy": clicks})
 
@@ -49,12 +56,14 @@ async def _wheel(desktopd: Desktopd, point: tuple[int, int], clicks: int) -> Non
 async def _act(kind: str, rng: random.Random, chromium: Chromium, desktopd: Desktopd, page,
                zoom: list[int]) -> None:
     if kind == "wheel":
-        await _wheel(desktopd, await _screen_point(chromium, page, "#spacer"), rng.choice((-3, -1, 1, 2, 4)))
+        await _wheel(desktopd, await _viewport_centre(chromium, page), rng.choice((-3, -1, 1, 2, 4)))
     elif kind == "wheel-box":
+        await chromium.evaluate(page, "document.getElementById('scroller').scrollIntoView({block: 'center'}); 0")
+        await chromium.evaluate(page, STILL_JS)
         await _wheel(desktopd, await _screen_point(chromium, page, "#scroller"), rng.choice((-2, 1, 2)))
     elif kind == "wheel-mid-read":
         # A scroll that lands while a cached read is under way.
-        point = await _screen_point(chromium, page, "#spacer")
+        point = await _viewport_centre(chromium, page)
         await chromium.evaluate(page, "window.scrollBy(0, 1); 0")     # the next read is not a hit
 
         async def scroll_soon() -> None:
