@@ -304,7 +304,8 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                     # A page that cannot be cached (always animating) is read as ?fresh=true
                     # reads it: the sections' machinery only pays off for a capture kept.
                     capture, after_call = await _capture(page, children, probe.device_pixel_ratio,
-                                                         in_sections=not options.fresh and signal is not None
+                                                         in_sections=not options.fresh
+                                                         and not _animating(probe, child_probes)
                                                          and not probe.popup_changed,
                                                          view=_view(probe, metrics))
                     kind = "captures"
@@ -959,8 +960,10 @@ async def _answer(page: Any, capture: Capture, probe: ProbeResult, metrics: dict
                   options: LayoutOptions) -> dict[str, Any]:
     """The answer for the view now, with its interactive nodes hit-tested (hits.py): once per
     capture and view."""
+    if capture.ancestry is None:
+        return _render(capture, probe, metrics, options)
     view = _view(probe, metrics)
-    if capture.ancestry is not None and (capture.hits is None or capture.hits[0] != view):
+    if capture.hits is None or capture.hits[0] != view:
         tests = hits.candidates(capture.records, capture.placements, capture.sessions,
                                 page.target_id, view)
         try:
@@ -971,8 +974,14 @@ async def _answer(page: Any, capture: Capture, probe: ProbeResult, metrics: dict
             log.info("hit test failed (%s): hittable unknown", exc)
             found = {}
         capture.hits = (view, found)
-    return _render(capture, probe, metrics, options,
-                   capture.hits[1] if capture.hits is not None and capture.hits[0] == view else None)
+    if capture.hits is None or capture.hits[0] != view:
+        return _render(capture, probe, metrics, options)
+    return _render(capture, probe, metrics, options, capture.hits[1])
+
+
+def _animating(probe: ProbeResult, child_probes: list[ProbeResult | None]) -> bool:
+    """A frame with a running animation: its page is never cached (probe.py's "a")."""
+    return "a" in probe.frames or any(c is not None and "a" in c.frames for c in child_probes)
 
 
 def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions,
