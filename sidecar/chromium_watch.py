@@ -22,6 +22,7 @@ from .crash_recovery import CrashRecovery
 from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
 from .settings import Settings
+from .window_geometry import default_window_size
 
 log = logging.getLogger(__name__)
 
@@ -356,7 +357,9 @@ class ChromiumSupervisor:
             return HEADLESS_WINDOW
         display = self.settings.display or ""
         try:
-            return await asyncio.get_running_loop().run_in_executor(None, _display_size, display)
+            size = await asyncio.get_running_loop().run_in_executor(None, _display_size, display)
+            # The window flags are DIP: the display's pixels divided by the scale factor.
+            return default_window_size(size, self.settings.chromium_flags)
         except Exception as exc:  # noqa: BLE001 - Xlib raises several unrelated types
             log.warning("cannot read the size of display %s (%s); Chromium picks its own", display, exc)
             return None

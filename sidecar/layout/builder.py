@@ -24,11 +24,12 @@ from sidecar.chromium_watch import ChromiumUnavailable
 from sidecar.errors import (LayoutUnavailable, PageChanging, RendererCrashed, TabNotFound,
                             TabUnresponsive, as_api_error)
 
-from . import axtree, patch, render, sections
+from . import axtree, hits, patch, render, sections
 from .axtree import Record
 from .dom_fallback import dom_records
 from .encoding import NodeList, encoder_for, options_key
 from .geometry import Placement, View, viewport_origin
+from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import PROBE_PARAMS, ProbeResult, document_token, parse_probe
@@ -83,6 +84,13 @@ class Capture:
     # The last check that found the page as captured (then the signal held): a request that
     # arrived before it was sent needs no check of its own (_locked_tab_layout).
     checked: Probed | None = None
+    # The tab's own session's tree (hits.py), and the last hit test's view and results.
+    ancestry: Ancestry | None = None
+    hits: tuple[View, dict[str, bool | None]] | None = None
+    # The top-level document's scroll (CSS px) when its snapshot was taken: what sticky
+    # placements are right for (_scroll_holds).
+    scroll: tuple[float, float] | None = None
+    view_key: tuple[float, float, float] | None = None     # _view_key of its after-probe
 
 
 @dataclass
@@ -228,7 +236,7 @@ async def _locked_tab_layout(page: Any, options: LayoutOptions, state: _TrackerS
         if checked is not None and checked.sent_at > arrived and not options.fresh \
                 and not options.inline_text_boxes \
                 and not getattr(page, "crashed", False):
-            return _render(capture, checked.probe, checked.metrics, options)
+            return await _answer(page, capture, checked.probe, checked.metrics, options)
         return await _tab_layout(page, options, state.cache, state.counts)
 
 
@@ -269,9 +277,10 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         probed = await _probe(page, children, take)
         probe, metrics, child_probes, roots_reply = probed[:4]
         signal = _signal(probe, metrics, child_probes, children)
-        if capture is not None and signal is not None and capture.signal == _with_scroll(signal, capture, metrics):
+        if capture is not None and signal is not None and capture.signal == signal \
+                and _scroll_holds(capture, metrics):
             capture.checked = probed
-            return _render(capture, probe, metrics, options)
+            return await _answer(page, capture, probe, metrics, options)
         structure = _signal(probe, metrics, child_probes, children, scrolls=False)
         after_call = None
         try:
@@ -281,15 +290,20 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                 kind = "rescans"
             else:
                 patched = None
-                if capture is not None and roots_reply is not None and _patchable(capture, probe, children):
+                if capture is not None and roots_reply is not None and _patchable(capture, probe, children) \
+                        and not probe.popup_changed:
                     patched = await _patched(page, probe.device_pixel_ratio, capture, roots_reply)
                 if patched is not None:
                     capture, after_call = patched
                     kind = "patches"
                 else:
                     # ?fresh=true reads the tree whole: the reference the other reads are held to.
+                    # A page that cannot be cached (always animating) is read as ?fresh=true
+                    # reads it: the sections' machinery only pays off for a capture kept.
                     capture, after_call = await _capture(page, children, probe.device_pixel_ratio,
-                                                         in_sections=not options.fresh,
+                                                         in_sections=not options.fresh
+                                                         and not _animating(probe, child_probes)
+                                                         and not probe.popup_changed,
                                                          view=_view(probe, metrics))
                     kind = "captures"
         except PageChanged:
@@ -303,12 +317,15 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         after_frames = (after.frames, [c.frames if c else None for c in after_children])
         if signal is not None and before_frames != after_frames:
             continue
+        if not _scroll_holds(capture, after_metrics):
+            continue            # scrolled during the read: sticky boxes are of another scroll
         after_signal = _signal(after, after_metrics, after_children, children)
         cacheable = after_signal is not None and (signal is not None or _untouched(after_frames))
-        capture.signal = _with_scroll(after_signal, capture, after_metrics) if cacheable else (object(),)
+        capture.signal = after_signal if cacheable else (object(),)
         capture.structure = _signal(after, after_metrics, after_children, children, scrolls=False) \
             if cacheable else (object(),)
         capture.frames = after.frames if cacheable else ()
+        capture.view_key = _view_key(after)
         capture.checked = checked if cacheable else None
         previous = cache.get(page.target_id)
         if previous is not None and previous is not capture:
@@ -322,7 +339,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         if kind == "patches":
             counts["wide"] = counts.get("wide", 0) + capture.wide
             counts["restyled"] = counts.get("restyled", 0) + capture.restyled
-        return _render(capture, after, after_metrics, options)
+        return await _answer(page, capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
@@ -337,7 +354,7 @@ async def _text_box_layout(page: Any, children: list[Any], options: LayoutOption
         after, after_metrics, after_children = (await _probe(page, children))[:3]
         if (probe.frames, [c.frames if c else None for c in child_probes]) == \
                 (after.frames, [c.frames if c else None for c in after_children]):
-            return _render(capture, after, after_metrics, options)
+            return await _answer(page, capture, after, after_metrics, options)
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
@@ -405,12 +422,23 @@ def _signal(probe: ProbeResult, metrics: dict, child_probes: list[ProbeResult | 
             probe.device_pixel_ratio, probe.inner_width, probe.inner_height)
 
 
-def _with_scroll(signal: tuple | None, capture: Capture, metrics: dict) -> tuple | None:
-    """Sticky content moves with scroll: then the scroll position is part of the key."""
-    if signal is None or not capture.sticky:
-        return signal
+def _scroll_holds(capture: Capture, metrics: dict) -> bool:
+    """Sticky content moves with scroll: a capture with some is right only at the scroll its
+    snapshot was taken at (not the one read after it: a scroll during the read must not leave
+    sticky boxes cached for a scroll position they are not right for)."""
+    if not capture.sticky or capture.scroll is None:
+        return True
     layout = metrics.get("cssLayoutViewport", {})
-    return signal + (layout.get("pageX"), layout.get("pageY"))
+    return abs(float(layout.get("pageX", 0)) - capture.scroll[0]) < 1.0 \
+        and abs(float(layout.get("pageY", 0)) - capture.scroll[1]) < 1.0
+
+
+def _scroll(snapshot: Snapshot) -> tuple[float, float] | None:
+    """The top-level document's scroll in the snapshot, CSS px."""
+    if not snapshot.documents:
+        return None
+    top = snapshot.documents[0]
+    return top.scroll_x, top.scroll_y
 
 
 # -- capture -----------------------------------------------------------------------------------
@@ -478,7 +506,8 @@ async def _capture(page: Any, children: list[Any], dpr: float, *, in_sections: b
         return Capture(signal=(), records=ordered, placements=placements,
                        source=source, sticky=_sticky(placed), sessions=keys,
                        patchable=patchable, frame_id=main_frame,
-                       render=snapshot.render_state() if patchable else None), None
+                       render=snapshot.render_state() if patchable else None,
+                       ancestry=Ancestry(snapshot.ancestry()), scroll=_scroll(snapshot)), None
 
 
 async def _sectioned_capture(page: Any, dpr: float, view: View | None,
@@ -542,9 +571,17 @@ class _Ahead:
         self.nodes.entries.update(part.entries)
 
 
+def _view_key(probe: ProbeResult) -> tuple[float, float, float]:
+    return probe.device_pixel_ratio, probe.inner_width, probe.inner_height
+
+
 def _patchable(capture: Capture, probe: ProbeResult, children: list[Any]) -> bool:
     """Whether the tab is still the one document (same token) the capture was taken of."""
     if not capture.patchable or children or len(probe.frames) != 1 or len(capture.frames) != 1:
+        return False
+    if capture.view_key != _view_key(probe):
+        # Zoom, the device scale or the window's size changed: what overflows (and so which
+        # boxes are scroll containers in the accessibility tree) can change anywhere.
         return False
     return document_token(probe.frames[0]) == document_token(capture.frames[0])
 
@@ -613,7 +650,8 @@ def _one_document(page: Any, records: list[Record] | None, snapshot: Snapshot, f
         return Capture(signal=(), records=records, placements=_placements(records, keys, placed, known),
                        source="accessibility", sticky=_sticky(placed), sessions=keys,
                        patchable=True, sectioned=sectioned, frame_id=frame_id,
-                       render=snapshot.render_state())
+                       render=snapshot.render_state(), ancestry=Ancestry(snapshot.ancestry()),
+                       scroll=_scroll(snapshot))
 
 
 def _of_frame(snapshot: Snapshot, frame_id: str) -> bool:
@@ -650,7 +688,8 @@ async def _replace(page: Any, children: list[Any], dpr: float, capture: Capture)
                        placements=_placements(capture.records, capture.sessions, placed),
                        source=capture.source, sticky=_sticky(placed), sessions=capture.sessions,
                        patchable=capture.patchable, frame_id=capture.frame_id,
-                       render=snapshot.render_state() if capture.patchable else None)
+                       render=snapshot.render_state() if capture.patchable else None,
+                       ancestry=Ancestry(snapshot.ancestry()), scroll=_scroll(snapshot))
 
 
 Placed = dict[str, tuple[Snapshot, dict[int, DocumentPlacement]]]
@@ -914,7 +953,36 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
     return capture.filtered[key]
 
 
-def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions) -> dict[str, Any]:
+async def _answer(page: Any, capture: Capture, probe: ProbeResult, metrics: dict,
+                  options: LayoutOptions) -> dict[str, Any]:
+    """The answer for the view now, with its interactive nodes hit-tested (hits.py): once per
+    capture and view."""
+    if capture.ancestry is None:
+        return _render(capture, probe, metrics, options)
+    view = _view(probe, metrics)
+    if capture.hits is None or capture.hits[0] != view:
+        tests = hits.candidates(capture.records, capture.placements, capture.sessions,
+                                page.target_id, view)
+        try:
+            found = await hits.hit_test(page, capture.ancestry, tests, view)
+        except (CDPError, CDPTimeout) as exc:
+            if isinstance(exc, (CDPSessionClosed, CDPDisconnected)):
+                raise
+            log.info("hit test failed (%s): hittable unknown", exc)
+            found = {}
+        capture.hits = (view, found)
+    if capture.hits is None or capture.hits[0] != view:
+        return _render(capture, probe, metrics, options)
+    return _render(capture, probe, metrics, options, capture.hits[1])
+
+
+def _animating(probe: ProbeResult, child_probes: list[ProbeResult | None]) -> bool:
+    """A frame with a running animation: its page is never cached (probe.py's "a")."""
+    return "a" in probe.frames or any(c is not None and "a" in c.frames for c in child_probes)
+
+
+def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions,
+            hit_results: dict[str, bool | None] | None = None) -> dict[str, Any]:
     view = _view(probe, metrics)
     capture.visible = probe.visible
     # The same answer for ?tab= or every tab, fresh or not.
@@ -934,7 +1002,7 @@ def _render(capture: Capture, probe: ProbeResult, metrics: dict, options: Layout
         node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
         node_json = render.nodes(records, placements, view, node_cache, capture.record_json,
-                                 options.bounds_space)
+                                 options.bounds_space, hit_results)
     if capture.record_json is not None:
         release_later(capture.record_json)       # in the node cache now
         capture.record_json = None

@@ -62,7 +62,8 @@ class Placement(NamedTuple):
     ``rect`` is in document space, or in layout-viewport space when ``fixed`` (position:fixed
     content, and everything inside a fixed iframe). ``clip`` is the visible area of the frame the
     node lives in (its iframes' content boxes), in the space named by ``clip_fixed``.
-    ``insets`` are the (top, right, bottom, left) border + padding widths in CSS px (None: no
+    ``clip`` also holds the node's clipping ancestors' areas (overflow, clip-path, contain: paint).
+``insets`` are the (top, right, bottom, left) border + padding widths in CSS px (None: no
     border or padding): the content box is ``rect`` inset by them (see content_box).
     """
 
@@ -71,6 +72,9 @@ class Placement(NamedTuple):
     clip: Rect | None = None
     clip_fixed: bool = False
     insets: tuple[float, float, float, float] | None = None
+    # Inline content broken over lines: each line's part, in the space of ``rect`` (None: the
+    # box is the one fragment). The click point is inside the largest visible one.
+    fragments: tuple[Rect, ...] | None = None
 
 
 def content_box(x: float, y: float, width: float, height: float,

@@ -75,7 +75,24 @@ _PROBE = r"""
       else if (state.dirty.size >= MAX_DIRTY) forgetAll();
       else state.dirty.set(node, state.changes);
     };
-    const bump = (node) => { state.changes++; mark(node); notify(); };
+    // Chromium updates some of its accessibility tree a frame or two after a change (a
+    // <details>' content slot, a textarea's inner editor), with no event of its own: each
+    // changed node is counted again two frames later, so a read taken in between is read again.
+    const settling = new Set();
+    let settleScheduled = false;
+    const settle = (node) => {
+      settling.add(node);
+      if (settleScheduled || typeof w.requestAnimationFrame !== "function") return;
+      settleScheduled = true;
+      w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
+        settleScheduled = false;
+        state.changes++;
+        for (const n of settling) mark(n);
+        settling.clear();
+        notify();
+      }));
+    };
+    const bump = (node) => { state.changes++; mark(node); settle(node); notify(); };
     const wide = () => bump(null);       // a change that may have restyled anything
     const doc = w.document;
     const topLevel = (node) => node === doc || node === doc.documentElement || node === doc.body;
@@ -92,9 +109,10 @@ _PROBE = r"""
         const node = r.type === "childList" ? target : target.parentNode instanceof w.ShadowRoot
           ? target.parentNode.host : target.parentNode || target;
         mark(node);
+        settle(node);
         if (!topLevel(node)) continue;
-        if (r.type !== "childList") mark(target);
-        else for (const added of r.addedNodes) if (added.nodeType === 1) mark(added);
+        if (r.type !== "childList") { mark(target); settle(target); }
+        else for (const added of r.addedNodes) if (added.nodeType === 1) { mark(added); settle(added); }
       }
       notify();
     });
@@ -219,6 +237,7 @@ _PROBE = r"""
     if (!isTop) for (const name of ["scroll", "scrollTo", "scrollBy"]) wrap(w, name);
   };
   const frames = [];
+  let popup = false;          // a <select>'s popup opened or closed since the last probe
   const walk = (w) => {
     let state;
     try {
@@ -229,6 +248,22 @@ _PROBE = r"""
         // new fragment (:target) before its hashchange event.
         const view = viewOf(w);
         if (state.view !== view) { state.changes++; state.wide = state.changes; state.view = view; }
+        // A <select>'s popup opened or closed from the keyboard reaches the page as no event
+        // (the popup has the keys): its open state is compared at each probe instead.
+        const active = w.document.activeElement;
+        let open = false;
+        try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
+        if (state.active !== active || state.open !== open) {
+          if (state.active !== undefined && (open || state.open)) {
+            // Chromium's tree takes the new state on its next full update (a subtree read
+            // right now can still say expanded): a full read, with the record forgotten.
+            state.changes++;
+            state.dirty.clear();
+            state.floor = state.changes;
+            popup = true;
+          }
+          state.active = active; state.open = open;
+        }
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
         frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);
@@ -241,7 +276,7 @@ _PROBE = r"""
   walk(window);
   const de = document.documentElement;
   return {
-    frames,
+    frames, popup,
     screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
     dpr: devicePixelRatio,
     // The tab shown in its window (the one desktop clicks reach); hidden for background tabs.
@@ -299,6 +334,9 @@ class ProbeResult:
     client_width: float        # documentElement.clientWidth/Height: inner size minus scrollbars
     client_height: float
     visible: bool | None = None  # document.visibilityState == "visible"; None if not reported
+    # A <select>'s popup opened or closed since the last probe: Chromium's tree shows that in a
+    # whole read (getFullAXTree) only, not yet in subtree reads (patches, sections).
+    popup_changed: bool = False
 
     @property
     def unreachable_frames(self) -> int:
@@ -351,4 +389,5 @@ def parse_probe(result: dict) -> ProbeResult:
         inner_width=float(value.get("innerWidth", 0)), inner_height=float(value.get("innerHeight", 0)),
         client_width=float(value.get("clientWidth", 0)), client_height=float(value.get("clientHeight", 0)),
         visible=None if "visibility" not in value else value["visibility"] == "visible",
+        popup_changed=bool(value.get("popup")),
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 from .axtree import Record
 from .encoding import dumps as json_bytes
+from .click_point import click_point
 from .geometry import Placement, View, content_box
 from .memory import release_later
 
@@ -25,8 +26,8 @@ class NodeCache:
     """One query option's last answer: handed on from capture to capture of a tab."""
 
     view: View | None = None
-    # nodeId -> (record, placement, node JSON, record JSON without its closing brace)
-    entries: dict[str, tuple[Record, Placement | None, bytes, bytes]] = field(
+    # nodeId -> (record, placement, node JSON, record JSON without its closing brace, hittable)
+    entries: dict[str, tuple[Record, Placement | None, bytes, bytes, bool | None]] = field(
         default_factory=dict)
 
 
@@ -52,11 +53,12 @@ _GEOMETRY_JSON = (
     '"borderBox":{"x":%s,"y":%s,"width":%s,"height":%s}},'
     '"viewport":{"space":"viewport","borderBox":{"x":%s,"y":%s,"width":%s,"height":%s}},'
     '"screen":{"space":"screen","borderBox":{"x":%s,"y":%s,"width":%s,"height":%s},'
-    '"center":{"x":%d,"y":%d}},"visible":%s,"fullyVisible":%s}')
+    '"center":{"x":%d,"y":%d},"clickPoint":%s},"visible":%s,"fullyVisible":%s,"hittable":%s}')
 # An unrendered node has no "bounds" member at all (the reference schema's consumers test
 # `"bounds" in node`); our own geometry members stay, null.
 _NO_GEOMETRY_JSON = b"," + json_bytes({"viewport": None, "screen": None,
-                                        "visible": False, "fullyVisible": False})[1:]
+                                        "visible": False, "fullyVisible": False,
+                                        "hittable": None})[1:]
 BOUNDS_SPACES = ("document", "viewport", "screen")
 # Record members the reference schema types as a string or an integer: left out when null.
 _OMITTED_WHEN_NULL = frozenset({"parentId", "backendDOMNodeId"})
@@ -69,6 +71,7 @@ def record_bytes(record: Record) -> bytes:
                   if value is not None or key not in _OMITTED_WHEN_NULL}
     return json_bytes(record)
 _JSON_BOOL = {True: "true", False: "false"}
+_JSON_HIT = {True: "true", False: "false", None: "null"}
 
 
 # nodeId -> (record, its size, childIds and parentId then, its JSON without the closing brace)
@@ -84,10 +87,11 @@ def record_json(records: list[Record]) -> RecordJson:
 
 def nodes(records: list[Record], placements: list[Placement | None], view: View,
           cache: NodeCache, known: RecordJson | None = None,
-          bounds_space: str = "document") -> list[bytes]:
+          bounds_space: str = "document", hits: dict[str, bool | None] | None = None) -> list[bytes]:
     """The JSON of each record with its bounds for ``view``; updates ``cache``. ``known``: the
     JSON of records made ahead (record_json). ``bounds_space``: the space of each node's
-    "bounds" (one of BOUNDS_SPACES; the "viewport" and "screen" members are always theirs)."""
+    "bounds" (one of BOUNDS_SPACES; the "viewport" and "screen" members are always theirs).
+    ``hits``: nodeId -> "hittable" of the nodes hit-tested for this view (hits.py)."""
     if cache.view != view:
         cache.view, cache.entries = view, {}
     old, entries = cache.entries, {}
@@ -99,13 +103,14 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
     append_json, num, template = result_json.append, _Numbers(), _GEOMETRY_JSON
     for record, placement in zip(records, placements):
         node_id = record["nodeId"]
+        hittable = hits.get(node_id) if hits else None
         hit = old.get(node_id)
         same_record = hit is not None and (hit[0] is record or hit[0] == record)
-        if same_record and (hit[1] is placement or hit[1] == placement):
+        if same_record and (hit[1] is placement or hit[1] == placement) and hit[4] is hittable:
             if hit[0] is not record or hit[1] is not placement:
                 # Equal, not the same: keep these, so the next answer compares identities
                 # (comparing equal dicts costs microseconds, and patches make such records).
-                hit = (record, placement, hit[2], hit[3])
+                hit = (record, placement, hit[2], hit[3], hittable)
             entries[node_id] = hit
             append_json(hit[2])
             continue
@@ -151,6 +156,8 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             vpx_s, vpy_s = num[px], num[py]
             ssx_s, ssy_s, ssw_s, ssh_s = num[sx], num[sy], num[sw], num[sh]
             center_x, center_y = round(sx + sw / 2), round(sy + sh / 2)
+            point = click_point(placement, view) if visible else None
+            point_json = "null" if point is None else '{"x":%d,"y":%d}' % point
             if bounds_space != "document":
                 cx_s, cy_s, cw_s, ch_s, bx_s, by_s = (num[v] for v in _moved_bounds(
                     bounds_space, x, y, w, h, insets, view, k, px, py))
@@ -159,9 +166,9 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             encoded = prefix + (template % (
                 bounds_space, cx_s, cy_s, cw_s, ch_s, bx_s, by_s, bw_s, bh_s, vpx_s, vpy_s,
                 num[w], num[h],
-                ssx_s, ssy_s, ssw_s, ssh_s, center_x, center_y, _JSON_BOOL[visible],
-                _JSON_BOOL[fully])).encode()
-        entries[node_id] = (record, placement, encoded, prefix)
+                ssx_s, ssy_s, ssw_s, ssh_s, center_x, center_y, point_json, _JSON_BOOL[visible],
+                _JSON_BOOL[fully], _JSON_HIT[hittable])).encode()
+        entries[node_id] = (record, placement, encoded, prefix, hittable)
         append_json(encoded)
     release_later(old)          # the replaced nodes: freed after the answer
     cache.entries = entries

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import clipping
+from .fragments import line_fragments
 from .geometry import Placement, Rect
 from .restyle import RENDER_STYLES, RenderState
 
@@ -24,8 +26,14 @@ from .restyle import RENDER_STYLES, RenderState
 # (restyle.py: what a page-wide change re-rendered).
 _GEOMETRY_STYLES = ("position", "border-left-width", "border-top-width", "padding-left",
                     "padding-top", "border-right-width", "border-bottom-width", "padding-right",
-                    "padding-bottom", "zoom")
+                    "padding-bottom", "zoom",
+                    # What clips content and what anchors position:fixed content (clipping.py).
+                    "transform", "filter", "perspective", "backdrop-filter", "will-change",
+                    "contain", "clip-path", "clip")
 STYLES = _GEOMETRY_STYLES + RENDER_STYLES
+_CLIP_STYLES = slice(10, 18)
+_DISPLAY = len(_GEOMETRY_STYLES) + RENDER_STYLES.index("display")
+_OVERFLOW = len(_GEOMETRY_STYLES) + RENDER_STYLES.index("overflow")
 _ELEMENT_NODE = 1
 _FRAME_NAMES = ("IFRAME", "FRAME", "FENCEDFRAME")
 CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
@@ -45,7 +53,10 @@ class Document:
     # backendNodeId -> (top, right, bottom, left) border + padding, CSS px; only elements with
     # some (a text node reports its parent's style, and has no padding of its own).
     insets: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
-    fixed: set[int] = field(default_factory=set)                 # position:fixed (or inside one)
+    fixed: set[int] = field(default_factory=set)                 # anchored to the viewport
+    clips: dict[int, Rect] = field(default_factory=dict)         # backendNodeId -> its clip
+    # backendNodeId -> its line fragments, for inline content broken over lines (fragments.py)
+    fragments: dict[int, tuple[Rect, ...]] = field(default_factory=dict)
     content_origin: dict[int, tuple[float, float]] = field(default_factory=dict)  # iframes
     child_documents: dict[int, int] = field(default_factory=dict)   # iframe backendId -> doc index
     has_sticky: bool = False
@@ -78,7 +89,12 @@ class Snapshot:
         self.scale = 1.0 / (device_pixel_ratio or 1.0)
         self._render_state: RenderState | None = None
         self.strings: list[str] = reply.get("strings", [])
-        self._positioned = self._indices(("fixed", "sticky"))
+        self._positioned = self._indices(("fixed", "sticky", "absolute", "relative"))
+        # Values that clip nothing and make no containing block (clipping.py).
+        self._plain = self._indices(("none", "auto", "visible", "normal", ""))
+        self._inline = self._indices(("inline",))
+        self._unclipped = self._indices(("visible", "visible visible", ""))
+        self._root_names = self._indices(("HTML", "BODY"))
         self._unzoomed = self._indices(("1", "normal", ""))
         self._frame_names = self._indices(_FRAME_NAMES)
         self._raw_documents: list[dict[str, Any]] = reply.get("documents", [])
@@ -103,6 +119,12 @@ class Snapshot:
         """backendNodeId -> index of the document holding it."""
         self.read_boxes()
         return self._owner_document
+
+    def ancestry(self) -> list[tuple[list[int], list[int], int | None]]:
+        """Per document: its backend ids, parent indices and owner element (hits.Ancestry)."""
+        owner_of = {child: owner for doc in self.documents for owner, child in doc.child_documents.items()}
+        return [(doc.raw.get("nodes", {}).get("backendNodeId", []), doc.raw.get("nodes", {}).get("parentIndex", []),
+                 owner_of.get(doc.index)) for doc in self.documents]
 
     def read_boxes(self) -> list[Document]:
         """The documents with their boxes, read now if not yet (``documents``)."""
@@ -142,6 +164,9 @@ class Snapshot:
         inset_of: dict[tuple[int, ...], tuple[float, float, float, float] | None] = {}
         own_zoom: dict[int, float] = {}              # node index -> CSS zoom other than 1
         scale = self.scale
+        plain, inline_display, unclipped = self._plain, self._inline, self._unclipped
+        inline_nodes: set[int] = set()               # display: inline (fragments.py)
+        clipping_nodes: list[tuple[int, list[int]]] = []   # those with clip styles to read
         for node_index, bounds, styles in zip(layout.get("nodeIndex", []), layout.get("bounds", []),
                                               layout.get("styles", [])):
             backend_id = backend_ids[node_index]
@@ -158,20 +183,22 @@ class Snapshot:
                         doc.insets[backend_id] = insets
                     if len(styles) >= 10 and styles[9] not in unzoomed:
                         own_zoom[node_index] = _number(self._string(styles[9]))
+            # A text node reports its parent's style: only elements have their own.
+            if node_index < len(kinds) and kinds[node_index] != _ELEMENT_NODE:
+                continue
             if styles and styles[0] in positioned:
                 position = self._string(styles[0])
                 own_position[node_index] = position
                 if position == "sticky":
                     doc.has_sticky = True
-        # Nodes come parents first, so "inside a fixed element" propagates in one pass.
-        if "fixed" in own_position.values():
-            fixed_nodes = [False] * len(backend_ids)
-            for node_index, backend_id in enumerate(backend_ids):
-                parent = parents[node_index] if node_index < len(parents) else -1
-                inside = parent >= 0 and fixed_nodes[parent]
-                fixed_nodes[node_index] = inside or own_position.get(node_index) == "fixed"
-                if fixed_nodes[node_index]:
-                    doc.fixed.add(backend_id)
+            if len(styles) > _OVERFLOW:
+                if styles[_DISPLAY] in inline_display:
+                    inline_nodes.add(node_index)
+                if styles[_OVERFLOW] not in unclipped or any(v not in plain for v in styles[_CLIP_STYLES]):
+                    clipping_nodes.append((node_index, styles))
+        self._read_clipping(doc, own_position, clipping_nodes, backend_ids, parents)
+        if inline_nodes or doc.raw.get("textBoxes"):
+            doc.fragments = line_fragments(data, backend_ids, parents, inline_nodes, scale)
         if own_zoom:
             self._apply_zoom(doc, own_zoom, backend_ids, parents)
         content_docs = nodes.get("contentDocumentIndex", {})
@@ -179,6 +206,42 @@ class Snapshot:
             doc.child_documents[backend_ids[node_index]] = doc_index
         self._read_content_origins(doc, backend_ids, layout)
         return doc
+
+    def _read_clipping(self, doc: Document, own_position: dict[int, str],
+                       clipping_nodes: list[tuple[int, list[int]]], backend_ids: list[int],
+                       parents: list[int]) -> None:
+        """Each node's clip and whether it is anchored to the viewport (clipping.py)."""
+        names: list[int] = doc.raw.get("nodes", {}).get("nodeName", [])
+        own: dict[int, clipping.OwnStyle] = {
+            index: clipping.OwnStyle(position, None, None, False) for index, position in own_position.items()}
+        text = self._string
+        for node_index, styles in clipping_nodes:
+            box = doc.boxes.get(backend_ids[node_index])
+            if box is None:
+                continue
+            borders = tuple(_px(text(styles[i])) for i in (2, 5, 6, 1))      # top right bottom left
+            transform, filter_, perspective, backdrop, will_change, contain, clip_path, clip = (
+                text(v) for v in styles[_CLIP_STYLES])
+            position = own_position.get(node_index, clipping.STATIC)
+            self_region = None
+            if clip_path not in ("none", ""):
+                self_region = box
+            if clip not in ("auto", "") and position in (clipping.ABSOLUTE, clipping.FIXED):
+                self_region = clipping.intersect(self_region, clipping.clip_rect(clip, box))
+            content_region = None
+            if node_index >= len(names) or names[node_index] not in self._root_names:
+                content_region = clipping.overflow_region(text(styles[_OVERFLOW]), box, borders)
+            if clipping.contains_paint(contain):
+                content_region = clipping.intersect(content_region, clipping.padding_box(box, borders))
+            own[node_index] = clipping.OwnStyle(
+                position, self_region, content_region,
+                clipping.makes_containing_block(transform, filter_, perspective, backdrop,
+                                                will_change, contain))
+        if not own:
+            return
+        found = clipping.propagate(parents, own)
+        doc.clips = {backend_ids[i]: rect for i, rect in found.clips.items()}
+        doc.fixed = {backend_ids[i] for i in found.anchored}
 
     def _insets(self, styles: tuple[int, ...]) -> tuple[float, float, float, float] | None:
         """(top, right, bottom, left) border + padding from STYLES[1:9]; None when all zero."""
@@ -290,19 +353,42 @@ class Snapshot:
                 continue
             doc = documents[doc_index]                      # type: ignore[index]
             append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type]
-                         doc.insets.get(backend_id)))                     # type: ignore[arg-type]
+                         doc.insets.get(backend_id),                      # type: ignore[arg-type]
+                         doc.fragments.get(backend_id) if doc.fragments else None))  # type: ignore[arg-type]
         return result
 
 
 def place(doc: Document, placed: DocumentPlacement, backend_id: int, rect: Rect,
-          insets: tuple[float, float, float, float] | None = None) -> Placement:
-    """A rectangle in ``doc``'s own coordinates, moved into the tab's space."""
+          insets: tuple[float, float, float, float] | None = None,
+          fragments: tuple[Rect, ...] | None = None) -> Placement:
+    """A rectangle in ``doc``'s own coordinates, moved into the tab's space, with its clip (its
+    frames' visible area and its clipping ancestors', clipping.py) and line ``fragments``."""
+    own_clip = doc.clips.get(backend_id) if doc.clips else None
     if placed.top_level and backend_id in doc.fixed:
-        return Placement(rect.shifted(-doc.scroll_x, -doc.scroll_y), fixed=True, insets=insets)
+        dx, dy = -doc.scroll_x, -doc.scroll_y
+        return Placement(rect.shifted(dx, dy), fixed=True,
+                         clip=own_clip.shifted(dx, dy) if own_clip is not None else None,
+                         clip_fixed=True, insets=insets, fragments=_shifted(fragments, dx, dy))
     # Most nodes are in the top-level document (no shift): keep their box. Same values: boxes are
     # built as "0.0 + ...", so never hold -0.0, the one float that "+ 0.0" would change.
-    moved = rect if placed.dx == 0.0 and placed.dy == 0.0 else rect.shifted(placed.dx, placed.dy)
-    return Placement(moved, placed.fixed, placed.clip, placed.clip_fixed, insets)
+    if placed.dx == 0.0 and placed.dy == 0.0:
+        moved = rect
+    else:
+        moved = rect.shifted(placed.dx, placed.dy)
+        own_clip = own_clip.shifted(placed.dx, placed.dy) if own_clip is not None else None
+        fragments = _shifted(fragments, placed.dx, placed.dy)
+    clip = placed.clip
+    if own_clip is not None:
+        # A frame's clip is in the space of its owner, which is the space of the frame's nodes.
+        clip = clipping.intersect(clip, own_clip)
+    return Placement(moved, placed.fixed, clip, placed.clip_fixed if placed.clip is not None else placed.fixed,
+                     insets, fragments)
+
+
+def _shifted(fragments: tuple[Rect, ...] | None, dx: float, dy: float) -> tuple[Rect, ...] | None:
+    if fragments is None or (dx == 0.0 and dy == 0.0):
+        return fragments
+    return tuple(rect.shifted(dx, dy) for rect in fragments)
 
 
 def _clip(owner: Placement) -> Rect | None:

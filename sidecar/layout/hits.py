@@ -1,0 +1,117 @@
+"""Whether a click at a node's click point reaches it: the browser's own hit test, in bulk.
+
+For the interactive nodes with a click point (click_point.py), one ``DOM.getNodeForLocation``
+per node, all sent at once over the one connection (the renderer answers them back to back:
+one round trip for all), then ``Page.getLayoutMetrics`` behind them: if the page scrolled
+meanwhile, the results are not for this view and are all left unknown. A node is hittable when
+the node hit is the node itself or a descendant (the snapshot's tree, across same-process
+frames). Out-of-process iframes' nodes are not tested (their hits need their own sessions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .axtree import Record, role_of
+from .click_point import click_point, viewport_point
+from .geometry import Placement, View
+
+MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null
+HIT_TIMEOUT = 5.0
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox",
+    "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
+    "spinbutton", "treeitem"})
+
+
+class Session(Protocol):
+    async def send(self, method: str, params: dict | None = None, *,
+                   timeout: float | None = None) -> dict: ...
+
+
+class Ancestry:
+    """Parent links of one session's snapshot (every document in it, frames under their owner
+    elements), kept as the snapshot's own arrays and indexed on first use."""
+
+    def __init__(self, documents: Sequence[tuple[list[int], list[int], int | None]]) -> None:
+        self._documents = documents          # (backend ids, parent indices, owner backend id)
+        self._parent: dict[int, int | None] | None = None
+
+    def _index(self) -> dict[int, int | None]:
+        if self._parent is None:
+            parent: dict[int, int | None] = {}
+            for backend_ids, parents, owner in self._documents:
+                for backend_id, index in zip(backend_ids, parents):
+                    parent[backend_id] = backend_ids[index] if index >= 0 else owner
+            self._parent = parent
+        return self._parent
+
+    def within(self, node: int, ancestor: int) -> bool:
+        """Whether ``node`` is ``ancestor`` or inside it."""
+        parent = self._index()
+        for _step in range(10_000):          # bounded: a tree is never that deep
+            if node == ancestor:
+                return True
+            up = parent.get(node)
+            if up is None:
+                return False
+            node = up
+        return False
+
+
+def candidates(records: list[Record], placements: list[Placement | None], sessions: list[str],
+               target_id: str, view: View) -> list[tuple[str, int, tuple[int, int]]]:
+    """(nodeId, backendNodeId, click point) of the interactive nodes to test, in order."""
+    found = []
+    for record, placement, session in zip(records, placements, sessions):
+        if placement is None or session != target_id or record["backendDOMNodeId"] is None:
+            continue
+        if record.get("ignored") or role_of(record) not in INTERACTIVE_ROLES:
+            continue
+        point = click_point(placement, view)
+        if point is not None:
+            found.append((record["nodeId"], record["backendDOMNodeId"], point))
+            if len(found) >= MAX_HIT_TESTS:
+                break
+    return found
+
+
+async def hit_test(session: Session, ancestry: Ancestry, tests: list[tuple[str, int, tuple[int, int]]],
+                   view: View) -> dict[str, bool | None]:
+    """nodeId -> hittable for ``tests``; every one None when the view moved meanwhile."""
+    if not tests:
+        return {}
+    calls = []
+    for _node_id, _backend_id, point in tests:
+        x, y = viewport_point(point, view)
+        # getNodeForLocation hit-tests the layout view: document coordinates, CSS px.
+        x, y = x + view.visual_x, y + view.visual_y
+        calls.append(asyncio.ensure_future(session.send("DOM.getNodeForLocation", {
+            "x": round(x), "y": round(y), "includeUserAgentShadowDOM": True,
+            "ignorePointerEventsNone": False}, timeout=HIT_TIMEOUT)))
+    after = asyncio.ensure_future(session.send("Page.getLayoutMetrics", timeout=HIT_TIMEOUT))
+    replies = await asyncio.gather(*calls, return_exceptions=True)
+    metrics = await after
+    if not _same_view(metrics, view):
+        return dict.fromkeys((node_id for node_id, _b, _p in tests), None)
+    result: dict[str, bool | None] = {}
+    for (node_id, backend_id, _point), reply in zip(tests, replies):
+        if isinstance(reply, BaseException):
+            if isinstance(reply, asyncio.CancelledError):
+                raise reply
+            result[node_id] = False if "No node found" in str(reply) else None
+            continue
+        hit = reply.get("backendNodeId")
+        result[node_id] = hit is not None and ancestry.within(hit, backend_id)
+    return result
+
+
+def _same_view(metrics: dict[str, Any], view: View) -> bool:
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    return (abs(float(layout.get("pageX", 0)) - view.layout_x) < 0.5
+            and abs(float(layout.get("pageY", 0)) - view.layout_y) < 0.5
+            and abs(float(visual.get("pageX", 0)) - view.visual_x) < 0.5
+            and abs(float(visual.get("pageY", 0)) - view.visual_y) < 0.5)
