@@ -268,7 +268,7 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
                                children: list[Any], counts: dict[str, int]) -> dict[str, Any]:
     if options.inline_text_boxes:
         return await _text_box_layout(page, children, options)
-    for _attempt in range(CAPTURE_ATTEMPTS):
+    for attempt in range(CAPTURE_ATTEMPTS):
         capture = None if options.fresh else cache.get(page.target_id)
         # Asked along with the probe (after it: roots cover every change the probe counts), so
         # a patch does not wait for one more round trip.
@@ -318,7 +318,11 @@ async def _tab_layout_attempts(page: Any, options: LayoutOptions, cache: dict[st
         if signal is not None and before_frames != after_frames:
             continue
         if not _scroll_holds(capture, after_metrics):
-            continue            # scrolled during the read: sticky boxes are of another scroll
+            if attempt + 1 < CAPTURE_ATTEMPTS:
+                continue        # scrolled during the read: sticky boxes are of another scroll
+            # Still scrolling (a smooth wheel scroll lasts longer than three reads): answer for
+            # the scroll the snapshot was taken at, true at that instant, and keep nothing.
+            return await _answer(page, capture, after, _at_scroll(after_metrics, capture.scroll), options)
         after_signal = _signal(after, after_metrics, after_children, children)
         cacheable = after_signal is not None and (signal is not None or _untouched(after_frames))
         capture.signal = after_signal if cacheable else (object(),)
@@ -431,6 +435,20 @@ def _scroll_holds(capture: Capture, metrics: dict) -> bool:
     layout = metrics.get("cssLayoutViewport", {})
     return abs(float(layout.get("pageX", 0)) - capture.scroll[0]) < 1.0 \
         and abs(float(layout.get("pageY", 0)) - capture.scroll[1]) < 1.0
+
+
+def _at_scroll(metrics: dict, scroll: tuple[float, float] | None) -> dict:
+    """``metrics`` (Page.getLayoutMetrics) as they were at the top-level ``scroll``."""
+    if scroll is None:
+        return metrics
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    dx = scroll[0] - float(layout.get("pageX", 0))
+    dy = scroll[1] - float(layout.get("pageY", 0))
+    return {**metrics,
+            "cssLayoutViewport": {**layout, "pageX": scroll[0], "pageY": scroll[1]},
+            "cssVisualViewport": {**visual, "pageX": float(visual.get("pageX", 0)) + dx,
+                                  "pageY": float(visual.get("pageY", 0)) + dy}}
 
 
 def _scroll(snapshot: Snapshot) -> tuple[float, float] | None:

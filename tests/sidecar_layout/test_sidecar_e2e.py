@@ -42,6 +42,7 @@ async def test_find_by_role_and_name_then_click_through_desktopd(need_browser, p
                 status, body = await sidecar.get(session, "/layout", roles=role)
                 assert status == 200, body
                 tab = body["tabs"][0]
+                assert "nodes" in tab["layout"], (tab["layout"], tab.get("error"))
                 matches = [n for n in tab["layout"]["nodes"] if n["name"]["value"] == name]
                 # Wheel scrolling is animated, and an animation can pause for a frame: click
                 # once the scroll position held still over three reads (>= 100 ms).
