@@ -16,6 +16,7 @@ from desktopd.web.errors import ApiError, not_found
 from desktopd.web.routing import Route, register
 
 from . import keys
+from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
@@ -377,6 +378,7 @@ ROUTES: list[Route] = [
           description="The body's schema: layout_schema.jsonc in the repository."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
+    *AGENT_ROUTES,
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
     ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,
