@@ -55,10 +55,10 @@ class Agent:
         assert response.status_code == 200, (path, response.text)
         return response.json() if "json" in response.headers.get("Content-Type", "") else response.content
 
-    def wait_for_text(self, text: str, attempts: int = 50) -> str:
+    def wait_for_text(self, text: str, attempts: int = 50, **params: Any) -> str:
         """Snapshots until ``text`` shows (bounded)."""
         for _ in range(attempts):
-            if text in self.snapshot():
+            if text in self.snapshot(**params):
                 return self.text
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared:\n{self.text}")
