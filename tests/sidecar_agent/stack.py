@@ -91,16 +91,19 @@ def _start(args: Sequence[str], log: Path, patterns: Sequence[str], timeout: flo
 @dataclass
 class Stack:
     xvfb: Xvfb
-    desktopd: subprocess.Popen
+    desktopd: subprocess.Popen | None
     desktopd_url: str
     sidecar: subprocess.Popen
     url: str
     downloads: Path
 
     def stop(self) -> None:
-        terminate(self.sidecar)
-        terminate(self.desktopd)
-        self.xvfb.stop()
+        try:
+            terminate(self.sidecar)
+            if self.desktopd is not None:
+                terminate(self.desktopd)
+        finally:
+            self.xvfb.stop()
 
 
 def start_stack(log_dir: Path, start_url: str, *, sidecar_args: Sequence[str] = (),
@@ -126,4 +129,4 @@ def start_stack(log_dir: Path, start_url: str, *, sidecar_args: Sequence[str] = 
                 terminate(process)
         xvfb.stop()
         raise
-    return Stack(xvfb, desktopd, desktopd_url, sidecar, listening.group(1), downloads)  # type: ignore[arg-type]
+    return Stack(xvfb, desktopd, desktopd_url, sidecar, listening.group(1), downloads)
