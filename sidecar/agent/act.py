@@ -20,13 +20,28 @@ from .session import AgentSession
 DEFAULT_WAIT_S = 10.0
 POLL_S = 0.1
 FRONT_WAIT_S = 2.0
-# After visible input, how long to watch for a navigation or modal state the input started
-# (X events reach the page after desktopd answered).
-VISIBLE_SETTLE_S = 0.15
+# X input reaches the page a moment after desktopd answered: visible gestures wait (at most
+# this long) for the page to see the gesture's last event.
+ARRIVAL_S = 1.0
 # A navigation asked for but not started within this long was cancelled or became a download.
 REQUEST_GRACE_S = 1.0
 
-_NEXT_FRAME = ("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+# Resolves when the element's window sees an event of this type (or after ms): installed before
+# the X input is sent, awaited after.
+_ARRIVAL = """function (type, ms) {
+  const win = this.ownerDocument ? this.ownerDocument.defaultView : window;
+  return new Promise(r => {
+    win.addEventListener(type, () => r(true), {once: true, capture: true});
+    setTimeout(() => r(false), ms);
+  });
+}"""
+_NEXT_FRAME = """function () {
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+}"""
+_TEXT_ARRIVED = """function (text) {
+  const value = 'value' in this ? String(this.value) : this.textContent;
+  return value.includes(text);
+}"""
 _SELECT_ALL = """function () {
   this.focus();
   if (typeof this.select === 'function' && !(this instanceof HTMLSelectElement)) { this.select(); return true; }
@@ -99,6 +114,10 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
         raise ApiError(409, "not_rendered", f"ref {element.ref} cannot be scrolled into view: "
                        f"{exc.message}", field="ref") from None
     node, viewport = await element_node(ctx.conn, ctx.tracker, element, ctx.health)
+    if ctx.mode == "visible" and not node.get("visible"):
+        # A scroll inside a frame can land after the read: once more, after a frame, in full.
+        await element.call(_NEXT_FRAME, timeout=ctx.timeout, await_promise=True)
+        node, viewport = await element_node(ctx.conn, ctx.tracker, element, ctx.health, fresh=True)
     summary = await _element_summary(element, node)
     if ctx.mode == "cdp":
         box = node["viewport"]["borderBox"]
@@ -126,10 +145,51 @@ async def _ensure_front(ctx: ActContext) -> None:
         await asyncio.sleep(POLL_S)
 
 
+async def _gesture(ctx: ActContext, element: Element | None, event: str, gesture: Any) -> None:
+    """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
+    so what the act reports (and the next snapshot) follows the input."""
+    if ctx.mode != "visible":
+        await gesture
+        return
+    ms = int(ARRIVAL_S * 1000)
+    if element is not None:
+        waiter = asyncio.ensure_future(element.call(_ARRIVAL, event, ms, timeout=ctx.timeout,
+                                                    await_promise=True))
+    else:
+        waiter = asyncio.ensure_future(ctx.page.send("Runtime.evaluate", {
+            "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})", "awaitPromise": True,
+            "returnByValue": True}, timeout=ctx.timeout))
+    await asyncio.sleep(0)          # the listener's call goes out before the input
+    try:
+        await gesture
+    except BaseException:
+        waiter.cancel()
+        raise
+    try:
+        await asyncio.wait_for(waiter, ARRIVAL_S + 0.5)
+    except (asyncio.TimeoutError, ApiError, CDPError):
+        pass
+    # The event's handlers run after the event is seen; one more call queued behind them
+    # answers once they finished, or never while a dialog they opened waits (so race the modal).
+    session = element.session if element is not None else ctx.page
+    events = ctx.agent.events(ctx.page.target_id)
+    flush = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"},
+                                               timeout=ARRIVAL_S))
+    modal = asyncio.ensure_future(events.modal.wait())
+    try:
+        await asyncio.wait({flush, modal}, timeout=ARRIVAL_S, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        modal.cancel()
+        if not flush.done():
+            flush.cancel()
+        elif not flush.cancelled():
+            flush.exception()       # retrieved: an error here only means the page moved on
+
+
 async def _focus(ctx: ActContext, element: Element, point: tuple[float, float]) -> None:
     if ctx.mode == "visible":
         # A real click gives the window and the field the keyboard, as a person's would.
-        await ctx.input.click(point[0], point[1], "left", 1, ())
+        await _gesture(ctx, element, "pointerup", ctx.input.click(point[0], point[1], "left", 1, ()))
     else:
         await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},
                                    timeout=ctx.timeout)
@@ -141,8 +201,20 @@ async def _type_into(ctx: ActContext, element: Element, point: tuple[float, floa
     await element.call(_SELECT_ALL, timeout=ctx.timeout)
     if text:
         await ctx.input.type_text(text, slowly)
+        if ctx.mode == "visible":
+            await _until_typed(ctx, element, text)
     else:
-        await ctx.input.press(parse_combo("Delete"))
+        await _gesture(ctx, element, "keyup", ctx.input.press(parse_combo("Delete")))
+
+
+async def _until_typed(ctx: ActContext, element: Element, text: str) -> None:
+    """X key events arrive after desktopd answered: wait (bounded) until the field holds them."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ARRIVAL_S + 0.001 * 40 * len(text)
+    while loop.time() < deadline:
+        if await element.call(_TEXT_ARRIVED, text, timeout=ctx.timeout):
+            return
+        await asyncio.sleep(0.02)
 
 
 async def _select(ctx: ActContext, element: Element, values: list[str]) -> list[str]:
@@ -167,14 +239,14 @@ async def _act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
             await _ensure_front(ctx)
         out["element"], out["point"], point = await aim(ctx, element)
     if kind == "click":
-        await ctx.input.click(point[0], point[1], body["button"], 2 if body["double"] else 1,
-                              _modifiers(body["modifiers"]))
+        await _gesture(ctx, element, "pointerup", ctx.input.click(
+            point[0], point[1], body["button"], 2 if body["double"] else 1, _modifiers(body["modifiers"])))
     elif kind == "hover":
-        await ctx.input.move(*point)
+        await _gesture(ctx, element, "pointermove", ctx.input.move(*point))
     elif kind == "type":
         await _type_into(ctx, element, point, body["text"], body["slowly"])
         if body["submit"]:
-            await ctx.input.press(parse_combo("Enter"))
+            await _gesture(ctx, element, "keyup", ctx.input.press(parse_combo("Enter")))
     elif kind == "press":
         if body.get("ref"):
             await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},
@@ -182,12 +254,13 @@ async def _act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
             out["element"] = {"ref": element.ref}
         elif ctx.mode == "visible":
             await _ensure_front(ctx)
-        await ctx.input.press(parse_combo(body["key"]))
+        await _gesture(ctx, element if body.get("ref") else None, "keyup",
+                       ctx.input.press(parse_combo(body["key"])))
     elif kind == "drag":
         target = await resolve(ctx.agent, ctx.page, body["to_ref"], ctx.timeout)
         out["to_element"], out["to_point"], end = await aim(ctx, target)
         _summary, _json, point = await aim(ctx, element)    # the source may have scrolled away
-        await ctx.input.drag(point, end)
+        await _gesture(ctx, target, "pointerup", ctx.input.drag(point, end))
     elif kind == "select":
         out["element"] = {"ref": element.ref}
         out["selected"] = await _select(ctx, element, body["values"])
@@ -224,7 +297,7 @@ async def _fill_one(ctx: ActContext, field: dict[str, Any]) -> dict[str, Any]:
     if checkable is not None:
         want = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "on", "yes")
         if checkable["checked"] != want:
-            await ctx.input.click(point[0], point[1], "left", 1, ())
+            await _gesture(ctx, element, "pointerup", ctx.input.click(point[0], point[1], "left", 1, ()))
         return {"ref": element.ref, "checked": want, "point": point_json}
     if not isinstance(value, str):
         raise ApiError(422, "invalid_field", f"fields: ref {element.ref} is a text field; give a "
@@ -341,19 +414,9 @@ async def settle(ctx: ActContext, events: Any, budget: float) -> None:
     """Let the page take the input in: a navigation it started is waited for (bounded)."""
     if events.modal.is_set():
         return
+    # CDP input answers once the page handled it, and visible gestures waited for their last
+    # event, so a navigation the act started has been asked for by now (frameRequestedNavigation).
     loop = asyncio.get_running_loop()
-    if ctx.mode == "visible":
-        # X input reaches the page a moment after desktopd answered; watch for what it starts.
-        try:
-            await asyncio.wait_for(events.change.wait(), VISIBLE_SETTLE_S)
-        except asyncio.TimeoutError:
-            pass
-    else:
-        try:
-            await ctx.page.send("Runtime.evaluate", {"expression": _NEXT_FRAME, "awaitPromise": True,
-                                                     "returnByValue": True}, timeout=1.0)
-        except CDPError:
-            pass
     deadline = loop.time() + budget
 
     def navigating() -> bool:

@@ -100,10 +100,13 @@ class CdpInput:
     async def click(self, x: float, y: float, button: str, clicks: int,
                     modifiers: tuple[str, ...]) -> None:
         bits = _modifier_bits(modifiers)
-        await self._mouse("mouseMoved", x, y, modifiers=bits)
+        # Sent together: one session's commands are handled in order, and not waiting for each
+        # acknowledgement saves a frame per event.
+        events = [self._mouse("mouseMoved", x, y, modifiers=bits)]
         for count in range(1, clicks + 1):
-            await self._mouse("mousePressed", x, y, button=button, clickCount=count, modifiers=bits)
-            await self._mouse("mouseReleased", x, y, button=button, clickCount=count, modifiers=bits)
+            events.append(self._mouse("mousePressed", x, y, button=button, clickCount=count, modifiers=bits))
+            events.append(self._mouse("mouseReleased", x, y, button=button, clickCount=count, modifiers=bits))
+        await asyncio.gather(*events)
 
     async def move(self, x: float, y: float) -> None:
         await self._mouse("mouseMoved", x, y)

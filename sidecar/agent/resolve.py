@@ -64,9 +64,9 @@ async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: floa
 
 
 async def element_node(conn: CDPConnection, tracker: TargetTracker, element: Element,
-                       health: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+                       health: Any, fresh: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """The element's /layout node now (its screen box, its viewport box) and the tab's viewport."""
-    entry = await tab_nodes(conn, tracker, element.page, health)
+    entry = await tab_nodes(conn, tracker, element.page, health, fresh)
     layout = entry["layout"]
     for node in layout["nodes"]:
         if node.get("backendDOMNodeId") == element.key.backend_node_id and \

@@ -142,13 +142,13 @@ class AgentSession:
             self._events.pop(target_id, None)
 
     async def _configure(self, session_id: str) -> None:
-        for method, params in _SESSION_SETUP:
-            try:
-                await self.conn.send(method, params, session_id=session_id,
-                                     timeout=self.config.call_timeout)
-            except CDPError as exc:
-                log.debug("%s on session %s failed: %s", method, session_id, exc)
-                return
+        # All at once: a page that loads right after it attached is watched sooner.
+        results = await asyncio.gather(*(self.conn.send(method, params, session_id=session_id,
+                                                        timeout=self.config.call_timeout)
+                                         for method, params in _SESSION_SETUP), return_exceptions=True)
+        for (method, _params), result in zip(_SESSION_SETUP, results):
+            if isinstance(result, BaseException):
+                log.debug("%s on session %s failed: %s", method, session_id, result)
 
     def _on_dialog(self, params: dict, session_id: str | None) -> None:
         tab = self._tab_of(session_id)

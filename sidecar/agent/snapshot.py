@@ -89,9 +89,9 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
 
 
 async def tab_nodes(conn: CDPConnection, tracker: TargetTracker, page: PageTarget,
-                    health: Any) -> dict[str, Any]:
-    """The tab's /layout entry (document-space bounds, every node)."""
-    body = await build_layout(conn, tracker, LayoutOptions(tab=page.target_id), health)
+                    health: Any, fresh: bool = False) -> dict[str, Any]:
+    """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read."""
+    body = await build_layout(conn, tracker, LayoutOptions(tab=page.target_id, fresh=fresh), health)
     return body["tabs"][0]
 
 
