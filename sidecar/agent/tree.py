@@ -62,7 +62,7 @@ def _dissolved(node: dict[str, Any], role: str, name: str) -> bool:
     if role in DISSOLVED:
         return True
     # Unnamed grouping roles add depth, not meaning.
-    return not name and role in ("group", "paragraph", "Section", "section", "LayoutTable",
+    return not name and role in ("group", "paragraph", "label", "Legend", "form", "LabelText", "Section", "section", "LayoutTable",
                                  "LayoutTableRow", "LayoutTableCell", "list", "listitem",
                                  "article", "region", "main", "navigation", "banner",
                                  "contentinfo", "complementary", "Pre", "blockquote", "emphasis",
@@ -119,15 +119,26 @@ def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
 
 
 def drop_redundant_text(nodes: list[AgentNode]) -> None:
-    """A control's own label or value repeated as its only text says nothing new."""
-    stack = list(nodes)
+    """Text that repeats a name or value already on screen says nothing new: a control's own
+    label or value, its group's legend, a field's label beside the field."""
+    def same(a: str, b: str) -> bool:
+        return bool(a) and " ".join(a.split()) == " ".join(b.split())
+
+    top = AgentNode("", "", {}, children=list(nodes))
+    stack = [top]
     while stack:
         node = stack.pop()
         if node.children and all(c.role == "text" for c in node.children):
-            text = " ".join(" ".join(c.name for c in node.children).split())
-            if text in (" ".join(node.name.split()), " ".join(str(node.value or "").split())):
+            text = " ".join(c.name for c in node.children)
+            if same(text, node.name) or same(text, str(node.value or "")):
                 node.children = []
+        kids = node.children
+        node.children = [c for i, c in enumerate(kids) if not (c.role == "text" and (
+            same(c.name, node.name)
+            or (i + 1 < len(kids) and kids[i + 1].role != "text" and same(c.name, kids[i + 1].name))
+            or (i > 0 and kids[i - 1].role != "text" and same(c.name, kids[i - 1].name))))]
         stack.extend(node.children)
+    nodes[:] = top.children
 
 
 def walk(nodes: list[AgentNode]) -> list[AgentNode]:
