@@ -17,7 +17,10 @@ from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
 from .resolve import Element, element_node, resolve
 from .session import AgentSession
 
-DEFAULT_WAIT_S = 10.0
+DEFAULT_WAIT_S = 10.0          # for a navigation an act started
+CONDITION_WAIT_S = 5.0         # for a wait act's condition
+# Kinds whose visible mode goes through desktopd.
+VISIBLE_KINDS = frozenset({"click", "type", "press", "hover", "drag", "fill"})
 POLL_S = 0.1
 FRONT_WAIT_S = 2.0
 # X input reaches the page a moment after desktopd answered: visible gestures wait (at most
@@ -92,12 +95,15 @@ class ActContext:
     def input(self) -> Input:
         if self.mode == "cdp":
             return CdpInput(self.page, self.timeout)
+        return VisibleInput(self.visible_desktopd())
+
+    def visible_desktopd(self) -> DesktopdClient:
         if self.desktopd is None:
-            raise ApiError(503, "visible_mode_unavailable",
+            raise ApiError(409, "visible_mode_unavailable",
                            "visible mode acts through desktopd, and this sidecar has no desktopd URL "
                            "(set SIDECAR_DESKTOPD_URL, e.g. http://127.0.0.1:8080); use mode=cdp",
                            field="mode")
-        return VisibleInput(self.desktopd)
+        return self.desktopd
 
 
 async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, Any]:
@@ -318,7 +324,7 @@ async def _wait(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
     wanted = {k: body.get(k) for k in ("text", "text_gone", "url", "load_state") if body.get(k)}
     if not wanted:
         return {"time": body.get("time") or 0}
-    budget = body.get("timeout") or DEFAULT_WAIT_S
+    budget = body.get("timeout") or CONDITION_WAIT_S
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
     while True:
@@ -331,7 +337,8 @@ async def _wait(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
         if seen and _met(wanted, seen):
             return wanted
         if loop.time() >= deadline:
-            raise ApiError(504, "wait_timeout", f"not met within {budget:g} s: {wanted}")
+            # The agent's condition, not the server, failed: a 4xx the agent can act on.
+            raise ApiError(408, "wait_timeout", f"not met within {budget:g} s: {wanted}")
         await asyncio.sleep(POLL_S)
 
 
@@ -375,6 +382,11 @@ async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
     if modal is not None:
         raise ApiError(409, "modal_state", {"modal_state": modal,
                                             "message": "the page waits for an answer first"})
+    if ctx.mode == "visible" and body["kind"] in VISIBLE_KINDS:
+        ctx.visible_desktopd()    # a sidecar without desktopd says so before anything moves
+    if body["kind"] == "close" and len(ctx.tracker.pages()) < 2:
+        raise ApiError(409, "last_tab", "the browser keeps at least one tab: open another "
+                       "(POST /tabs) before closing this one", field="kind")
     navigations, url = events.navigations, ctx.page.url
     dialogs_before = len(events.dialogs)
     choosers_before = len(events.choosers)

@@ -36,7 +36,8 @@ MODE_FIELD = F("mode", Enum(MODES), default="visible",
 SNAPSHOT_FIELD = F("snapshot", Bool(), default=False,
                    description="Answer with a fresh snapshot of the tab too (text).")
 TIMEOUT_FIELD = F("timeout", Number(minimum=0.1, maximum=60),
-                  description="Seconds to wait for a navigation the act started (default 10).")
+                  description="Seconds to wait for a navigation the act started (default 10), or "
+                              "for a wait act's condition (default 5).")
 MODIFIER = Enum(("Control", "Shift", "Alt", "Meta", "ctrl", "shift", "alt", "meta"))
 _COMMON = [TAB_FIELD, MODE_FIELD, SNAPSHOT_FIELD, TIMEOUT_FIELD]
 

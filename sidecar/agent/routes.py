@@ -185,7 +185,7 @@ AGENT_ROUTES: list[Route] = [
                       "is a 409 stale_ref. See docs/agent.md."),
     Route("POST", "/act", act, "Act on an element by ref: click, type, press, hover, drag, select, "
           "fill, scroll_into_view, wait, evaluate, resize, close", "agent", body=ACT_BODY,
-          extra_errors=(403, 409, 502, 504), not_found=True,
+          extra_errors=(403, 408, 409, 502, 504), not_found=True,
           description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
                       "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
                       "document, 409 modal_state while a dialog or file chooser waits."),

@@ -98,8 +98,10 @@ def bare_stack(pages: Pages, tmp_path) -> Iterator[Stack]:
 def test_without_desktopd_and_evaluate(bare_stack: Stack) -> None:
     agent = Agent(bare_stack.url)
     text = agent.wait_for_text('"Boom"')
-    refused = agent.act("click", ref=agent.ref("button", "Boom", text), expect=503)
+    refused = agent.act("click", ref=agent.ref("button", "Boom", text), expect=409)
     assert refused["error"] == "visible_mode_unavailable" and "SIDECAR_DESKTOPD_URL" in refused["detail"]
     assert agent.act("click", ref=agent.ref("button", "Boom", text), mode="cdp")["mode"] == "cdp"
     refused = agent.act("evaluate", function="() => 1", mode="cdp", expect=403)
     assert refused["error"] == "evaluate_disabled"
+    refused = agent.act("close", mode="cdp", expect=409)      # the only tab stays
+    assert refused["error"] == "last_tab"
