@@ -49,7 +49,7 @@ async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
         return page
     pages = [p for p in tracker.pages() if not p.crashed]
     if not pages:
-        raise ApiError(503, "unavailable", "no tab is open", headers={"Retry-After": "1"})
+        raise ApiError(409, "no_tab", "no tab is open (or every tab crashed): open one with POST /tabs")
 
     async def shown(page: PageTarget) -> bool:
         try:
