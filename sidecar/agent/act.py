@@ -5,6 +5,7 @@ viewport box), answering with what happened: the element, the point, a navigatio
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +13,11 @@ from desktopd.web.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker
+from ..tab_health import TabHealth
 from .keys import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
 from .resolve import Element, element_node, resolve
+from .events import TabEvents
 from .session import AgentSession
 
 DEFAULT_WAIT_S = 10.0          # for a navigation an act started
@@ -84,7 +87,7 @@ class ActContext:
     conn: CDPConnection
     tracker: TargetTracker
     agent: AgentSession
-    health: Any
+    health: TabHealth
     page: PageTarget
     mode: str
     timeout: float
@@ -151,7 +154,8 @@ async def _ensure_front(ctx: ActContext) -> None:
         await asyncio.sleep(POLL_S)
 
 
-async def _gesture(ctx: ActContext, element: Element | None, event: str, gesture: Any) -> None:
+async def _gesture(ctx: ActContext, element: Element | None, event: str,
+                   gesture: Awaitable[None]) -> None:
     """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
     so what the act reports (and the next snapshot) follows the input."""
     if ctx.mode != "visible":
@@ -422,7 +426,7 @@ async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-async def settle(ctx: ActContext, events: Any, budget: float) -> None:
+async def settle(ctx: ActContext, events: TabEvents, budget: float) -> None:
     """Let the page take the input in: a navigation it started is waited for (bounded)."""
     if events.modal.is_set():
         return

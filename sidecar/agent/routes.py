@@ -8,8 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd.web.bodies import json_body, optional_json_body, query
-from desktopd.web.errors import ApiError
-from desktopd.web.routing import Route
+from desktopd.web.routing import Handler, Route
 
 from .. import keys
 from ..cdp.connection import CDPConnection
@@ -89,7 +88,7 @@ async def act(request: web.Request) -> web.Response:
     return web.json_response(result)
 
 
-def _history(step: int | None) -> Any:
+def _history(step: int | None) -> Handler:
     async def handler(request: web.Request) -> web.Response:
         body = await optional_json_body(request, HISTORY_BODY)
         agent = Agent(request)

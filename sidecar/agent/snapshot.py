@@ -11,6 +11,7 @@ from desktopd.web.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
+from ..tab_health import TabHealth
 from ..layout import LayoutOptions, build_layout
 from .refs import RefTable
 from .render import Rendered, RenderOptions, render
@@ -18,6 +19,7 @@ from .session import AgentSession
 from .tree import AgentNode, agent_nodes, walk
 
 FRONT_PROBE_S = 2.0
+READ_ATTEMPTS = 3
 
 
 @dataclass
@@ -89,21 +91,31 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
 
 
 async def tab_nodes(conn: CDPConnection, tracker: TargetTracker, page: PageTarget,
-                    health: Any, fresh: bool = False) -> dict[str, Any]:
+                    health: TabHealth, fresh: bool = False) -> dict[str, Any]:
     """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read."""
     body = await build_layout(conn, tracker, LayoutOptions(tab=page.target_id, fresh=fresh), health)
     return body["tabs"][0]
 
 
 async def agent_tree(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession,
-                     page: PageTarget, health: Any, timeout: float) -> tuple[dict[str, Any], list[AgentNode], RefTable]:
-    entry, loaders = await asyncio.gather(tab_nodes(conn, tracker, page, health),
-                                          tab_loaders(page, timeout))
+                     page: PageTarget, health: TabHealth, timeout: float) -> tuple[dict[str, Any], list[AgentNode], RefTable]:
+    # The documents before and after the read must be the same ones, or a node could be bound
+    # to a document it is not in: read again while a navigation commits (bounded).
+    loaders = await tab_loaders(page, timeout)
+    for _ in range(READ_ATTEMPTS):
+        entry = await tab_nodes(conn, tracker, page, health)
+        after = await tab_loaders(page, timeout)
+        if after == loaders:
+            break
+        loaders = after
+    else:
+        raise ApiError(409, "navigating", "the page kept navigating while it was read; take the "
+                       "snapshot again", headers={"Retry-After": "1"})
     table = agent.refs(page.target_id)
     return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
-async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: Any,
+async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: TabHealth,
                         page: PageTarget, options: RenderOptions, client: str, scope: str | None,
                         timeout: float) -> Snapshot:
     events = agent.events(page.target_id)

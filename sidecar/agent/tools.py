@@ -11,6 +11,7 @@ from desktopd.web.errors import ApiError
 
 from ..cdp.connection import CDPConnection
 from ..cdp.targets import PageTarget, TargetTracker
+from ..tab_health import TabHealth
 from .events import LEVELS, DialogArm, TabEvents
 from .resolve import element_node, resolve
 from .session import AgentSession
@@ -47,7 +48,7 @@ async def pdf(page: PageTarget, landscape: bool, background: bool, timeout: floa
     return base64.b64decode(reply["data"])
 
 
-async def screenshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: Any,
+async def screenshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: TabHealth,
                      page: PageTarget, ref: str | None, full_page: bool, timeout: float) -> bytes:
     params: dict[str, Any] = {"format": "png"}
     if ref is not None:
