@@ -12,6 +12,7 @@ from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
+from .agent.pointer import DesktopdClient
 from .cdp_proxy import serve_proxy
 from .chromium_watch import ChromiumSupervisor
 from .errors import DOMAIN_ERRORS, as_api_error
@@ -57,6 +58,16 @@ def init_app(settings: Settings) -> web.Application:
         await supervisor.stop()       # Chromium stops with the app
 
     app.cleanup_ctx.append(chromium_context)
+
+    async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
+        client = (DesktopdClient(settings.desktopd_url, settings.desktopd_token)
+                  if settings.desktopd_url else None)
+        app[keys.DESKTOPD] = client
+        yield
+        if client is not None:
+            await client.close()
+
+    app.cleanup_ctx.append(desktopd_context)
     if settings.expose_cdp is not None:
         def chromium_ws_url() -> str | None:
             chromium = app[keys.SUPERVISOR].chromium

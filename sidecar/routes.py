@@ -16,6 +16,7 @@ from desktopd.web.errors import ApiError
 from desktopd.web.routing import Route, register
 
 from . import keys
+from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
@@ -361,9 +362,13 @@ TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object",
     401: "Missing or wrong bearer token",
-    403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url",
-    404: "No such tab",
-    409: "The tab closed, navigated away or crashed during the request",
+    403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url. Or an "
+         "evaluate act while SIDECAR_AGENT_EVALUATE=0",
+    404: "No such tab (or a ref that was never given)",
+    408: "The request body did not arrive in time, or an act's wait condition was not met in time",
+    409: "The tab closed, navigated away or crashed during the request; or, for agent routes, a "
+         "stale ref (take a new snapshot), a modal state waiting for an answer, or an element "
+         "that cannot be acted on",
     422: "A field or parameter is invalid; `field` names it",
     500: "Unexpected error (a bug)",
     502: "Chromium refused the call, or the navigation failed",
@@ -401,6 +406,7 @@ ROUTES: list[Route] = [
           description="The body's schema: layout_schema.jsonc in the repository."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
+    *AGENT_ROUTES,
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
     ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,
