@@ -14,7 +14,7 @@ from desktopd.web.middlewares import Handler, error_middleware, token_auth_middl
 
 from . import keys
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .cdp_proxy import serve_proxy
+from .cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
 from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
 from .routes import setup_routes
 from .settings import Settings
@@ -23,7 +23,8 @@ from .shared_reads import SharedReads
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
 # Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
 MAX_CONCURRENT = 64
-ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24}
+# A /playwright call is a child process with a Node driver: a few at once.
+ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24, "POST /playwright": 4}
 
 
 @web.middleware
@@ -68,10 +69,15 @@ def init_app(settings: Settings) -> web.Application:
         await supervisor.stop()       # Chromium stops with the app
 
     app.cleanup_ctx.append(chromium_context)
+
+    def chromium_ws_url() -> str | None:
+        chromium = app[keys.SUPERVISOR].chromium
+        return chromium.ws_url if chromium is not None else None
+
+    # /cdp on this port (routes.py) and, with --expose-cdp, the same proxy on a port of its own.
+    app[PROXY_ORIGIN] = chromium_ws_url
+    app[PROXY_PREFIX] = "/cdp"
     if settings.expose_cdp is not None:
-        def chromium_ws_url() -> str | None:
-            chromium = app[keys.SUPERVISOR].chromium
-            return chromium.ws_url if chromium is not None else None
         app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
     setup_routes(app)
     return app

@@ -62,6 +62,8 @@ class Settings:
     tab_order: str = "front"
     # Chromium's DevTools endpoint through a token-checked proxy on this address (cdp_proxy.py).
     expose_cdp: tuple[str, int] | None = None
+    # POST /playwright runs Python code against the browser (playwright_exec.py).
+    playwright: bool = True
 
     def check(self) -> None:
         problem = server_problem(
@@ -211,6 +213,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--tab-budget", default=env.get("SIDECAR_TAB_BUDGET") or None,
                         help="seconds a request waits for one tab before it reports that tab "
                              "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
+    parser.add_argument("--no-playwright", action="store_false", dest="playwright",
+                        default=truthy(env.get("SIDECAR_PLAYWRIGHT", "1")),
+                        help="refuse POST /playwright, which runs the caller's Python code in this "
+                             "container against the browser (env SIDECAR_PLAYWRIGHT=0)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -244,6 +250,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
+        playwright=args.playwright,
         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings
