@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -15,11 +16,14 @@ from desktopd.web.middlewares import Handler, error_middleware, token_auth_middl
 from . import keys
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
+from .mcp.http_mount import SelfAddress, serve_mcp
 from .chromium_watch import ChromiumSupervisor, ChromiumUnavailable
 from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
 
+# Where the MCP tools reach desktopd (env DESKTOPD_URL): in the images, the same container.
+DEFAULT_DESKTOPD_URL = "http://127.0.0.1:8080"
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
 # Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
 MAX_CONCURRENT = 64
@@ -79,5 +83,21 @@ def init_app(settings: Settings) -> web.Application:
     app[PROXY_PREFIX] = "/cdp"
     if settings.expose_cdp is not None:
         app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
+    _mount_mcp(app, settings)
     setup_routes(app)
     return app
+
+
+def _mount_mcp(app: web.Application, settings: Settings) -> None:
+    """The MCP server at /mcp when the `mcp` package is installed (the `agent` extra; the images
+    have it); without it /mcp answers 501."""
+    try:
+        from .mcp.backends import Backends
+        from .mcp.tools import build_server
+    except ImportError as exc:
+        if not (exc.name or "").startswith(("mcp", "pydantic", "starlette")):
+            raise
+        return
+    self_address = SelfAddress(f"http://127.0.0.1:{settings.port}")
+    backends = Backends(self_address, os.environ.get("DESKTOPD_URL") or DEFAULT_DESKTOPD_URL, settings.token)
+    serve_mcp(app, build_server(backends).streamable_http_app(), self_address)

@@ -23,6 +23,7 @@ from .chromium_watch import ChromiumUnavailable
 from .crash_recovery import revive
 from .models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
                      RESET_BODY)
+from .mcp.http_mount import mcp_endpoint
 from .playwright_exec import clamp_timeout, run_playwright
 from .tab_health import TabHealth
 from .url_policy import UrlPolicy, UrlRefused
@@ -359,7 +360,8 @@ async def openapi_json(request: web.Request) -> web.Response:
     return web.Response(text=OPENAPI_BODY, content_type="application/json")
 
 
-OBJECT = {"application/json": {"schema": {"type": "object"}}}
+OBJ_SCHEMA = {"type": "object"}
+OBJECT = {"application/json": {"schema": OBJ_SCHEMA}}
 TARGETS = {"application/json": {"schema": {"type": "array", "items": {
     "type": "object", "required": ["id", "type", "title", "url"],
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
@@ -375,6 +377,7 @@ ERROR_TEXT = {
     409: "The tab closed, navigated away or crashed during the request",
     422: "A field or parameter is invalid; `field` names it",
     500: "Unexpected error (a bug)",
+    501: "Not installed in this environment (the `agent` extra)",
     502: "Chromium refused the call, or the navigation failed",
     503: "Chromium is starting or restarting, or the tab does not answer",
     504: "Chromium or the page did not answer in time",
@@ -442,6 +445,12 @@ ROUTES += CDP_ROUTES + [
                       "`context` and `browser` bound, runs the code and is killed at the timeout. "
                       "The answer is 200 whether the code succeeded or not (`success`, `error`). "
                       "403 when switched off (SIDECAR_PLAYWRIGHT=0)."),
+    Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
+          "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
+          description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
+                      "tools/call. Its tools call this sidecar and desktopd (env DESKTOPD_URL). "
+                      "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "
+                      "header. 501 without the `mcp` package."),
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
     ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,
