@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -14,6 +13,7 @@ from desktopd.web.lifetime import Limits, lifetime_middleware
 from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
+from .agent.pointer import DesktopdClient
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
 from .mcp.http_mount import SelfAddress, serve_mcp
@@ -22,7 +22,8 @@ from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
 
-# Where the MCP tools reach desktopd (env DESKTOPD_URL): in the images, the same container.
+# Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
+# container.
 DEFAULT_DESKTOPD_URL = "http://127.0.0.1:8080"
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
 # Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
@@ -81,6 +82,16 @@ def init_app(settings: Settings) -> web.Application:
     # /cdp on this port (routes.py) and, with --expose-cdp, the same proxy on a port of its own.
     app[PROXY_ORIGIN] = chromium_ws_url
     app[PROXY_PREFIX] = "/cdp"
+
+    async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
+        client = (DesktopdClient(settings.desktopd_url, settings.desktopd_token)
+                  if settings.desktopd_url else None)
+        app[keys.DESKTOPD] = client
+        yield
+        if client is not None:
+            await client.close()
+
+    app.cleanup_ctx.append(desktopd_context)
     if settings.expose_cdp is not None:
         app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
     _mount_mcp(app, settings)
@@ -99,5 +110,6 @@ def _mount_mcp(app: web.Application, settings: Settings) -> None:
             raise
         return
     self_address = SelfAddress(f"http://127.0.0.1:{settings.port}")
-    backends = Backends(self_address, os.environ.get("DESKTOPD_URL") or DEFAULT_DESKTOPD_URL, settings.token)
+    backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
+                        settings.desktopd_token or settings.token)
     serve_mcp(app, build_server(backends).streamable_http_app(), self_address)

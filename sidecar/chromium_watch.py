@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from typing import Any
 
+from .agent.session import AgentConfig, AgentSession
 from .cdp.connection import CDPConnection, CDPError
 from .cdp.targets import TargetTracker
 from .crash_recovery import CrashRecovery
@@ -49,6 +50,8 @@ class ChromiumSupervisor:
         self.tracker: TargetTracker | None = None
         self.recovery: CrashRecovery | None = None
         self.tab_health: TabHealth | None = None
+        # The agent contract's state of this connection (refs, events, hooks): sidecar/agent.
+        self.agent: AgentSession | None = None
         self.version: dict[str, Any] = {}
         self.window_size: tuple[int, int] | None = None
         self.restarts = 0
@@ -247,14 +250,18 @@ class ChromiumSupervisor:
         if chromium is None:
             raise LaunchError("no Chromium to connect to")
         conn = await CDPConnection.connect(chromium.ws_url, call_timeout=self.settings.cdp_timeout)
+        tracker = TargetTracker(conn, configure_timeout=self.settings.cdp_timeout)
+        agent = AgentSession(conn, tracker, AgentConfig(self.settings.downloads_dir,
+                                                        self.settings.cdp_timeout))
         try:
-            tracker = TargetTracker(conn, configure_timeout=self.settings.cdp_timeout)
+            await agent.start()          # before the tracker: it sees every page attach too
             await tracker.start()
             version = await conn.send("Browser.getVersion")
         except BaseException:
+            agent.stop()
             await conn.close()
             raise
-        self.conn, self.tracker, self.version = conn, tracker, version
+        self.conn, self.tracker, self.version, self.agent = conn, tracker, version, agent
         self.recovery = CrashRecovery(conn, tracker, enabled=self.settings.recover_crashed_tabs,
                                       call_timeout=self.settings.cdp_timeout)
         self.recovery.start()
@@ -332,7 +339,10 @@ class ChromiumSupervisor:
 
     async def _drop_connection(self) -> None:
         tracker, conn, recovery, tab_health = self.tracker, self.conn, self.recovery, self.tab_health
+        agent, self.agent = self.agent, None
         self.tracker = self.conn = self.recovery = self.tab_health = None
+        if agent is not None:
+            agent.stop()
         if recovery is not None:
             recovery.stop()
         if tab_health is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from desktopd.web.appkeys import app_key
 
+from .agent.pointer import DesktopdClient
 from .chromium_watch import ChromiumSupervisor
 from .settings import Settings
 from .shared_reads import SharedReads
@@ -11,3 +12,5 @@ from .shared_reads import SharedReads
 SETTINGS = app_key("sidecar.settings", Settings)
 SUPERVISOR = app_key("sidecar.supervisor", ChromiumSupervisor)
 LAYOUT_READS = app_key("sidecar.layout_reads", SharedReads)
+# desktopd's client for POST /act's visible mode; None without SIDECAR_DESKTOPD_URL.
+DESKTOPD = app_key("sidecar.desktopd", DesktopdClient)

@@ -17,6 +17,7 @@ from desktopd.web.errors import ApiError, not_found
 from desktopd.web.routing import Route, register
 
 from . import cdp_proxy, keys
+from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
@@ -413,6 +414,7 @@ ROUTES: list[Route] = [
           description="The body's schema: layout_schema.jsonc in the repository."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
+    *AGENT_ROUTES,
 ]
 PLAYWRIGHT_RESULT = {"application/json": {"schema": {
     "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],
@@ -448,7 +450,7 @@ ROUTES += CDP_ROUTES + [
     Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
           "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
           description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
-                      "tools/call. Its tools call this sidecar and desktopd (env DESKTOPD_URL). "
+                      "tools/call. Its tools call this sidecar and desktopd (SIDECAR_DESKTOPD_URL). "
                       "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "
                       "header. 501 without the `mcp` package."),
 ]

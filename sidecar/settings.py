@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -64,6 +65,12 @@ class Settings:
     expose_cdp: tuple[str, int] | None = None
     # POST /playwright runs Python code against the browser (playwright_exec.py).
     playwright: bool = True
+    # The agent contract (sidecar/agent): desktopd for visible-mode input (None: visible mode
+    # answers 503 saying so), where downloads go, and whether POST /act may run page scripts.
+    desktopd_url: str | None = None
+    desktopd_token: str | None = field(default=None, repr=False)
+    downloads_dir: str = os.path.join(tempfile.gettempdir(), "sidecar-downloads")
+    agent_evaluate: bool = True
 
     def check(self) -> None:
         problem = server_problem(
@@ -128,6 +135,15 @@ def _address(text: str) -> tuple[str, int]:
         return host, int(port)
     except ValueError:
         raise SettingsError(f"the exposed CDP address must look like [HOST:]PORT, got {text!r}") from None
+
+
+def _desktopd_token(env: Mapping[str, str]) -> str | None:
+    """desktopd's bearer token: SIDECAR_DESKTOPD_TOKEN, else desktopd's own settings."""
+    try:
+        return (read_token(env.get("SIDECAR_DESKTOPD_TOKEN"), env.get("SIDECAR_DESKTOPD_TOKEN_FILE"))
+                or read_token(env.get("DESKTOPD_TOKEN"), env.get("DESKTOPD_TOKEN_FILE")))
+    except OSError as exc:
+        raise SettingsError(f"cannot read desktopd's token file: {exc}") from None
 
 
 def _number(raw: str | None, name: str, default: float, kind: type = float) -> float:
@@ -217,6 +233,16 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=truthy(env.get("SIDECAR_PLAYWRIGHT", "1")),
                         help="refuse POST /playwright, which runs the caller's Python code in this "
                              "container against the browser (env SIDECAR_PLAYWRIGHT=0)")
+    parser.add_argument("--desktopd-url", default=env.get("SIDECAR_DESKTOPD_URL") or None,
+                        help="desktopd's URL, for POST /act's visible mode (real pointer and keyboard "
+                             "through XTEST) (env SIDECAR_DESKTOPD_URL; the image sets "
+                             "http://127.0.0.1:8080; unset: visible mode answers 503)")
+    parser.add_argument("--downloads-dir", default=env.get("SIDECAR_DOWNLOADS_DIR") or None,
+                        help="directory downloads are saved in, listed by GET /downloads (env "
+                             "SIDECAR_DOWNLOADS_DIR; default $TMPDIR/sidecar-downloads)")
+    parser.add_argument("--no-agent-evaluate", action="store_false", dest="agent_evaluate",
+                        default=truthy(env.get("SIDECAR_AGENT_EVALUATE", "1")),
+                        help="refuse POST /act's evaluate kind (env SIDECAR_AGENT_EVALUATE=0)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -251,6 +277,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         bounds_space=args.bounds_space, tab_order=args.tab_order,
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
         playwright=args.playwright,
+        desktopd_url=args.desktopd_url.rstrip("/") if args.desktopd_url else None,
+        desktopd_token=_desktopd_token(env),
+        downloads_dir=args.downloads_dir or Settings.downloads_dir,
+        agent_evaluate=args.agent_evaluate,
         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -111,18 +111,21 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         return _text((await backends.sidecar("DELETE", f"/tabs/{tab}")).json())
 
     @server.tool(description=(
-        "Load a URL in a tab (default: the tab in front), or reload it (reload=true), and wait for the "
-        "load. " + VISIBLE + " Take a new snapshot afterwards: refs of the old page are refused."))
+        "Load a URL in a tab (default: the tab in front), or go back, forward or reload (go=...), and "
+        "wait for the load. " + VISIBLE + " Take a new snapshot afterwards: refs of the old page are "
+        "refused."))
     async def browser_navigate(
-            url: Annotated[str | None, Field(description="Absolute URL (not needed for reload)")] = None,
+            url: Annotated[str | None, Field(description="Absolute URL (not with go)")] = None,
+            go: Annotated[Literal["back", "forward", "reload"] | None,
+                          Field(description="Instead of a URL: a history step or a reload")] = None,
             tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-            reload: bool = False,
     ) -> str:
-        tab_id = tab or await _front_tab(backends)
-        if reload:
-            return _text((await backends.sidecar("POST", f"/tabs/{tab_id}/reload")).json())
+        if go is not None:
+            body = {"tab": tab} if tab else {}
+            return _text((await backends.sidecar("POST", f"/{go}", body=body)).json())
         if not url:
-            raise ValueError("navigate needs a url (or reload=true)")
+            raise ValueError("navigate needs a url, or go=back|forward|reload")
+        tab_id = tab or await _front_tab(backends)
         return _text((await backends.sidecar("POST", f"/tabs/{tab_id}/navigate", body={"url": url})).json())
 
     @server.tool(description=(

@@ -1,0 +1,360 @@
+"""POST /act: one act on an element named by its ref, in visible mode (desktopd's XTEST input at
+the element's screen box, re-read after scrolling it into view) or cdp mode (CDP input at its
+viewport box), answering with what happened: the element, the point, a navigation, a dialog."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from desktopd.web.errors import ApiError
+
+from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.targets import PageTarget, TargetTracker
+from .keys import MODIFIERS, parse_combo
+from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
+from .resolve import Element, element_node, resolve
+from .session import AgentSession
+
+DEFAULT_WAIT_S = 10.0
+POLL_S = 0.1
+FRONT_WAIT_S = 2.0
+# After visible input, how long to watch for a navigation or modal state the input started
+# (X events reach the page after desktopd answered).
+VISIBLE_SETTLE_S = 0.15
+
+_NEXT_FRAME = ("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+_SELECT_ALL = """function () {
+  this.focus();
+  if (typeof this.select === 'function' && !(this instanceof HTMLSelectElement)) { this.select(); return true; }
+  if (this.isContentEditable) {
+    const range = document.createRange(); range.selectNodeContents(this);
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range); return true;
+  }
+  return false;
+}"""
+_SELECT_OPTIONS = """function (wanted) {
+  if (!(this instanceof HTMLSelectElement)) return {error: 'not a select element'};
+  const chosen = [];
+  for (const want of wanted) {
+    const option = [...this.options].find(o => o.value === want) ||
+                   [...this.options].find(o => o.label === want || o.text.trim() === want);
+    if (!option) return {error: 'no option with value or label ' + JSON.stringify(want)};
+    chosen.push(option);
+    if (!this.multiple) break;
+  }
+  for (const o of this.options) o.selected = chosen.includes(o);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: chosen.map(o => o.value)};
+}"""
+_CHECKABLE = """function () {
+  const t = this.type;
+  if (this instanceof HTMLInputElement && (t === 'checkbox' || t === 'radio')) return {checked: this.checked};
+  const state = this.getAttribute('aria-checked');
+  if (state !== null) return {checked: state === 'true'};
+  return null;
+}"""
+_TAG = "function () { return this.tagName.toLowerCase(); }"
+
+
+@dataclass
+class ActContext:
+    conn: CDPConnection
+    tracker: TargetTracker
+    agent: AgentSession
+    health: Any
+    page: PageTarget
+    mode: str
+    timeout: float
+    desktopd: DesktopdClient | None
+    evaluate_allowed: bool
+
+    @property
+    def input(self) -> Input:
+        if self.mode == "cdp":
+            return CdpInput(self.page, self.timeout)
+        if self.desktopd is None:
+            raise ApiError(503, "visible_mode_unavailable",
+                           "visible mode acts through desktopd, and this sidecar has no desktopd URL "
+                           "(set SIDECAR_DESKTOPD_URL, e.g. http://127.0.0.1:8080); use mode=cdp",
+                           field="mode")
+        return VisibleInput(self.desktopd)
+
+
+async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
+            "name": (node.get("name") or {}).get("value", "")}
+
+
+async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+    """Scroll the element into view and re-read its box: (element summary, point json, point)."""
+    try:
+        await element.session.send("DOM.scrollIntoViewIfNeeded",
+                                   {"backendNodeId": element.key.backend_node_id}, timeout=ctx.timeout)
+    except CDPError as exc:
+        raise ApiError(409, "not_rendered", f"ref {element.ref} cannot be scrolled into view: "
+                       f"{exc.message}", field="ref") from None
+    node, viewport = await element_node(ctx.conn, ctx.tracker, element, ctx.health)
+    summary = await _element_summary(element, node)
+    if ctx.mode == "cdp":
+        box = node["viewport"]["borderBox"]
+        point = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        return summary, {"x": round(point[0], 2), "y": round(point[1], 2), "space": "viewport"}, point
+    if not node.get("visible"):
+        raise ApiError(409, "not_visible", f"ref {element.ref} is not on screen after scrolling it "
+                       "into view (covered, clipped or zero-sized)", field="ref")
+    center = node["screen"]["center"]
+    return summary, {"x": center["x"], "y": center["y"], "space": "screen"}, (center["x"], center["y"])
+
+
+async def _ensure_front(ctx: ActContext) -> None:
+    """Visible input reaches only the tab shown in its window: bring it to the front first."""
+    async def state() -> str:
+        reply = await ctx.page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                         "returnByValue": True}, timeout=ctx.timeout)
+        return reply.get("result", {}).get("value", "")
+    if await state() == "visible":
+        return
+    await ctx.conn.send("Target.activateTarget", {"targetId": ctx.page.target_id})
+    for _ in range(int(FRONT_WAIT_S / POLL_S)):
+        if await state() == "visible":
+            return
+        await asyncio.sleep(POLL_S)
+
+
+async def _focus(ctx: ActContext, element: Element, point: tuple[float, float]) -> None:
+    if ctx.mode == "visible":
+        # A real click gives the window and the field the keyboard, as a person's would.
+        await ctx.input.click(point[0], point[1], "left", 1, ())
+    else:
+        await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},
+                                   timeout=ctx.timeout)
+
+
+async def _type_into(ctx: ActContext, element: Element, point: tuple[float, float], text: str,
+                     slowly: bool) -> None:
+    await _focus(ctx, element, point)
+    await element.call(_SELECT_ALL, timeout=ctx.timeout)
+    if text:
+        await ctx.input.type_text(text, slowly)
+    else:
+        await ctx.input.press(parse_combo("Delete"))
+
+
+async def _select(ctx: ActContext, element: Element, values: list[str]) -> list[str]:
+    result = await element.call(_SELECT_OPTIONS, values, timeout=ctx.timeout) or {}
+    if "error" in result:
+        raise ApiError(422, "not_selectable", f"ref {element.ref}: {result['error']}", field="values")
+    return result["selected"]
+
+
+def _modifiers(names: list[str]) -> tuple[str, ...]:
+    return tuple(MODIFIERS[name.lower()] for name in names)
+
+
+async def _act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
+    kind = body["kind"]
+    out: dict[str, Any] = {}
+    if kind in ("click", "hover", "type", "scroll_into_view", "select", "drag") or \
+            (kind == "press" and body.get("ref")) or (kind == "evaluate" and body.get("ref")):
+        element = await resolve(ctx.agent, ctx.page, body["ref"], ctx.timeout)
+    if kind in ("click", "hover", "type", "scroll_into_view", "drag"):
+        if ctx.mode == "visible":
+            await _ensure_front(ctx)
+        out["element"], out["point"], point = await aim(ctx, element)
+    if kind == "click":
+        await ctx.input.click(point[0], point[1], body["button"], 2 if body["double"] else 1,
+                              _modifiers(body["modifiers"]))
+    elif kind == "hover":
+        await ctx.input.move(*point)
+    elif kind == "type":
+        await _type_into(ctx, element, point, body["text"], body["slowly"])
+        if body["submit"]:
+            await ctx.input.press(parse_combo("Enter"))
+    elif kind == "press":
+        if body.get("ref"):
+            await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},
+                                       timeout=ctx.timeout)
+            out["element"] = {"ref": element.ref}
+        elif ctx.mode == "visible":
+            await _ensure_front(ctx)
+        await ctx.input.press(parse_combo(body["key"]))
+    elif kind == "drag":
+        target = await resolve(ctx.agent, ctx.page, body["to_ref"], ctx.timeout)
+        out["to_element"], out["to_point"], end = await aim(ctx, target)
+        _summary, _json, point = await aim(ctx, element)    # the source may have scrolled away
+        await ctx.input.drag(point, end)
+    elif kind == "select":
+        out["element"] = {"ref": element.ref}
+        out["selected"] = await _select(ctx, element, body["values"])
+    elif kind == "fill":
+        out["fields"] = [await _fill_one(ctx, field) for field in body["fields"]]
+    elif kind == "wait":
+        out["waited"] = await _wait(ctx, body)
+    elif kind == "evaluate":
+        out["result"] = await _evaluate(ctx, body, element if body.get("ref") else None)
+    elif kind == "resize":
+        window = await ctx.conn.send("Browser.getWindowForTarget", {"targetId": ctx.page.target_id})
+        await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"],
+                                                        "bounds": {"windowState": "normal"}})
+        await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": {
+            "width": body["width"], "height": body["height"]}})
+        out["window"] = {"width": body["width"], "height": body["height"]}
+    elif kind == "close":
+        await ctx.conn.send("Target.closeTarget", {"targetId": ctx.page.target_id})
+        out["closed"] = ctx.page.target_id
+    return out
+
+
+async def _fill_one(ctx: ActContext, field: dict[str, Any]) -> dict[str, Any]:
+    element = await resolve(ctx.agent, ctx.page, field["ref"], ctx.timeout)
+    value = field["value"]
+    tag = await element.call(_TAG, timeout=ctx.timeout)
+    if tag == "select":
+        return {"ref": element.ref, "selected": await _select(
+            ctx, element, value if isinstance(value, list) else [str(value)])}
+    checkable = await element.call(_CHECKABLE, timeout=ctx.timeout)
+    if ctx.mode == "visible":
+        await _ensure_front(ctx)
+    summary, point_json, point = await aim(ctx, element)
+    if checkable is not None:
+        want = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "on", "yes")
+        if checkable["checked"] != want:
+            await ctx.input.click(point[0], point[1], "left", 1, ())
+        return {"ref": element.ref, "checked": want, "point": point_json}
+    if not isinstance(value, str):
+        raise ApiError(422, "invalid_field", f"fields: ref {element.ref} is a text field; give a "
+                       "string value", field="fields")
+    await _type_into(ctx, element, point, value, False)
+    return {"ref": element.ref, "value": value, "point": point_json}
+
+
+_WAIT_CHECK = """(() => {
+  const text = document.body ? document.body.innerText : '';
+  return {text, url: location.href, state: document.readyState};
+})()"""
+
+
+async def _wait(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("time"):
+        await asyncio.sleep(body["time"])
+    wanted = {k: body.get(k) for k in ("text", "text_gone", "url", "load_state") if body.get(k)}
+    if not wanted:
+        return {"time": body.get("time") or 0}
+    budget = body.get("timeout") or DEFAULT_WAIT_S
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget
+    while True:
+        try:
+            reply = await ctx.page.send("Runtime.evaluate", {"expression": _WAIT_CHECK,
+                                                             "returnByValue": True}, timeout=ctx.timeout)
+            seen = (reply.get("result") or {}).get("value") or {}
+        except CDPError:
+            seen = {}           # between documents
+        if seen and _met(wanted, seen):
+            return wanted
+        if loop.time() >= deadline:
+            raise ApiError(504, "wait_timeout", f"not met within {budget:g} s: {wanted}")
+        await asyncio.sleep(POLL_S)
+
+
+def _met(wanted: dict[str, Any], seen: dict[str, Any]) -> bool:
+    if "text" in wanted and wanted["text"] not in seen.get("text", ""):
+        return False
+    if "text_gone" in wanted and wanted["text_gone"] in seen.get("text", ""):
+        return False
+    if "url" in wanted and wanted["url"] not in seen.get("url", ""):
+        return False
+    if wanted.get("load_state") == "load" and seen.get("state") != "complete":
+        return False
+    if wanted.get("load_state") == "domcontentloaded" and seen.get("state") == "loading":
+        return False
+    return True
+
+
+async def _evaluate(ctx: ActContext, body: dict[str, Any], element: Element | None) -> Any:
+    if not ctx.evaluate_allowed:
+        raise ApiError(403, "evaluate_disabled", "this sidecar runs with SIDECAR_AGENT_EVALUATE=0",
+                       field="kind")
+    function = body["function"]
+    if element is not None:
+        return await element.call(f"function () {{ return ({function})(this); }}",
+                                  timeout=ctx.timeout, await_promise=True)
+    reply = await ctx.page.send("Runtime.evaluate", {"expression": f"({function})()",
+                                                     "returnByValue": True, "awaitPromise": True},
+                                timeout=ctx.timeout)
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        raise ApiError(422, "script_error",
+                       (details.get("exception") or {}).get("description") or details.get("text", ""))
+    return (reply.get("result") or {}).get("value")
+
+
+async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
+    """The act, raced against a modal state it may open (an alert() in a click handler blocks
+    CDP input until answered): the answer reports the dialog instead of hanging."""
+    events = ctx.agent.events(ctx.page.target_id)
+    modal = events.modal_state()
+    if modal is not None:
+        raise ApiError(409, "modal_state", {"modal_state": modal,
+                                            "message": "the page waits for an answer first"})
+    navigations, url = events.navigations, ctx.page.url
+    dialogs_before = len(events.dialogs)
+    choosers_before = len(events.choosers)
+    act = ctx.agent.spawn(_act(ctx, body))
+    modal_wait = asyncio.ensure_future(events.modal.wait())
+    try:
+        await asyncio.wait({act, modal_wait}, timeout=ctx.timeout * 3,
+                           return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        modal_wait.cancel()
+    if act.done():
+        out = act.result()         # the act's own errors (stale_ref, 422...) surface here
+    elif events.modal.is_set():
+        out = {"pending": "the act continues once the modal state is answered"}
+    else:
+        act.cancel()
+        raise ApiError(504, "act_timeout", f"the act did not finish within {ctx.timeout * 3:g} s")
+    if body["kind"] != "close":
+        await settle(ctx, events, body.get("timeout") or DEFAULT_WAIT_S)
+    out = {"kind": body["kind"], "mode": ctx.mode, "tab": ctx.page.target_id, **out}
+    out["navigated"] = events.navigations != navigations
+    out["url"] = ctx.page.url
+    if out["navigated"] or ctx.page.url != url:
+        out["navigated"] = True
+    new_dialogs = list(events.dialogs)[dialogs_before:] if len(events.dialogs) > dialogs_before else []
+    if new_dialogs:
+        out["dialog"] = new_dialogs[-1].json()
+    if len(events.choosers) > choosers_before:
+        out["file_chooser"] = list(events.choosers)[-1]
+    modal = events.modal_state()
+    if modal is not None:
+        out["modal_state"] = modal
+    return out
+
+
+async def settle(ctx: ActContext, events: Any, budget: float) -> None:
+    """Let the page take the input in: a navigation it started is waited for (bounded)."""
+    if events.modal.is_set():
+        return
+    loop = asyncio.get_running_loop()
+    if ctx.mode == "visible":
+        # X input reaches the page a moment after desktopd answered; watch for what it starts.
+        try:
+            await asyncio.wait_for(events.change.wait(), VISIBLE_SETTLE_S)
+        except asyncio.TimeoutError:
+            pass
+    else:
+        try:
+            await ctx.page.send("Runtime.evaluate", {"expression": _NEXT_FRAME, "awaitPromise": True,
+                                                     "returnByValue": True}, timeout=1.0)
+        except CDPError:
+            pass
+    deadline = loop.time() + budget
+    while events.main_loading and not events.modal.is_set() and loop.time() < deadline:
+        try:
+            await asyncio.wait_for(events.change.wait(), min(1.0, max(0.0, deadline - loop.time())))
+        except asyncio.TimeoutError:
+            pass

@@ -1,0 +1,140 @@
+"""The two inputs of POST /act behind one interface: ``VisibleInput`` moves the real pointer and
+types on the real keyboard through desktopd's XTEST endpoints (screen pixels: the operator sees
+it, the page gets trusted events); ``CdpInput`` dispatches the same gestures through CDP's Input
+domain (CSS px of the tab's viewport: works on background tabs and without a desktop)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+import aiohttp
+
+from ..cdp.targets import PageTarget
+from desktopd.web.errors import ApiError
+from .keys import Combo
+
+DESKTOPD_TIMEOUT_S = 15.0
+DRAG_STEPS = 8
+
+
+class Input(Protocol):
+    async def click(self, x: float, y: float, button: str, clicks: int,
+                    modifiers: tuple[str, ...]) -> None: ...
+    async def move(self, x: float, y: float) -> None: ...
+    async def drag(self, start: tuple[float, float], end: tuple[float, float]) -> None: ...
+    async def type_text(self, text: str, slowly: bool) -> None: ...
+    async def press(self, combo: Combo) -> None: ...
+
+
+class DesktopdClient:
+    """desktopd over HTTP, one keep-alive session per agent session, every call time-bounded."""
+
+    def __init__(self, url: str, token: str | None) -> None:
+        self.url = url
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._session: aiohttp.ClientSession | None = None
+
+    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DESKTOPD_TIMEOUT_S),
+                                                  headers=self.headers)
+        try:
+            async with self._session.post(self.url + path, json=body) as response:
+                data = await response.json(content_type=None)
+                status = response.status
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise ApiError(503, "desktopd_unavailable",
+                           f"visible mode needs desktopd at {self.url} ({exc!r}); use mode=cdp "
+                           "or start desktopd") from None
+        if status != 200:
+            raise ApiError(502, "desktopd_error", {"path": path, "status": status, "body": data})
+        return data
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+class VisibleInput:
+    def __init__(self, desktopd: DesktopdClient) -> None:
+        self.desktopd = desktopd
+
+    async def click(self, x: float, y: float, button: str, clicks: int,
+                    modifiers: tuple[str, ...]) -> None:
+        await self.desktopd.post("/api/v1/tablet", {"events": [
+            {"action": "move", "x": round(x), "y": round(y)},
+            {"action": "click", "button": button, "clicks": clicks, "modifiers": list(modifiers)}]})
+
+    async def move(self, x: float, y: float) -> None:
+        await self.desktopd.post("/api/v1/tablet", {"action": "move", "x": round(x), "y": round(y)})
+
+    async def drag(self, start: tuple[float, float], end: tuple[float, float]) -> None:
+        await self.desktopd.post("/api/v1/tablet", {"action": "drag", "duration_ms": 300, "path": [
+            [round(start[0]), round(start[1])], [round(end[0]), round(end[1])]]})
+
+    async def type_text(self, text: str, slowly: bool) -> None:
+        if text:
+            await self.desktopd.post("/api/v1/keyboard", {"text": text, "delay_ms": 40 if slowly else 0})
+
+    async def press(self, combo: Combo) -> None:
+        await self.desktopd.post("/api/v1/keyboard", {"keys": combo.xdotool})
+
+
+class CdpInput:
+    """Input events to the tab's page session (Chromium routes them to the frame under the point,
+    out-of-process iframes included)."""
+
+    def __init__(self, page: PageTarget, timeout: float) -> None:
+        self.page = page
+        self.timeout = timeout
+
+    async def _mouse(self, kind: str, x: float, y: float, **extra: Any) -> None:
+        await self.page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra},
+                             timeout=self.timeout)
+
+    async def click(self, x: float, y: float, button: str, clicks: int,
+                    modifiers: tuple[str, ...]) -> None:
+        bits = _modifier_bits(modifiers)
+        await self._mouse("mouseMoved", x, y, modifiers=bits)
+        for count in range(1, clicks + 1):
+            await self._mouse("mousePressed", x, y, button=button, clickCount=count, modifiers=bits)
+            await self._mouse("mouseReleased", x, y, button=button, clickCount=count, modifiers=bits)
+
+    async def move(self, x: float, y: float) -> None:
+        await self._mouse("mouseMoved", x, y)
+
+    async def drag(self, start: tuple[float, float], end: tuple[float, float]) -> None:
+        await self._mouse("mouseMoved", *start)
+        await self._mouse("mousePressed", *start, button="left", clickCount=1)
+        for step in range(1, DRAG_STEPS + 1):
+            f = step / DRAG_STEPS
+            await self._mouse("mouseMoved", start[0] + (end[0] - start[0]) * f,
+                              start[1] + (end[1] - start[1]) * f, button="left", buttons=1)
+        await self._mouse("mouseReleased", *end, button="left", clickCount=1)
+
+    async def type_text(self, text: str, slowly: bool) -> None:
+        if not slowly:
+            if text:
+                await self.page.send("Input.insertText", {"text": text}, timeout=self.timeout)
+            return
+        for char in text:       # one key event per character, as a person types
+            await self.page.send("Input.dispatchKeyEvent", {"type": "keyDown", "text": char,
+                                                            "key": char, "unmodifiedText": char},
+                                 timeout=self.timeout)
+            await self.page.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": char},
+                                 timeout=self.timeout)
+
+    async def press(self, combo: Combo) -> None:
+        base = {"key": combo.key, "code": combo.code, "windowsVirtualKeyCode": combo.key_code,
+                "nativeVirtualKeyCode": combo.key_code, "modifiers": combo.cdp_modifiers}
+        typed = combo.text if combo.cdp_modifiers & ~8 == 0 else ""
+        down = {**base, "type": "keyDown" if typed else "rawKeyDown"}
+        if typed:
+            down["text"] = down["unmodifiedText"] = typed
+        await self.page.send("Input.dispatchKeyEvent", down, timeout=self.timeout)
+        await self.page.send("Input.dispatchKeyEvent", {**base, "type": "keyUp"}, timeout=self.timeout)
+
+
+def _modifier_bits(modifiers: tuple[str, ...]) -> int:
+    return sum({"alt": 1, "ctrl": 2, "super": 4, "shift": 8}[m] for m in modifiers)

@@ -1,0 +1,129 @@
+"""GET /snapshot's work: one tab's /layout nodes (the same builder, so the same tree and boxes),
+its frames' documents, refs from the tab's table, then the bounded rendering."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from desktopd.web.errors import ApiError
+
+from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
+from ..layout import LayoutOptions, build_layout
+from .refs import RefTable
+from .render import Rendered, RenderOptions, render
+from .session import AgentSession
+from .tree import AgentNode, build_tree, drop_redundant_text, walk
+
+FRONT_PROBE_S = 2.0
+
+
+@dataclass
+class Snapshot:
+    page: PageTarget
+    url: str
+    title: str
+    rendered: Rendered
+    modal: dict[str, Any] | None
+
+
+def stale_ref(ref: str, why: str) -> ApiError:
+    return ApiError(409, "stale_ref", f"ref {ref} {why}; take a new snapshot (GET /snapshot) and "
+                    "use the refs it gives", field="ref")
+
+
+def unknown_ref(ref: str) -> ApiError:
+    return ApiError(404, "unknown_ref", f"ref {ref} was never given for this tab; take a snapshot "
+                    "(GET /snapshot) and use its refs", field="ref")
+
+
+async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
+    """``tab`` (an id or unique prefix), or the tab in front."""
+    if tab is not None:
+        page = tracker.find_page(tab)
+        if page is None:
+            raise ApiError(404, "tab_not_found", f"no tab (or more than one) matches {tab!r}; see "
+                           "GET /tabs", field="tab")
+        return page
+    pages = [p for p in tracker.pages() if not p.crashed]
+    if not pages:
+        raise ApiError(503, "unavailable", "no tab is open", headers={"Retry-After": "1"})
+
+    async def shown(page: PageTarget) -> bool:
+        try:
+            reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                         "returnByValue": True}, timeout=FRONT_PROBE_S)
+        except CDPError:
+            return False
+        return reply.get("result", {}).get("value") == "visible"
+
+    visible = await asyncio.gather(*(shown(p) for p in pages))
+    return next((p for p, v in zip(pages, visible) if v), pages[0])
+
+
+async def frame_loaders(session: PageTarget | ChildTarget, timeout: float) -> dict[str, str]:
+    """frame id -> loaderId (its current document) of every frame the session renders."""
+    try:
+        reply = await session.send("Page.getFrameTree", timeout=timeout)
+    except CDPError:
+        return {}
+    out: dict[str, str] = {}
+    stack = [reply.get("frameTree") or {}]
+    while stack:
+        tree = stack.pop()
+        frame = tree.get("frame") or {}
+        if frame.get("id"):
+            out[frame["id"]] = frame.get("loaderId", "")
+        stack.extend(tree.get("childFrames") or ())
+    return out
+
+
+async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
+    sessions: list[PageTarget | ChildTarget] = [page, *page.children.values()]
+    out: dict[str, str] = {}
+    for loaders in await asyncio.gather(*(frame_loaders(s, timeout) for s in sessions)):
+        out.update(loaders)
+    return out
+
+
+async def tab_nodes(conn: CDPConnection, tracker: TargetTracker, page: PageTarget,
+                    health: Any) -> dict[str, Any]:
+    """The tab's /layout entry (document-space bounds, every node)."""
+    body = await build_layout(conn, tracker, LayoutOptions(tab=page.target_id), health)
+    return body["tabs"][0]
+
+
+async def agent_tree(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession,
+                     page: PageTarget, health: Any, timeout: float) -> tuple[dict[str, Any], list[AgentNode], RefTable]:
+    entry, loaders = await asyncio.gather(tab_nodes(conn, tracker, page, health),
+                                          tab_loaders(page, timeout))
+    table = agent.refs(page.target_id)
+    table.forget_documents(loaders)
+    roots = build_tree(entry["layout"]["nodes"], loaders, table.ref_for)
+    drop_redundant_text(roots)
+    return entry, roots, table
+
+
+async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: Any,
+                        page: PageTarget, options: RenderOptions, client: str, scope: str | None,
+                        timeout: float) -> Snapshot:
+    events = agent.events(page.target_id)
+    modal = events.modal_state()
+    if modal is not None:
+        # The page is blocked until the modal state is answered: say so instead of hanging.
+        empty = Rendered(text=f"- [modal state: {modal['kind']}: answer it with {modal['answer_with']}]",
+                         tree=[], nodes=0, refs=0, total_nodes=0, truncated=False, unchanged=0)
+        return Snapshot(page, page.url, page.title, empty, modal)
+    entry, roots, table = await agent_tree(conn, tracker, agent, page, health, timeout)
+    if scope is not None:
+        found = next((n for n in walk(roots) if n.ref == scope), None)
+        if found is None:
+            raise stale_ref(scope, "is gone") if table.was_given(scope) else unknown_ref(scope)
+        roots = [found]
+    previous = agent.previous_snapshot(client, page.target_id) if options.diff else None
+    rendered = render(roots, options, previous)
+    if scope is None:
+        agent.remember_snapshot(client, page.target_id, rendered.hashes)
+    return Snapshot(page, entry.get("url", page.url), entry.get("title", page.title), rendered, None)
