@@ -145,7 +145,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         wait = min(timeout_s or 60.0, 300.0) + 30.0
         return _text((await backends.sidecar("POST", "/playwright", body=body, timeout=wait)).json())
 
-    @server.tool(description=(
+    @server.tool(structured_output=False, description=(
         "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
         "it down. Coordinates for desktop_click are screen pixels of the full-size screen, which "
         "the answer's text gives. " + READ_ONLY))
