@@ -16,7 +16,7 @@ from .support import Desktop
 
 def test_playwright_code_runs_in_the_image_against_its_browser(chromium_desktop: Desktop) -> None:
     response = chromium_desktop.post(8122, "/playwright", {
-        "code": "import playwright\nprint(playwright.__version__)\n"
+        "code": "from importlib.metadata import version\nprint(version('playwright'))\n"
                 "await page.click('text=Press me')\n"
                 "return {'title': await page.title(), 'button': await page.inner_text('button')}"})
     assert response.status_code == 200, response.text
