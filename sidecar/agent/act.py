@@ -23,6 +23,8 @@ FRONT_WAIT_S = 2.0
 # After visible input, how long to watch for a navigation or modal state the input started
 # (X events reach the page after desktopd answered).
 VISIBLE_SETTLE_S = 0.15
+# A navigation asked for but not started within this long was cancelled or became a download.
+REQUEST_GRACE_S = 1.0
 
 _NEXT_FRAME = ("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
 _SELECT_ALL = """function () {
@@ -353,8 +355,13 @@ async def settle(ctx: ActContext, events: Any, budget: float) -> None:
         except CDPError:
             pass
     deadline = loop.time() + budget
-    while events.main_loading and not events.modal.is_set() and loop.time() < deadline:
+
+    def navigating() -> bool:
+        asked = events.requested_at
+        return events.main_loading or (asked is not None and loop.time() - asked < REQUEST_GRACE_S)
+
+    while navigating() and not events.modal.is_set() and loop.time() < deadline:
         try:
-            await asyncio.wait_for(events.change.wait(), min(1.0, max(0.0, deadline - loop.time())))
+            await asyncio.wait_for(events.change.wait(), min(0.25, max(0.0, deadline - loop.time())))
         except asyncio.TimeoutError:
             pass

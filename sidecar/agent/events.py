@@ -77,6 +77,7 @@ class TabEvents:
         self.chooser_arm: list[str] | None = None
         self.choosers: deque[dict[str, Any]] = deque(maxlen=MAX_DIALOGS)
         self.main_loading = False
+        self.requested_at: float | None = None    # loop time a main-frame navigation was asked for
         self.navigations = 0                      # main-frame documents committed
         self.modal = asyncio.Event()              # set while a dialog or chooser waits
         self.change = asyncio.Event()             # pulsed on loading/navigation changes

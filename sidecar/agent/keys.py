@@ -32,6 +32,13 @@ _NAMED = {
 }
 
 
+# Characters whose xdotool name is not the character itself.
+_KEYSYMS = {"=": "equal", "+": "plus", "-": "minus", ",": "comma", ".": "period", "/": "slash",
+            ";": "semicolon", "'": "apostrophe", "[": "bracketleft", "]": "bracketright",
+            "\\": "backslash", "`": "grave", "*": "asterisk", "#": "numbersign", "!": "exclam",
+            "?": "question", ":": "colon", "0": "0"}
+
+
 class KeyError_(ValueError):
     """A combo that names no key; the route answers 422 naming the field."""
 
@@ -81,5 +88,6 @@ def parse_combo(text: str) -> Combo:
     elif key.isdigit():
         code, vk = f"Digit{key}", ord(key)
     else:
-        code, vk = "", 0
-    return Combo(tuple(modifiers), key, key, code, vk, key)
+        code, vk = {"=": ("Equal", 187), "+": ("Equal", 187), "-": ("Minus", 189),
+                    ",": ("Comma", 188), ".": ("Period", 190), "/": ("Slash", 191)}.get(key, ("", 0))
+    return Combo(tuple(modifiers), _KEYSYMS.get(key, key), key, code, vk, key)

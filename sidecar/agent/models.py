@@ -106,7 +106,7 @@ ACT_BODY = Tagged("kind", {
 SNAPSHOT_QUERY = Model("SnapshotQuery", [
     F("tab", TAB),
     F("format", Enum(("text", "json")), default="text"),
-    F("max_chars", Int(minimum=200, maximum=MAX_MAX_CHARS), default=DEFAULT_MAX_CHARS,
+    F("max_chars", Int(minimum=500, maximum=MAX_MAX_CHARS), default=DEFAULT_MAX_CHARS,
       description="Character budget; past it a marker line says how much was left out."),
     F("interactive", Bool(), default=False,
       description="Only elements an agent can act on, and their named ancestors."),

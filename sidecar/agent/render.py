@@ -14,6 +14,7 @@ from .tree import STATE_FLAGS, AgentNode, walk
 DEFAULT_MAX_CHARS = 40_000
 MAX_MAX_CHARS = 2_000_000
 MAX_NAME_CHARS = 300
+MARKER_RESERVE = 280      # room kept for the truncation marker, so the whole stays in budget
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def render(nodes: list[AgentNode], options: RenderOptions,
             line += " [unchanged]"
         elif cut:
             line += f" [+{len(walk(node.children))} below]"
-        if chars + len(line) + 1 > options.max_chars:
+        if chars + len(line) + 1 > options.max_chars - MARKER_RESERVE:
             truncated = True
             stack.append((node, depth, into))
             break

@@ -53,6 +53,7 @@ class AgentSession:
             "Page.javascriptDialogOpening": self._on_dialog,
             "Page.javascriptDialogClosed": self._on_dialog_closed,
             "Page.fileChooserOpened": self._on_file_chooser,
+            "Page.frameRequestedNavigation": self._on_requested,
             "Page.frameStartedLoading": self._on_loading(True),
             "Page.frameStoppedLoading": self._on_loading(False),
             "Page.frameNavigated": self._on_navigated,
@@ -215,8 +216,18 @@ class AgentSession:
                 return          # only the tab's main frame says whether the tab is loading
             tab = self.events(page.target_id)
             tab.main_loading = started
+            tab.requested_at = None
             tab.pulse()
         return handler
+
+    def _on_requested(self, params: dict, session_id: str | None) -> None:
+        """A link or form asked for a navigation (it may still turn into a download or be
+        cancelled, so waiting on it alone is bounded: see act.settle)."""
+        page = self.tracker.page_for_session(session_id) if session_id else None
+        if page is not None and params.get("frameId") == page.target_id:
+            tab = self.events(page.target_id)
+            tab.requested_at = asyncio.get_running_loop().time()
+            tab.pulse()
 
     def _on_navigated(self, params: dict, session_id: str | None) -> None:
         page = self.tracker.page_for_session(session_id) if session_id else None

@@ -15,7 +15,7 @@ from ..layout import LayoutOptions, build_layout
 from .refs import RefTable
 from .render import Rendered, RenderOptions, render
 from .session import AgentSession
-from .tree import AgentNode, build_tree, drop_redundant_text, walk
+from .tree import AgentNode, agent_nodes, walk
 
 FRONT_PROBE_S = 2.0
 
@@ -100,10 +100,7 @@ async def agent_tree(conn: CDPConnection, tracker: TargetTracker, agent: AgentSe
     entry, loaders = await asyncio.gather(tab_nodes(conn, tracker, page, health),
                                           tab_loaders(page, timeout))
     table = agent.refs(page.target_id)
-    table.forget_documents(loaders)
-    roots = build_tree(entry["layout"]["nodes"], loaders, table.ref_for)
-    drop_redundant_text(roots)
-    return entry, roots, table
+    return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
 async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: Any,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .refs import ElementKey
+from .refs import ElementKey, RefTable
 
 # Roles an agent acts on.
 ACTIONABLE = frozenset({
@@ -139,3 +139,11 @@ def walk(nodes: list[AgentNode]) -> list[AgentNode]:
         out.append(node)
         stack.extend(reversed(node.children))
     return out
+
+
+def agent_nodes(nodes: Sequence[dict[str, Any]], loaders: dict[str, str], table: RefTable) -> list[AgentNode]:
+    """The tab's agent tree with refs from its table; refs of documents gone are retired first."""
+    table.forget_documents(loaders)
+    roots = build_tree(nodes, loaders, table.ref_for)
+    drop_redundant_text(roots)
+    return roots

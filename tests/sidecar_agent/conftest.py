@@ -1,0 +1,32 @@
+"""Fixtures of the agent suite: real Xvfb, desktopd and the sidecar's Chromium, local pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.capability import chromium_path, have_program, require
+
+from .stack import Pages, Stack, start_stack
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[Pages]:
+    server = Pages()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(pages: Pages, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """One desktop per test module: Xvfb, desktopd, and the sidecar acting through it."""
+    require(chromium_path() is not None, "Chromium")
+    require(have_program("Xvfb"), "Xvfb")
+    running = start_stack(tmp_path_factory.mktemp("agent-stack"), pages.url("form.html"))
+    try:
+        yield running
+    finally:
+        running.stop()

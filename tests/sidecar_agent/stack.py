@@ -1,0 +1,132 @@
+"""The real processes of the agent tests: a page server, Xvfb, desktopd, and the sidecar
+(Chromium) told desktopd's URL, each ready on its own "listening" line, logging to files,
+stopped by PID."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.support.processes import terminate
+from tests.support.xvfb import Xvfb, start_xvfb
+
+PAGES = Path(__file__).parent / "pages"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Pages:
+    """Static pages on 127.0.0.1; CROSS_ORIGIN in a page becomes http://localhost:<port>, another
+    site, so an iframe of it runs out of process."""
+
+    def __init__(self) -> None:
+        handler = functools.partial(_Handler, directory=str(PAGES))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        target = PAGES / path.lstrip("/")
+        if path.endswith(".html") and target.is_file():
+            body = target.read_text().replace("CROSS_ORIGIN", f"http://localhost:{self.server.server_address[1]}")
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        super().do_GET()
+
+
+def _start(args: Sequence[str], log: Path, patterns: Sequence[str], timeout: float) -> tuple[
+        subprocess.Popen, list[re.Match[str]]]:
+    out = open(log, "wb")
+    process = subprocess.Popen([sys.executable, "-m", *args], cwd=str(ROOT), stdout=out,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    out.close()
+    found: list[re.Match[str]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        for pattern in patterns:
+            while True:
+                match = re.search(pattern, log.read_text(errors="replace"))
+                if match:
+                    found.append(match)
+                    break
+                if process.poll() is not None:
+                    raise RuntimeError(f"{args[0]} exited ({process.returncode}): {log.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{args[0]} not ready in {timeout} s: {log.read_text()[-2000:]}")
+                time.sleep(0.05)
+    except BaseException:
+        terminate(process)
+        raise
+    return process, found
+
+
+@dataclass
+class Stack:
+    xvfb: Xvfb
+    desktopd: subprocess.Popen | None
+    desktopd_url: str
+    sidecar: subprocess.Popen
+    url: str
+    downloads: Path
+
+    def stop(self) -> None:
+        try:
+            terminate(self.sidecar)
+            if self.desktopd is not None:
+                terminate(self.desktopd)
+        finally:
+            self.xvfb.stop()
+
+
+def start_stack(log_dir: Path, start_url: str, *, sidecar_args: Sequence[str] = (),
+                with_desktopd: bool = True) -> Stack:
+    xvfb = start_xvfb(1280, 800, log_path=str(log_dir / "xvfb.log"))
+    desktopd = sidecar = None
+    try:
+        desktopd_url = ""
+        if with_desktopd:
+            desktopd, (listening,) = _start(["desktopd", "--display", xvfb.display, "--port", "0"],
+                                            log_dir / "desktopd.log",
+                                            [r"desktopd listening on (http://[\d.]+:\d+)"], 30)
+            desktopd_url = listening.group(1)
+        downloads = log_dir / "downloads"
+        extra = ["--desktopd-url", desktopd_url] if desktopd_url else []
+        sidecar, (listening, _ready) = _start(
+            ["sidecar", start_url, "--display", xvfb.display, "--host", "127.0.0.1", "--port", "0",
+             "--downloads-dir", str(downloads), *extra, *sidecar_args],
+            log_dir / "sidecar.log", [r"sidecar listening on (http://[\d.]+:\d+)", r"Chromium ready"], 60)
+    except BaseException:
+        for process in (sidecar, desktopd):
+            if process is not None:
+                terminate(process)
+        xvfb.stop()
+        raise
+    return Stack(xvfb, desktopd, desktopd_url, sidecar, listening.group(1), downloads)

@@ -1,0 +1,99 @@
+"""Both modes end on the same element: the page records which button each click reached, on a
+scrolled page (far down, far right, an inner scroller), in same-origin and out-of-process
+iframes, in a shadow root, under CSS zoom, browser zoom, and device scale factor 2."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.capability import chromium_path, have_program, require
+
+from .agent import Agent
+from .stack import Pages, Stack, start_stack
+
+pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+CASES = [("Top", "b-top"), ("Far down", "b-far"), ("Far right", "b-right"), ("Bottom", "b-bottom"),
+         ("Inner scroll", "b-inner"), ("CSS zoom", "b-csszoom"), ("Rotated", "b-rot"),
+         ("In shadow", "b-shadow"), ("Fixed", "b-fixed"), ("same Three", "same-f-three"),
+         ("cross Two", "cross-f-two")]
+CLICKS = "() => window.__clicks"
+
+
+def _evaluate(agent: Agent, function: str) -> object:
+    return agent.act("evaluate", function=function, mode="cdp")["result"]
+
+
+def _recorded_after(agent: Agent, seen: int) -> list[str]:
+    """The clicks the page recorded after the first ``seen`` (iframes report by postMessage)."""
+    for _ in range(40):
+        clicks = _evaluate(agent, CLICKS)
+        if len(clicks) > seen:
+            return clicks[seen:]
+        time.sleep(0.05)
+    return []
+
+
+def click_every_case(agent: Agent, mode: str) -> None:
+    agent.wait_for_text('"cross Two"')
+    for name, want in CASES:
+        ref = agent.ref("button", name, agent.snapshot())
+        seen = len(_evaluate(agent, CLICKS))
+        done = agent.act("click", ref=ref, mode=mode)
+        assert done["element"]["name"] == name
+        got = _recorded_after(agent, seen)
+        assert got == [want], f"{mode} click on {name!r} at {done['point']} reached {got}"
+
+
+def _open(agent: Agent, pages: Pages) -> None:
+    agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("targets.html")})
+
+
+@pytest.mark.parametrize("mode", ["visible", "cdp"])
+def test_both_modes_hit_the_element(stack: Stack, pages: Pages, mode: str) -> None:
+    agent = Agent(stack.url)
+    _open(agent, pages)
+    click_every_case(agent, mode)
+
+
+def test_both_modes_under_browser_zoom(stack: Stack, pages: Pages) -> None:
+    agent = Agent(stack.url)
+    _open(agent, pages)
+    agent.wait_for_text('"cross Two"')
+    agent.act("click", ref=agent.ref("button", "Top"))        # the window has the keyboard
+    for _ in range(2):
+        agent.act("press", key="Control+=")                  # Chromium's zoom in: 110%, 125%
+    try:
+        for _ in range(40):
+            if _evaluate(agent, "() => window.devicePixelRatio") > 1.2:
+                break
+            time.sleep(0.05)
+        assert _evaluate(agent, "() => window.devicePixelRatio") > 1.2
+        click_every_case(agent, "visible")
+        click_every_case(agent, "cdp")
+    finally:
+        agent.act("press", key="Control+0")
+
+
+@pytest.fixture
+def scaled_stack(pages: Pages, tmp_path) -> Iterator[Stack]:
+    require(chromium_path() is not None, "Chromium")
+    require(have_program("Xvfb"), "Xvfb")
+    running = start_stack(tmp_path, pages.url("targets.html"),
+                          # The window in DIPs: twice that in pixels still fits the 1280x800 screen.
+                          sidecar_args=["--chromium-flag=--force-device-scale-factor=2",
+                                        "--window-size", "620x390"])
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_both_modes_at_device_scale_factor_2(scaled_stack: Stack, pages: Pages) -> None:
+    agent = Agent(scaled_stack.url)
+    assert _evaluate(agent, "() => window.devicePixelRatio") == 2
+    click_every_case(agent, "visible")
+    click_every_case(agent, "cdp")
