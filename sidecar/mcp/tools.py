@@ -6,6 +6,7 @@ tools from these descriptions."""
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Annotated, Any, Literal
 
 from mcp.server.fastmcp import FastMCP, Image
@@ -33,8 +34,12 @@ def _text(value: Any) -> str:
 def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
     """The server with every tool bound to ``backends``. Its HTTP transport is stateless JSON (each
     POST answers in its body) and leaves Host/Origin checks to the sidecar's guard."""
-    server = FastMCP(name, instructions=INSTRUCTIONS, stateless_http=True, json_response=True,
-                     transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    with warnings.catch_warnings():
+        # pydantic-settings warns about a forward reference in the SDK's own settings model
+        # (its `lifespan` field), which nothing here reads from the environment.
+        warnings.filterwarnings("ignore", message=r"Field 'lifespan' has an incomplete definition")
+        server = FastMCP(name, instructions=INSTRUCTIONS, stateless_http=True, json_response=True,
+                         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
     @server.tool(description=(
         "Read a browser tab as an indented text tree: `- role \"name\" [ref=...] [states]`. Elements "
