@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -20,6 +21,17 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class _Router(Protocol):
+    def lifespan_context(self, app: Any) -> AbstractAsyncContextManager[Any]: ...
+
+
+class StarletteLike(Protocol):
+    """What is used of the Starlette app FastMCP.streamable_http_app() returns."""
+    router: _Router
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
 STOP_TIMEOUT_S = 10.0
 MCP_APP = app_key("sidecar.mcp.asgi_app", object)
@@ -103,7 +115,7 @@ async def mcp_endpoint(request: web.Request) -> web.StreamResponse:
     return await call_asgi(request.app[MCP_APP], request)  # type: ignore[arg-type]
 
 
-def serve_mcp(app: web.Application, asgi_app: Any, self_address: SelfAddress) -> None:
+def serve_mcp(app: web.Application, asgi_app: StarletteLike, self_address: SelfAddress) -> None:
     """Mounts ``asgi_app`` (a Starlette app from FastMCP.streamable_http_app()) for /mcp and
     runs its lifespan (the SDK's session manager) while the sidecar runs.
 
