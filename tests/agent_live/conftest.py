@@ -49,11 +49,22 @@ async def start_sidecar(tmp_path, *args: str, env: dict[str, str] | None = None)
     return sidecar
 
 
+async def loaded(sidecar: SidecarProcess, url: str) -> None:
+    """The front tab with ``url`` loaded (its load event fired): "Chromium ready" comes with the
+    first tab, not with its page."""
+    status, tabs = await sidecar.get("/tabs", headers=AUTH)
+    assert status == 200, tabs
+    status, tab = await sidecar.request("POST", f"/tabs/{tabs[0]['id']}/navigate",
+                                        json={"url": url, "wait": "load"}, headers=AUTH)
+    assert status == 200, tab
+
+
 @pytest.fixture
 async def sidecar(chromium: str, pages: dict[str, str], tmp_path) -> AsyncIterator[SidecarProcess]:
-    """A headless sidecar with the form page in its one tab."""
+    """A headless sidecar with the form page loaded in its one tab."""
     process = await start_sidecar(tmp_path, "--headless", pages["form"])
     try:
+        await loaded(process, pages["form"])
         yield process
     finally:
         await process.stop()

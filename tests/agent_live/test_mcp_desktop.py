@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.desktopd import start_desktopd
 
-from .conftest import AUTH, start_sidecar
+from .conftest import AUTH, loaded, start_sidecar
 from .test_mcp import http_session, text
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
@@ -28,6 +28,7 @@ async def test_visible_acts_and_desktop_tools_reach_the_page(chromium, xvfb, des
     sidecar = await start_sidecar(tmp_path, "--display", xvfb.display, "--desktopd-url", desktopd.url,
                                   pages["form"], env={"DISPLAY": xvfb.display})
     try:
+        await loaded(sidecar, pages["form"])
         async with http_session(sidecar) as session:
             shot = text(await session.call_tool("browser_snapshot", {"interactive": True}))
             ref = shot.split('button "Submit order" [ref=')[1].split("]")[0]
