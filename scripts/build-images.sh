@@ -47,6 +47,8 @@ if [ "$what" != chromium ]; then
     build images/desktop/Dockerfile "$desktop_image" --build-arg "BASE_IMAGE=$base_image"
 fi
 if [ "$what" != desktop ]; then
+    # The Chromium image installs Playwright and the MCP SDK offline from these wheels.
+    "$root/scripts/wheelhouse.sh"
     build images/chromium/Dockerfile "$chromium_image" --build-arg "DESKTOP_IMAGE=$system_image"
 fi
 docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' \

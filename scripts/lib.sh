@@ -28,7 +28,7 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent]"
         touch "$stamp"
     fi
 }
@@ -39,6 +39,7 @@ NATIVE_PACKAGES=(
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
+    nodejs npm  # scripts/bench_agent.py installs and runs Playwright MCP (@playwright/mcp) with them
     ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil

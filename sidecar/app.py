@@ -13,17 +13,22 @@ from desktopd.web.middlewares import Handler, error_middleware, token_auth_middl
 
 from . import keys
 from .agent.pointer import DesktopdClient
-from .cdp_proxy import serve_proxy
+from .cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
 from .chromium_watch import ChromiumSupervisor
 from .errors import DOMAIN_ERRORS, as_api_error
+from .mcp.http_mount import SelfAddress, serve_mcp
 from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
 
+# Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
+# container.
+DEFAULT_DESKTOPD_URL = "http://127.0.0.1:8080"
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
 # Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
 MAX_CONCURRENT = 64
-ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24}
+# A /playwright call is a child process with a Node driver: a few at once.
+ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24, "POST /playwright": 4}
 
 
 @web.middleware
@@ -59,6 +64,14 @@ def init_app(settings: Settings) -> web.Application:
 
     app.cleanup_ctx.append(chromium_context)
 
+    def chromium_ws_url() -> str | None:
+        chromium = app[keys.SUPERVISOR].chromium
+        return chromium.ws_url if chromium is not None else None
+
+    # /cdp on this port (routes.py) and, with --expose-cdp, the same proxy on a port of its own.
+    app[PROXY_ORIGIN] = chromium_ws_url
+    app[PROXY_PREFIX] = "/cdp"
+
     async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
         client = (DesktopdClient(settings.desktopd_url, settings.desktopd_token)
                   if settings.desktopd_url else None)
@@ -69,9 +82,23 @@ def init_app(settings: Settings) -> web.Application:
 
     app.cleanup_ctx.append(desktopd_context)
     if settings.expose_cdp is not None:
-        def chromium_ws_url() -> str | None:
-            chromium = app[keys.SUPERVISOR].chromium
-            return chromium.ws_url if chromium is not None else None
         app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
+    _mount_mcp(app, settings)
     setup_routes(app)
     return app
+
+
+def _mount_mcp(app: web.Application, settings: Settings) -> None:
+    """The MCP server at /mcp when the `mcp` package is installed (the `agent` extra; the images
+    have it); without it /mcp answers 501."""
+    try:
+        from .mcp.backends import Backends
+        from .mcp.tools import build_server
+    except ImportError as exc:
+        if not (exc.name or "").startswith(("mcp", "pydantic", "starlette")):
+            raise
+        return
+    self_address = SelfAddress(f"http://127.0.0.1:{settings.port}")
+    backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
+                        settings.desktopd_token or settings.token)
+    serve_mcp(app, build_server(backends).streamable_http_app(), self_address)

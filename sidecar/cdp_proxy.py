@@ -11,6 +11,10 @@ policy applies) or through CDP itself.
 The WebSocket URLs Chromium writes into its listings are rewritten to point here, so
 ``playwright.chromium.connect_over_cdp("http://127.0.0.1:PORT", headers={"Authorization": ...})``
 and Puppeteer's ``connect({browserURL, headers})`` work unchanged.
+
+The same handlers serve two places: the sidecar's own port under ``/cdp`` (always, routes in its
+route table) and, with ``--expose-cdp``, a port of their own at the root. Each app says under
+which prefix it serves them (``PROXY_PREFIX``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ FETCH_TIMEOUT_S = 10.0
 
 ChromiumUrl = Callable[[], "str | None"]      # Chromium's current browser WebSocket URL, or None
 PROXY_ORIGIN = app_key("sidecar.cdp_proxy.chromium_ws_url", object)
+PROXY_PREFIX = app_key("sidecar.cdp_proxy.prefix", str)    # "" or "/cdp"
+# The kinds of DevTools sockets Chromium serves under /devtools/.
+SOCKET_KINDS = ("page", "browser", "worker", "iframe", "shared_worker", "service_worker")
 
 
 def _chromium_base(request: web.Request) -> str:
@@ -51,9 +58,14 @@ def _chromium_base(request: web.Request) -> str:
 
 
 def public_ws_base(request: web.Request) -> str:
-    """ws://HOST:PORT of this proxy as the client reached it (its Host header, which the guard
-    has already checked)."""
-    return f"ws://{request.host}"
+    """ws://HOST:PORT[/cdp] of this proxy as the client reached it (its Host header, which the
+    guard has already checked)."""
+    return f"ws://{request.host}{request.app[PROXY_PREFIX]}"
+
+
+def chromium_path(request: web.Request) -> str:
+    """The request's path on Chromium's endpoint (the proxy's prefix taken off)."""
+    return request.path.removeprefix(request.app[PROXY_PREFIX]) or "/"
 
 
 def _rewrite(value: object, chromium_netloc: str, public: str) -> object:
@@ -70,7 +82,7 @@ def _rewrite(value: object, chromium_netloc: str, public: str) -> object:
 
 async def listing(request: web.Request) -> web.Response:
     base = _chromium_base(request)
-    path = request.path.rstrip("/") or "/json"
+    path = chromium_path(request).rstrip("/") or "/json"
     timeout = aiohttp.ClientTimeout(total=FETCH_TIMEOUT_S)
     try:
         async with aiohttp.ClientSession(timeout=timeout) as session:
@@ -85,7 +97,13 @@ async def listing(request: web.Request) -> web.Response:
 
 async def devtools_socket(request: web.Request) -> web.StreamResponse:
     """A CDP WebSocket: messages pumped both ways until either side closes."""
-    target = _chromium_base(request).replace("http://", "ws://", 1) + request.path
+    if request.match_info.get("kind") not in SOCKET_KINDS:
+        raise ApiError(404, "not_found", f"no DevTools socket kind {request.match_info.get('kind')!r}; "
+                                         f"one of {', '.join(SOCKET_KINDS)}")
+    if not web.WebSocketResponse().can_prepare(request).ok:
+        raise ApiError(400, "not_websocket", f"{request.path} is a CDP WebSocket: connect with a "
+                                             "WebSocket client (Upgrade: websocket)")
+    target = _chromium_base(request).replace("http://", "ws://", 1) + chromium_path(request)
     upstream_session = aiohttp.ClientSession()
     try:
         try:
@@ -130,11 +148,11 @@ def proxy_app(settings: Settings, chromium_ws_url: ChromiumUrl) -> web.Applicati
         token_auth_middleware(settings.token, public_paths=()),
     ])
     app[PROXY_ORIGIN] = chromium_ws_url
+    app[PROXY_PREFIX] = ""
     for path in LISTINGS:
         app.router.add_get(path, listing)
         app.router.add_get(path + "/", listing)
-    app.router.add_get("/devtools/{kind:page|browser|worker|iframe|shared_worker|service_worker}/{id}",
-                       devtools_socket)
+    app.router.add_get("/devtools/{kind}/{id}", devtools_socket)
     return app
 
 

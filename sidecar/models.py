@@ -77,3 +77,14 @@ RESET_BODY = Model("Reset", [
       description="Seconds, 5 to 300, for the new Chromium to start and its tabs to load (default: 60); "
                   "504 reset_timeout when they did not."),
 ])
+PLAYWRIGHT_BODY = Model("Playwright", [
+    F("code", Str(min_length=1, max_length=1 << 20, pattern=r"\S"), required=True,
+      description="Python: the body of an async function with `page` (the tab), `context` and "
+                  "`browser` bound (Playwright's async API); `return` gives `result`. A single "
+                  "expression is returned as it is, e.g. `await page.title()`. Locals do not "
+                  "persist between calls; the browser does."),
+    F("timeout_s", Number(exclusive_minimum=0),
+      description="Seconds before the code is stopped: default 60, values above 300 are taken as 300."),
+    F("tab", Str(min_length=1, check=_not_blank, pattern=r"\S"),
+      description="Target id, or a unique prefix of one, bound as `page` (default: the tab in front)."),
+])

@@ -1,5 +1,6 @@
-"""HTTP routes: health, targets/tabs (list, open, close, activate, navigate, reload), layout, and the
-OpenAPI document generated from the route table below."""
+"""HTTP routes: health, targets/tabs (list, open, close, activate, navigate, reload), layout,
+Playwright code and the CDP proxy (/cdp) on the live browser, and the OpenAPI document generated
+from the route table below."""
 
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ from desktopd.web.bodies import json_body, optional_json_body
 from desktopd.web.errors import ApiError
 from desktopd.web.routing import Route, register
 
-from . import keys
+from . import cdp_proxy, keys
 from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
 from .chromium_watch import ChromiumUnavailable
 from .errors import TabNotFound, as_api_error
 from .crash_recovery import revive
-from .models import LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY, RESET_BODY
+from .models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
+                     RESET_BODY)
+from .mcp.http_mount import mcp_endpoint
+from .playwright_exec import clamp_timeout, run_playwright
 from .tab_health import TabHealth
 from .url_policy import UrlPolicy, UrlRefused
 
@@ -347,11 +351,42 @@ async def layout(request: web.Request) -> web.Response:
     return web.Response(body=data, headers=headers, content_type="application/json", charset="utf-8")
 
 
+# -- Playwright on the live browser -----------------------------------------------------------
+
+async def front_tab(request: web.Request) -> PageTarget:
+    """The tab shown in the browser window (the first tab when none says it is)."""
+    _conn, tracker = _session(request)
+    pages = tracker.pages()
+    if not pages:
+        raise ChromiumUnavailable("the browser has no tab")
+    health = _tab_health(request)
+    visible = await asyncio.gather(*(_visible(p, health) for p in pages))
+    return next((p for p, v in zip(pages, visible) if v), pages[0])
+
+
+async def playwright(request: web.Request) -> web.Response:
+    """Body: {"code", "timeout_s", "tab"}. 200 with the run's outcome, failed or not: a failure in
+    the code is the caller's content, not an error of this service."""
+    settings = request.app[keys.SETTINGS]
+    if not settings.playwright:
+        raise ApiError(403, "playwright_disabled",
+                       "POST /playwright is switched off on this sidecar (SIDECAR_PLAYWRIGHT=0)")
+    body = await json_body(request, PLAYWRIGHT_BODY)
+    _conn, tracker = _session(request)
+    page = _find_tab(tracker, body["tab"])[0] if body["tab"] else await front_tab(request)
+    ws_url = request.app[cdp_proxy.PROXY_ORIGIN]()  # type: ignore[operator]
+    if not ws_url:
+        raise ChromiumUnavailable("Chromium is starting or restarting")
+    return web.json_response(await run_playwright(body["code"], ws_url, page.target_id,
+                                                  clamp_timeout(body["timeout_s"])))
+
+
 async def openapi_json(request: web.Request) -> web.Response:
     return web.Response(text=OPENAPI_BODY, content_type="application/json")
 
 
-OBJECT = {"application/json": {"schema": {"type": "object"}}}
+OBJ_SCHEMA = {"type": "object"}
+OBJECT = {"application/json": {"schema": OBJ_SCHEMA}}
 TARGETS = {"application/json": {"schema": {"type": "array", "items": {
     "type": "object", "required": ["id", "type", "title", "url"],
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
@@ -371,6 +406,7 @@ ERROR_TEXT = {
          "that cannot be acted on",
     422: "A field or parameter is invalid; `field` names it",
     500: "Unexpected error (a bug)",
+    501: "Not installed in this environment (the `agent` extra)",
     502: "Chromium refused the call, or the navigation failed",
     503: "Chromium is starting or restarting, or the tab does not answer",
     504: "Chromium or the page did not answer in time",
@@ -407,6 +443,44 @@ ROUTES: list[Route] = [
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     *AGENT_ROUTES,
+]
+PLAYWRIGHT_RESULT = {"application/json": {"schema": {
+    "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],
+    "properties": {"success": {"type": "boolean"},
+                   "result": {"description": "The code's return value (JSON)."},
+                   "stdout": {"type": "string"}, "stderr": {"type": "string"},
+                   "error": {"type": ["string", "null"],
+                             "description": "The exception with its traceback, a timeout, or null."},
+                   "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
+CDP_LISTING = dict(tag="cdp", extra_errors=(502,),
+                   description="Chromium's DevTools listing with every webSocketDebuggerUrl pointing "
+                               "at /cdp/devtools/... on this port: "
+                               "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
+                               "\"Bearer TOKEN\"})`.")
+CDP_ROUTES = [route for path in cdp_proxy.LISTINGS for route in (
+    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}", **CDP_LISTING),
+    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}", **CDP_LISTING))]
+ROUTES += CDP_ROUTES + [
+    Route("GET", "/cdp/devtools/{kind}/{id}", cdp_proxy.devtools_socket,
+          "A CDP WebSocket of the browser or a target, proxied to Chromium", "cdp",
+          not_found=True, id_description="The socket's kind (browser, page, worker, iframe, "
+          "shared_worker, service_worker), then the browser's or target's id.",
+          id_pattern=r"^[A-Za-z0-9_-]{1,64}$", success_status=101, success={}, extra_errors=(400,),
+          description="Upgrade: websocket. Messages are relayed both ways unchanged. 400 without "
+                      "a WebSocket upgrade."),
+    Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
+          "playwright", body=PLAYWRIGHT_BODY, not_found=True, extra_errors=(403,),
+          success=PLAYWRIGHT_RESULT,
+          description="A child process connects Playwright to this browser over CDP with `page`, "
+                      "`context` and `browser` bound, runs the code and is killed at the timeout. "
+                      "The answer is 200 whether the code succeeded or not (`success`, `error`). "
+                      "403 when switched off (SIDECAR_PLAYWRIGHT=0)."),
+    Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
+          "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
+          description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
+                      "tools/call. Its tools call this sidecar and desktopd (SIDECAR_DESKTOPD_URL). "
+                      "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "
+                      "header. 501 without the `mcp` package."),
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
     ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,

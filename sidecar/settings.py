@@ -63,6 +63,8 @@ class Settings:
     tab_order: str = "front"
     # Chromium's DevTools endpoint through a token-checked proxy on this address (cdp_proxy.py).
     expose_cdp: tuple[str, int] | None = None
+    # POST /playwright runs Python code against the browser (playwright_exec.py).
+    playwright: bool = True
     # The agent contract (sidecar/agent): desktopd for visible-mode input (None: visible mode
     # answers 503 saying so), where downloads go, and whether POST /act may run page scripts.
     desktopd_url: str | None = None
@@ -227,6 +229,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--tab-budget", default=env.get("SIDECAR_TAB_BUDGET") or None,
                         help="seconds a request waits for one tab before it reports that tab "
                              "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
+    parser.add_argument("--no-playwright", action="store_false", dest="playwright",
+                        default=truthy(env.get("SIDECAR_PLAYWRIGHT", "1")),
+                        help="refuse POST /playwright, which runs the caller's Python code in this "
+                             "container against the browser (env SIDECAR_PLAYWRIGHT=0)")
     parser.add_argument("--desktopd-url", default=env.get("SIDECAR_DESKTOPD_URL") or None,
                         help="desktopd's URL, for POST /act's visible mode (real pointer and keyboard "
                              "through XTEST) (env SIDECAR_DESKTOPD_URL; the image sets "
@@ -270,6 +276,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
+        playwright=args.playwright,
         desktopd_url=args.desktopd_url.rstrip("/") if args.desktopd_url else None,
         desktopd_token=_desktopd_token(env),
         downloads_dir=args.downloads_dir or Settings.downloads_dir,

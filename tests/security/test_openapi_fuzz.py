@@ -3,11 +3,13 @@ an Xvfb, the sidecar with a headless Chromium. Its conformance checks hold: no 5
 and content type documented, requests the document calls invalid are refused, authentication
 enforced, and requests the document calls valid are accepted.
 
-Not fuzzed: /api/v1/execute (it would run generated commands on this machine), the AT-SPI
-routes (they need a session bus; tests/accessibility covers their 4xx/503), and the operations
-that take real time by design: the vendors' computer actions (waits and key holds up to 100 s,
-a screenshot each), screen recording (an ffmpeg per call) and reset; tests/computer_use checks
-their 422s field by field. The sidecar's /reset (a Chromium restart each) likewise. Acceptance of valid
+Not fuzzed: /api/v1/execute and the sidecar's /playwright (they would run generated commands or
+code on this machine), the AT-SPI routes (they need a session bus; tests/accessibility covers
+their 4xx/503), the sidecar's /mcp (JSON-RPC whose statuses the MCP SDK decides;
+tests/agent_live drives it with the SDK's client), and the operations that take real time by
+design: the vendors' computer actions (waits and key holds up to 100 s, a screenshot each),
+screen recording (an ffmpeg per call) and both resets (a Chromium restart each);
+tests/computer_use and tests/sidecar_service/test_sidecar_reset.py check their 422s. Acceptance of valid
 requests is checked only where validity is all in the document: the other operations also have
 rules OpenAPI cannot state (one of text/keys/events, quality only with jpeg/webp, a key name in
 the keymap, a point on the screen), listed in their descriptions, and answer 422 naming the field.
@@ -87,7 +89,8 @@ async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
         spec = sidecar.base_url + "/openapi.json"
         # /reset restarts Chromium (seconds each): tests/sidecar_service/test_sidecar_reset.py.
         checks = assert_clean(await asyncio.to_thread(schemathesis, spec, token, "-c", "all", "--exclude-checks",
-                                                      "positive_data_acceptance", "--exclude-path", "/reset"))
+                                                      "positive_data_acceptance", "--exclude-path", "/reset",
+                                                      "--exclude-path", "/playwright", "--exclude-path", "/mcp"))
         accepted = assert_clean(await asyncio.to_thread(schemathesis, spec, token, "-c", "positive_data_acceptance",
                                                         "--include-path-regex", FULLY_DESCRIBED))
         with capsys.disabled():

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Download the pinned wheels of the `agent` extra (playwright, mcp and everything they need) for
+# the images' Python (Debian bookworm: CPython 3.11, glibc 2.36, x86_64) into
+# images/chromium/wheelhouse/, which the Chromium image installs offline (pip inside an image
+# build cannot verify PyPI's certificate here; the host's pip can). Git-ignored; kept between runs.
+#   scripts/wheelhouse.sh            (PIP: the pip command to use, default the venv's or python3 -m pip)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest=$root/images/chromium/wheelhouse
+mkdir -p "$dest"
+
+# The pins, from pyproject.toml's `agent` extra: one place says which versions the images get.
+mapfile -t pins < <(python3 - "$root/pyproject.toml" <<'PY'
+import sys, tomllib
+with open(sys.argv[1], "rb") as project:
+    print("\n".join(tomllib.load(project)["project"]["optional-dependencies"]["agent"]))
+PY
+)
+printf '%s\n' "${pins[@]}" >"$dest/requirements.txt"
+
+if [ -n "${PIP:-}" ]; then
+    read -r -a pip <<<"$PIP"
+elif [ -x "$root/.venv/bin/pip" ]; then
+    pip=("$root/.venv/bin/pip")
+else
+    pip=(python3 -m pip)
+fi
+# Binary wheels only (no builds on the host for another interpreter), for every manylinux level
+# bookworm's glibc accepts, plus pure-Python wheels.
+platforms=()
+for level in manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_28_x86_64 manylinux_2_34_x86_64 \
+    manylinux1_x86_64 manylinux2010_x86_64 linux_x86_64; do
+    platforms+=(--platform "$level")
+done
+"${pip[@]}" download --quiet --disable-pip-version-check --dest "$dest" --only-binary=:all: \
+    --implementation cp --python-version 3.11 --abi cp311 --abi abi3 --abi none "${platforms[@]}" \
+    -r "$dest/requirements.txt"
+echo "wheelhouse: $(find "$dest" -name '*.whl' | wc -l) wheels in $dest for: ${pins[*]}" >&2

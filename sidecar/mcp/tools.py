@@ -1,0 +1,206 @@
+"""The MCP tools: few, named for what they act on. ``browser_*`` act on the Chromium that is shown
+on the desktop (the sidecar's tabs); ``desktop_*`` on the whole X desktop through desktopd. Each
+description says whether the operator watching the desktop (noVNC) sees the action: agents pick
+tools from these descriptions."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Annotated, Any, Literal
+
+from mcp.server.fastmcp import FastMCP, Image
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import Field
+
+from .backends import Backends
+
+INSTRUCTIONS = (
+    "A real Linux desktop with a Chromium window already open on it; a person may be watching it. "
+    "For web pages: browser_snapshot to read the page (each element you can act on has a ref), then "
+    "browser_act with that ref; after a navigation take a new snapshot (old refs are refused). "
+    "browser_act in mode 'visible' (the default) moves the real pointer and types on the desktop, "
+    "so the watcher sees it. For anything outside the page (dialogs of other programs, the "
+    "browser's own UI) use desktop_screenshot and the desktop_* tools with screen pixels.")
+
+VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
+READ_ONLY = "Read-only: changes nothing on the desktop."
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
+    """The server with every tool bound to ``backends``. Its HTTP transport is stateless JSON (each
+    POST answers in its body) and leaves Host/Origin checks to the sidecar's guard."""
+    with warnings.catch_warnings():
+        # pydantic-settings warns about a forward reference in the SDK's own settings model
+        # (its `lifespan` field), which nothing here reads from the environment.
+        warnings.filterwarnings("ignore", message=r"Field 'lifespan' has an incomplete definition")
+        server = FastMCP(name, instructions=INSTRUCTIONS, stateless_http=True, json_response=True,
+                         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+
+    @server.tool(description=(
+        "Read a browser tab as an indented text tree: `- role \"name\" [ref=...] [states]`. Elements "
+        "you can act on carry a ref for browser_act. Bounded in size (max_chars); interactive=true "
+        "keeps only actionable elements; ref=... scopes to a subtree; diff=true prints [unchanged] for "
+        "parts equal to your previous snapshot. " + READ_ONLY))
+    async def browser_snapshot(
+            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
+            interactive: Annotated[bool | None, Field(description="Only actionable elements")] = None,
+            max_chars: Annotated[int | None, Field(description="Size limit of the text", ge=1)] = None,
+            ref: Annotated[str | None, Field(description="Only this element's subtree")] = None,
+            depth: Annotated[int | None, Field(description="Levels below the root", ge=0)] = None,
+            diff: Annotated[bool | None, Field(description="[unchanged] for unchanged subtrees")] = None,
+    ) -> str:
+        reply = await backends.sidecar("GET", "/snapshot", params={
+            "tab": tab, "interactive": interactive, "max_chars": max_chars, "ref": ref,
+            "depth": depth, "diff": diff})
+        return reply.text()
+
+    @server.tool(description=(
+        "Act on a page element by its snapshot ref. kind: click (button, double, modifiers), type "
+        "(text, submit), press (key, e.g. Enter or Control+A), hover, drag (to_ref), select (values), "
+        "fill (fields: [{ref, value}]), scroll_into_view, wait (options: text/url/...), evaluate, "
+        "resize, close. mode 'visible' (default) scrolls the element into view and uses the real "
+        "pointer and keyboard of the desktop: " + VISIBLE + " mode 'cdp' sends input through the "
+        "browser's DevTools protocol: HEADLESS, not shown as pointer movement. Answers what happened "
+        "(navigation, dialog); snapshot=true adds a fresh snapshot. A 409 means the ref is stale: "
+        "take a new snapshot."))
+    async def browser_act(
+            kind: Annotated[str, Field(description="click, type, press, hover, drag, select, fill, "
+                                                   "scroll_into_view, wait, evaluate, resize, close")],
+            ref: Annotated[str | None, Field(description="The element's ref from browser_snapshot")] = None,
+            text: Annotated[str | None, Field(description="type: the text")] = None,
+            submit: Annotated[bool | None, Field(description="type: press Enter afterwards")] = None,
+            key: Annotated[str | None, Field(description="press: the key combination")] = None,
+            to_ref: Annotated[str | None, Field(description="drag: the drop target's ref")] = None,
+            values: Annotated[list[str] | None, Field(description="select: option values or labels")] = None,
+            fields: Annotated[list[dict[str, Any]] | None,
+                              Field(description="fill: [{\"ref\": ..., \"value\": ...}]")] = None,
+            button: Annotated[Literal["left", "middle", "right"] | None, Field(description="click")] = None,
+            double: Annotated[bool | None, Field(description="click: a double click")] = None,
+            modifiers: Annotated[list[str] | None, Field(description="click: e.g. [\"Shift\"]")] = None,
+            mode: Annotated[Literal["visible", "cdp"], Field(description="visible (default) or cdp")] = "visible",
+            snapshot: Annotated[bool | None, Field(description="Answer with a fresh snapshot too")] = None,
+            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
+            options: Annotated[dict[str, Any] | None,
+                               Field(description="Any other field of POST /act (e.g. wait's text, "
+                                                 "evaluate's function)")] = None,
+    ) -> str:
+        body = {key_: value for key_, value in {
+            "kind": kind, "ref": ref, "text": text, "submit": submit, "key": key, "to_ref": to_ref,
+            "values": values, "fields": fields, "button": button, "double": double,
+            "modifiers": modifiers, "mode": mode, "snapshot": snapshot, "tab": tab}.items()
+            if value is not None}
+        body.update(options or {})
+        return _text((await backends.sidecar("POST", "/act", body=body)).json())
+
+    @server.tool(description=(
+        "The browser's tabs. action: list (default), open (url), focus (tab), close (tab). Opening "
+        "and focusing change the browser window: " + VISIBLE))
+    async def browser_tabs(
+            action: Literal["list", "open", "focus", "close"] = "list",
+            tab: Annotated[str | None, Field(description="Tab id, for focus and close")] = None,
+            url: Annotated[str | None, Field(description="For open")] = None,
+    ) -> str:
+        if action == "list":
+            return _text((await backends.sidecar("GET", "/tabs")).json())
+        if action == "open":
+            return _text((await backends.sidecar("POST", "/tabs", body={"url": url or "about:blank"})).json())
+        if not tab:
+            raise ValueError(f"{action} needs the tab's id (see action=list)")
+        if action == "focus":
+            return _text((await backends.sidecar("POST", f"/tabs/{tab}/activate")).json())
+        return _text((await backends.sidecar("DELETE", f"/tabs/{tab}")).json())
+
+    @server.tool(description=(
+        "Load a URL in a tab (default: the tab in front), or go back, forward or reload (go=...), and "
+        "wait for the load. " + VISIBLE + " Take a new snapshot afterwards: refs of the old page are "
+        "refused."))
+    async def browser_navigate(
+            url: Annotated[str | None, Field(description="Absolute URL (not with go)")] = None,
+            go: Annotated[Literal["back", "forward", "reload"] | None,
+                          Field(description="Instead of a URL: a history step or a reload")] = None,
+            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
+    ) -> str:
+        if go is not None:
+            body = {"tab": tab} if tab else {}
+            return _text((await backends.sidecar("POST", f"/{go}", body=body)).json())
+        if not url:
+            raise ValueError("navigate needs a url, or go=back|forward|reload")
+        tab_id = tab or await _front_tab(backends)
+        return _text((await backends.sidecar("POST", f"/tabs/{tab_id}/navigate", body={"url": url})).json())
+
+    @server.tool(description=(
+        "Run Python Playwright code (async API) against the live browser, with `page` (the tab), "
+        "`context` and `browser` bound; `return` a JSON value. A single expression is returned as it "
+        "is: `await page.title()`. Default timeout 60 s, at most 300. Locals do not persist between "
+        "calls; the browser does. Failures come back as content (error, stderr) so you can fix the "
+        "code. Playwright input is sent through CDP: HEADLESS, but the visible browser's page "
+        "changes; no screenshot is returned."))
+    async def browser_playwright(
+            code: Annotated[str, Field(description="Body of an async function using page/context/browser")],
+            timeout_s: Annotated[float | None, Field(description="Seconds (default 60, max 300)", gt=0)] = None,
+            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
+    ) -> str:
+        body = {key_: value for key_, value in {"code": code, "timeout_s": timeout_s, "tab": tab}.items()
+                if value is not None}
+        wait = min(timeout_s or 60.0, 300.0) + 30.0
+        return _text((await backends.sidecar("POST", "/playwright", body=body, timeout=wait)).json())
+
+    @server.tool(structured_output=False, description=(
+        "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
+        "it down. Coordinates for desktop_click are screen pixels of the full-size screen, which "
+        "the answer's text gives. " + READ_ONLY))
+    async def desktop_screenshot(
+            max_width: Annotated[int | None, Field(description="Fit into this width", ge=16, le=16384)] = 1280,
+    ) -> list[Any]:
+        reply = await backends.desktopd("GET", "/screenshot", params={"format": "png", "max_width": max_width})
+        size = f"{reply.headers.get('X-Screen-Width', '?')}x{reply.headers.get('X-Screen-Height', '?')}"
+        scale = reply.headers.get("X-Scale", "1")
+        return [Image(data=reply.data, format="png"),
+                f"screen {size} pixels; image scale {scale} (screen = image / scale)"]
+
+    @server.tool(description="Click at a point of the screen (screen pixels). " + VISIBLE)
+    async def desktop_click(
+            x: int, y: int,
+            button: Literal["left", "middle", "right"] = "left",
+            double: bool = False,
+    ) -> str:
+        return _text((await backends.desktopd("POST", "/tablet", body={
+            "action": "click", "x": x, "y": y, "button": button, "clicks": 2 if double else 1})).json())
+
+    @server.tool(description="Type text into whatever has the keyboard focus (any Unicode). " + VISIBLE)
+    async def desktop_type(text: str) -> str:
+        await backends.desktopd("POST", "/keyboard", body={"text": text})
+        return f"typed {len(text)} characters"
+
+    @server.tool(description=(
+        "Press a key or combination, xdotool names: Return, ctrl+a, alt+Tab, ctrl+shift+t. " + VISIBLE))
+    async def desktop_key(keys: str) -> str:
+        await backends.desktopd("POST", "/keyboard", body={"keys": keys})
+        return f"pressed {keys}"
+
+    @server.tool(description=(
+        "Scroll the wheel at a point of the screen: dy clicks down (>0) or up (<0), dx right or "
+        "left. " + VISIBLE))
+    async def desktop_scroll(x: int, y: int, dy: int = 3, dx: int = 0) -> str:
+        return _text((await backends.desktopd("POST", "/tablet", body={
+            "action": "scroll", "x": x, "y": y, "dx": dx, "dy": dy})).json())
+
+    @server.tool(description=(
+        "The desktop's top-level windows: id, title, class, geometry in screen pixels, focused. "
+        + READ_ONLY))
+    async def desktop_windows() -> str:
+        return _text((await backends.desktopd("GET", "/tree")).json())
+
+    return server
+
+
+async def _front_tab(backends: Backends) -> str:
+    tabs = (await backends.sidecar("GET", "/tabs")).json()
+    if not tabs:
+        raise ValueError("the browser has no tab")
+    return next((t["id"] for t in tabs if t.get("visible")), tabs[0]["id"])

@@ -1,0 +1,55 @@
+"""The Chromium image's agent surfaces: POST /playwright runs the image's pinned Playwright
+(installed offline from the wheelhouse) against its own visible Chromium; /cdp and /mcp answer
+from the host through the published port with the token."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from playwright.async_api import async_playwright
+
+from .support import Desktop
+
+
+def test_playwright_code_runs_in_the_image_against_its_browser(chromium_desktop: Desktop) -> None:
+    response = chromium_desktop.post(8122, "/playwright", {
+        "code": "from importlib.metadata import version\nprint(version('playwright'))\n"
+                "await page.click('text=Press me')\n"
+                "return {'title': await page.title(), 'button': await page.inner_text('button')}"})
+    assert response.status_code == 200, response.text
+    out = response.json()
+    assert out["success"] is True, out
+    assert out["result"] == {"title": "Container start page", "button": "Clicked"}
+    assert out["stdout"].strip() == "1.65.2"        # the pin of pyproject.toml's `agent` extra
+    failed = chromium_desktop.post(8122, "/playwright", {"code": "await page.click('#absent', timeout=500)"})
+    assert failed.status_code == 200 and failed.json()["success"] is False
+    assert "Timeout" in failed.json()["error"]
+
+
+def test_cdp_and_mcp_from_the_host(chromium_desktop: Desktop) -> None:
+    async def drive() -> tuple[str, set[str], str]:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.connect_over_cdp(
+                chromium_desktop.url(8122, "/cdp"), headers=chromium_desktop.headers(), timeout=30_000)
+            try:
+                title = await browser.contexts[0].pages[0].title()
+            finally:
+                await browser.close()
+        async with httpx.AsyncClient(headers=chromium_desktop.headers(), timeout=60) as http:
+            async with streamable_http_client(chromium_desktop.url(8122, "/mcp"), http_client=http,
+                                              terminate_on_close=False) as (read, write, _):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = {tool.name for tool in (await session.list_tools()).tools}
+                    shot = await session.call_tool("browser_snapshot", {})
+                    assert not shot.isError, shot.content
+                    snapshot = shot.content[0].text
+        return title, tools, snapshot
+
+    title, tools, snapshot = asyncio.run(drive())
+    assert title == "Container start page"
+    assert {"browser_snapshot", "browser_act", "desktop_click", "desktop_screenshot"} <= tools
+    assert 'button "' in snapshot and "[ref=" in snapshot
