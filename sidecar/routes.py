@@ -457,9 +457,14 @@ CDP_LISTING = dict(tag="cdp", extra_errors=(502,),
                                "at /cdp/devtools/... on this port: "
                                "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
                                "\"Bearer TOKEN\"})`.")
+# /json and /json/list are arrays of targets; /json/version and /json/protocol objects.
+CDP_ARRAY = {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
+CDP_OBJECT = {"application/json": {"schema": {"type": "object"}}}
 CDP_ROUTES = [route for path in cdp_proxy.LISTINGS for route in (
-    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}", **CDP_LISTING),
-    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}", **CDP_LISTING))]
+    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}",
+          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING),
+    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}",
+          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING))]
 ROUTES += CDP_ROUTES + [
     Route("GET", "/cdp/devtools/{kind}/{id}", cdp_proxy.devtools_socket,
           "A CDP WebSocket of the browser or a target, proxied to Chromium", "cdp",
