@@ -138,6 +138,9 @@ def start_xvfb(workdir: Path) -> tuple[Child, str]:
 
 def install_playwright_mcp() -> Path:
     cli = NPM_DIR / "node_modules" / "@playwright" / "mcp" / "cli.js"
+    if shutil.which("npm") is None:
+        # Debian's nodejs + npm, unless the host has a Node.js of its own (scripts/lib.sh).
+        subprocess.run(["bash", "-c", f". {ROOT}/scripts/lib.sh && ensure_node"], check=True, timeout=900)
     if not cli.exists():
         NPM_DIR.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", PLAYWRIGHT_MCP],

@@ -39,7 +39,6 @@ NATIVE_PACKAGES=(
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
-    nodejs npm  # scripts/bench_agent.py installs and runs Playwright MCP (@playwright/mcp) with them
     ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
@@ -47,6 +46,15 @@ NATIVE_PACKAGES=(
     # scripts/bench_atspi.py (its baseline walks the tree with pyatspi under Debian's python3)
     at-spi2-core python3-dbus-next python3-pyatspi gir1.2-atspi-2.0 mousepad thunar xfce4-appfinder
 )
+# node and npm for scripts/bench_agent.py (Playwright MCP), installed only when missing: a host's
+# own Node.js (e.g. NodeSource's, which brings npm) conflicts with Debian's npm package.
+ensure_node() {
+    if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+        return 0
+    fi
+    ensure_apt_packages nodejs npm
+}
+
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)
 
