@@ -33,8 +33,8 @@ from PIL import Image  # noqa: E402
 
 from desktopd.x11 import encode as enc  # noqa: E402
 from desktopd.x11.desktop import Desktop  # noqa: E402
-from tests.support.processes import terminate  # noqa: E402
-from tests.support.xvfb import start_xvfb  # noqa: E402
+from testbed.processes import terminate  # noqa: E402
+from testbed.xvfb import start_xvfb  # noqa: E402
 
 WIDTH, HEIGHT = 1920, 1080
 

@@ -42,8 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sidecar.cdp.connection import CDPConnection  # noqa: E402
 from sidecar.cdp.targets import TargetTracker  # noqa: E402
-from tests.sidecar_layout.harness import CHROMIUM_FLAGS, PageServer, free_port, start_sidecar  # noqa: E402
-from tests.support.xvfb import start_xvfb  # noqa: E402
+from testbed.children import CHROMIUM_FLAGS, start_sidecar  # noqa: E402
+from testbed.pages import PageServer, free_port  # noqa: E402
+from testbed.xvfb import start_xvfb  # noqa: E402
 
 
 # Four kinds of change an action causes, from local to page-wide (each a statement, "%d" a

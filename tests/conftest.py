@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.capability import have_program, require
-from tests.support.xvfb import Xvfb, start_xvfb
+from testbed.xvfb import Xvfb, start_xvfb
 
 
 @pytest.fixture(scope="session")

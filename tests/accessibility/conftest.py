@@ -21,9 +21,9 @@ import requests
 from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
 from tests.desktopd_api.conftest import client, fake_desktop, make_client  # noqa: F401 (in-process app)
 from tests.support.capability import have_program, require
-from tests.support.processes import terminate
+from testbed.processes import terminate
 from tests.support.wm import wait_for_window_manager
-from tests.support.xvfb import Xvfb, start_xvfb
+from testbed.xvfb import Xvfb, start_xvfb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 Node = dict[str, Any]

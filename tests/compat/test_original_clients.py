@@ -15,7 +15,7 @@ import requests
 from tests.sidecar_service.support import SidecarProcess
 from tests.support.capability import chromium_path, require
 from tests.support.desktopd import start_desktopd
-from tests.support.xvfb import start_xvfb
+from testbed.xvfb import start_xvfb
 
 from .original_harness import OriginalHarness, expected_typed
 

@@ -18,7 +18,7 @@ import pytest
 
 from desktopd.x11.desktop import Desktop
 from tests.support.capability import have_program, require
-from tests.support.xvfb import Xvfb, start_xvfb
+from testbed.xvfb import Xvfb, start_xvfb
 
 RECORDER = Path(__file__).with_name("recorder.py")
 WIDTH, HEIGHT = 1280, 800

@@ -7,7 +7,7 @@ import pytest
 
 from desktopd.x11.desktop import Desktop, DisplayUnavailable
 from tests.support.capability import have_program, require
-from tests.support.xvfb import start_xvfb
+from testbed.xvfb import start_xvfb
 
 pytestmark = pytest.mark.x11
 

@@ -9,7 +9,7 @@ import pytest
 
 from desktopd_kit import Desktop
 from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.support.xvfb import Xvfb
+from testbed.xvfb import Xvfb
 
 
 @pytest.fixture(scope="module")

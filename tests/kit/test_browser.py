@@ -11,7 +11,8 @@ import pytest
 from desktopd_kit import Desktop, DesktopError
 from desktopd_kit.observe import ObserveOptions
 from desktopd_kit.records import EpisodeReader, Recorder, schema
-from tests.sidecar_layout.harness import PageServer, sidecar_and_desktopd
+from tests.sidecar_layout.harness import sidecar_and_desktopd
+from testbed.pages import PageServer
 from tests.support.capability import chromium_path, require
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]

@@ -21,9 +21,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.sidecar_layout.harness import ROOT, free_port
-from tests.support.processes import terminate
-from tests.support.xvfb import start_xvfb
+from testbed.children import ROOT
+from testbed.pages import free_port
+from testbed.processes import terminate
+from testbed.xvfb import start_xvfb
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

@@ -30,7 +30,7 @@ import pytest
 
 from tests.desktopd_api.conftest import start_desktopd
 from tests.sidecar_service.support import SidecarProcess
-from tests.support.xvfb import start_xvfb
+from testbed.xvfb import start_xvfb
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

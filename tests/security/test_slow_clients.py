@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
-from tests.support.xvfb import start_xvfb
+from testbed.xvfb import start_xvfb
 
 pytestmark = pytest.mark.x11
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.processes import terminate
-from tests.support.xvfb import Xvfb, start_xvfb
+from testbed.processes import terminate
+from testbed.xvfb import Xvfb, start_xvfb
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[2]

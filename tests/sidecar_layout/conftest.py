@@ -8,7 +8,9 @@ import pytest
 
 from tests.support.capability import chromium_path, have_program, require
 
-from .harness import Chromium, Desktopd, PageServer, launch_chromium, start_desktopd
+from testbed.pages import PageServer
+
+from .harness import Chromium, Desktopd, launch_chromium, start_desktopd
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import functools
 import json
 from typing import Any
 
-from .harness import ROOT
+from testbed.children import ROOT
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.xvfb import start_xvfb
+from testbed.xvfb import start_xvfb
 
 from .harness import launch_chromium, start_desktopd
 

@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from .harness import start_sidecar
+from testbed.children import start_sidecar
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import requests
 
-from .processes import terminate
+from testbed.processes import terminate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LISTENING = re.compile(r"listening on (http://\S+)")
