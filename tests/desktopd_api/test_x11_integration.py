@@ -13,7 +13,7 @@ from PIL import Image
 
 from tests.support.capability import have_program, require
 
-from .conftest import Recorder, start_desktopd
+from .conftest import start_desktopd
 
 pytestmark = pytest.mark.x11
 
