@@ -21,7 +21,6 @@ import hashlib
 import itertools
 import json
 import secrets
-import weakref
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -152,7 +151,7 @@ class _ByteBoundedCache:
 
 
 class LayoutEncoder:
-    """Encodes ``{"tabs": [...]}`` bodies; one per target tracker (i.e. per Chromium connection)."""
+    """Encodes ``{"tabs": [...]}`` bodies; one per layout service (i.e. per Chromium connection)."""
 
     def __init__(self, cache_bytes: int = CACHE_BYTES, gzip_cache_bytes: int = GZIP_CACHE_BYTES) -> None:
         self._token = secrets.token_hex(4)          # ETags of another process never match
@@ -162,6 +161,11 @@ class LayoutEncoder:
         self._gzipped = _ByteBoundedCache(gzip_cache_bytes)     # etag -> (None, gzip bytes)
         self.hits = 0
         self.misses = 0
+
+    @property
+    def cached_bytes(self) -> int:
+        """The size of the encoded layouts kept (bounded by ``cache_bytes``)."""
+        return self._layouts.size
 
     def encode(self, body: dict[str, Any], options_key: Any = None) -> EncodedBody:
         # Pieces joined once at the end: a layout is megabytes, each "+" of it would copy it.
@@ -214,17 +218,6 @@ class LayoutEncoder:
         data = compressor.compress(encoded.data) + compressor.flush()
         self._gzipped.put(encoded.etag, None, data)
         return data
-
-
-_encoders: weakref.WeakKeyDictionary[Any, LayoutEncoder] = weakref.WeakKeyDictionary()
-
-
-def encoder_for(owner: Any) -> LayoutEncoder:
-    """The encoder of one target tracker: a reconnect (new tracker) starts a fresh cache."""
-    encoder = _encoders.get(owner)
-    if encoder is None:
-        encoder = _encoders[owner] = LayoutEncoder()
-    return encoder
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

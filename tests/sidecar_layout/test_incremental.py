@@ -8,15 +8,12 @@ import random
 
 import pytest
 
-from sidecar.layout import builder
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 
 def _counts(chromium) -> dict[str, int]:
-    state = builder._states.get(chromium.tracker)       # none before the first /layout
-    return dict(state.counts) if state else dict.fromkeys(
-        ("captures", "sectioned", "patches", "wide", "restyled"), 0)
+    return chromium.layout_service.counters.as_dict()
 
 
 def _nodes(layout: dict) -> list[dict]:
