@@ -37,15 +37,15 @@ async def read_tab(page: Page, tab: TabLayout, options: LayoutOptions, readers: 
     with gc_paused():            # bounded: the tab's layout has a timeout (service.TAB_TIMEOUT)
         if options.inline_text_boxes:
             return await _text_box_layout(page, children, options)
-        for _attempt in range(CAPTURE_ATTEMPTS):
-            answered = await _attempt(page, children, tab, options, readers, counters,
-                                      last=_attempt + 1 == CAPTURE_ATTEMPTS)
+        for attempt in range(CAPTURE_ATTEMPTS):
+            answered = await _check_read_check(page, children, tab, options, readers, counters,
+                                               last=attempt + 1 == CAPTURE_ATTEMPTS)
             if answered is not None:
                 return answered
     raise PageChanged("the page kept changing while its layout was captured; retry")
 
 
-async def _attempt(page: Page, children: list[ChildSession], tab: TabLayout, options: LayoutOptions,
+async def _check_read_check(page: Page, children: list[ChildSession], tab: TabLayout, options: LayoutOptions,
                    readers: Sequence[Reader], counters: LayoutCounters, *, last: bool,
                    ) -> dict[str, Any] | None:
     """One check-read-check; None when the page changed meanwhile (try again)."""

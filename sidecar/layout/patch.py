@@ -37,6 +37,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree, splice
 from .axtree import Record
+from .seams import Session
 from .probe import TRACKER_KEY
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
@@ -190,7 +191,7 @@ class Reads:
     settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
 
 
-def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads:
+def start_reads(session: Session, roots: list[int], top: int | None = None) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
     answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
     reads = Reads(_sent(session, roots))
@@ -199,18 +200,18 @@ def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads
     return reads
 
 
-def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
+def add_reads(session: Session, reads: Reads, roots: list[int]) -> None:
     """Read these roots too, sent now: after whatever was sent since ``start_reads`` (the
     caller checks again that nothing changed, behind them)."""
     reads.futures.extend(_sent(session, roots))
 
 
-def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
+def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
     return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
             for root in roots for method in (QUERY, ANCESTORS)]
 
 
-async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
+async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
     """Every root's (subtree, chain) (see settle); those settled by an earlier call kept."""
     replies = await asyncio.gather(*reads.futures[2 * len(reads.settled):])
     reads.settled.extend(await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
@@ -218,7 +219,7 @@ async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[di
     return reads.settled
 
 
-async def patched_records(session: Any, records: list[Record], reads: Reads,
+async def patched_records(session: Session, records: list[Record], reads: Reads,
                           frame_id: str) -> list[Record] | None:
     """``records`` (a capture's, pre-order, one frame) with the subtrees under the roots of
     ``reads`` (start_reads) read again; None when the result could differ from a full read.
@@ -264,7 +265,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
     return axtree.preorder(kept + new)
 
 
-async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
+async def settle(session: Session, subtree_reply: dict, chain_reply: dict, reads: Reads,
                   ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree and its ancestors (root first, document last). A root that
     is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is

@@ -33,6 +33,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree
 from .axtree import Record
+from .seams import Session
 from .patch import ANCESTORS, QUERY, Reads, as_in_full_tree, in_tree, settle
 
 MAX_SECTIONS = 48           # enough to overlap the work; each read has a small fixed cost
@@ -110,7 +111,7 @@ class SectionReads(Reads):
     sections: list[Section] = field(default_factory=list)
 
 
-def start_reads(session: Any, groups: list[list[int]]) -> SectionReads:
+def start_reads(session: Session, groups: list[list[int]]) -> SectionReads:
     """Every section's subtree, and one ancestor read per group of sections under the same
     parent element, all sent now (before what the caller sends next). Each ancestor read costs
     Chromium about as much as a small subtree: one per section made a 2,000-element page's
@@ -126,7 +127,7 @@ def start_reads(session: Any, groups: list[list[int]]) -> SectionReads:
     return reads
 
 
-async def sectioned_records(session: Any, reads: SectionReads, frame_id: str,
+async def sectioned_records(session: Session, reads: SectionReads, frame_id: str,
                             on_section: Callable[[list[Record]], None]) -> list[Record] | None:
     """The whole tree from ``reads`` (start_reads), in pre-order, or None when the sections do
     not make up one consistent tree. ``on_section`` gets each section's records as it arrives,
