@@ -214,10 +214,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--tab-order", default=(env.get("SIDECAR_TAB_ORDER") or "front").lower(),
                         help="/layout's tab order unless ?order= says: front (the tab in front "
                              "first) or strip (env SIDECAR_TAB_ORDER; default front)")
-    parser.add_argument("--layout-strategies", default=env.get("SIDECAR_LAYOUT_STRATEGIES"),
+    parser.add_argument("--layout-strategies", default=env.get("SIDECAR_LAYOUT_STRATEGIES") or None,
                         help="/layout's optimisations to use, comma-separated, from "
                              f"{','.join(LAYOUT_STRATEGIES)} (env SIDECAR_LAYOUT_STRATEGIES; default "
-                             "all; empty: every request reads its tabs whole, as ?fresh=true does)")
+                             "all; none: every request reads its tabs whole, as ?fresh=true does)")
     parser.add_argument("--cdp-timeout", default=env.get("SIDECAR_CDP_TIMEOUT") or None,
                         help="seconds a CDP call may take (env SIDECAR_CDP_TIMEOUT; default 10)")
     parser.add_argument("--restart-backoff", default=env.get("SIDECAR_RESTART_BACKOFF") or None,
@@ -288,7 +288,8 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
         layout_strategies=LAYOUT_STRATEGIES if args.layout_strategies is None else tuple(
-            name.strip().lower() for name in args.layout_strategies.split(",") if name.strip()),
+            name.strip().lower() for name in args.layout_strategies.split(",")
+            if name.strip() and name.strip().lower() != "none"),
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
         playwright=args.playwright,
         desktopd_url=args.desktopd_url.rstrip("/") if args.desktopd_url else None,

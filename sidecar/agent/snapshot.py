@@ -1,4 +1,4 @@
-"""GET /snapshot's work: one tab's /layout nodes (the same builder, so the same tree and boxes),
+"""GET /snapshot's work: one tab's /layout nodes (the same layout service, so the same tree and boxes),
 its frames' documents, refs from the tab's table, then the bounded rendering."""
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Incremental accessibility records: re-read only the subtrees a DOM change can have touched.
 
-``Accessibility.getFullAXTree`` serialises every node each time: at 2,000 elements about 6,000
-nodes, 2.9 MB and 150-300 ms of Chromium's time, most of the cost of a ``/layout`` asked right
-after an action. An action usually changes a small part of the page, so:
+``Accessibility.getFullAXTree`` serialises every node each time (about three nodes and 1.5 KB
+per element): most of the cost of a ``/layout`` asked right after an action. An action usually changes a small part of the page, so:
 
 1. The page's change tracker (probe.py) remembers which nodes changed, and at which change count.
    ``TAKE`` turns those changed since the cached capture into a minimal set of root elements
@@ -19,7 +18,7 @@ Node ids are Chromium's AXObject ids, stable between calls while the domain is e
 spliced tree is the tree a full read would return (the layout tests compare the two after
 randomised changes). A page-wide change (at <html>/<body>, in <head>, a resize, fonts) has no
 root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again.
-After any patch the builder also reads what restyle.py finds re-rendered beyond the roots.
+After any patch the reader (read_patch.py) also reads what restyle.py finds re-rendered beyond the roots.
 Whatever the patch cannot vouch for makes it return None and the caller reads the whole tree:
 another document, a change record that overflowed, a page with aria-owns, a root without an
 accessibility node, or a child id that neither the old tree nor the new reads account for.
