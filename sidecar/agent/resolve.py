@@ -8,8 +8,8 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPError, CDPConnection
-from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
+from ..cdp.connection import CDPError
+from ..cdp.targets import ChildTarget, PageTarget
 from ..tab_health import TabHealth
 from ..layout import LayoutService
 from .refs import ElementKey

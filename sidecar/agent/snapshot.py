@@ -9,7 +9,7 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..tab_health import TabHealth
 from ..layout import LayoutOptions, LayoutService

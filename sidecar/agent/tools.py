@@ -9,8 +9,7 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPConnection
-from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.targets import PageTarget
 from ..tab_health import TabHealth
 from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents

@@ -7,13 +7,13 @@ from typing import Any
 
 from sidecar.errors import PageChanging
 
-from . import render
 from .axtree import Record
 from .geometry import Placement, View
 from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probing import Probed
+from .render import NodeCache, RecordJson
 from .restyle import RenderState
 from .seams import ChildSession, Page, Session
 from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
@@ -52,9 +52,9 @@ class Capture:
     restyled: int = 0                            # a patch: re-rendered elements it read again
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (render.py).
-    node_caches: dict[LayoutOptions, render.NodeCache] = field(default_factory=dict)
+    node_caches: dict[LayoutOptions, NodeCache] = field(default_factory=dict)
     # The records' JSON made during a read in sections; used (then dropped) by the first answer.
-    record_json: render.RecordJson | None = None
+    record_json: RecordJson | None = None
     # The last check that found the page as captured (then the signal held): a request that
     # arrived before it was sent needs no check of its own (service.LayoutService).
     checked: Probed | None = None

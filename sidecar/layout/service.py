@@ -24,7 +24,7 @@ from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, PageChanging
 
 from .answer import answer
 from .aio import or_exception
-from .encoding import LayoutEncoder, options_key
+from .encoding import EncodedBody, LayoutEncoder, options_key
 from .freshness import read_tab
 from .options import LayoutOptions
 from .readers import ALL, Reader
@@ -84,7 +84,7 @@ class LayoutService:
             tabs.sort(key=lambda entry: entry["visible"] is not True)
         return {"tabs": tabs}
 
-    def encode(self, body: dict[str, Any], options: LayoutOptions):
+    def encode(self, body: dict[str, Any], options: LayoutOptions) -> EncodedBody:
         """The body as bytes (encoding.py): each tab's layout encoded once while unchanged."""
         return self.encoder.encode(body, options_key(options))
 
