@@ -2,5 +2,5 @@
 
 Modules: ``settings`` (CLI/env), ``launcher`` (one Chromium process), ``chromium_watch`` (keeps
 Chromium and the CDP connection alive), ``cdp`` (the CDP client), ``app``/``routes`` (HTTP),
-``layout`` (the /layout builder).
+``layout`` (/layout: one LayoutService per Chromium connection).
 """

@@ -20,6 +20,9 @@ from .agent.session import AgentConfig, AgentSession
 from .cdp.connection import CDPConnection, CDPError
 from .cdp.targets import TargetTracker
 from .crash_recovery import CrashRecovery
+from .errors import ChromiumUnavailable
+from .layout.readers import readers_named
+from .layout.service import LayoutService
 from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
 from .settings import Settings
@@ -39,10 +42,6 @@ WINDOW_SPACE = "screen (device-independent pixels)"
 STABLE_AFTER_S = 60.0
 
 
-class ChromiumUnavailable(Exception):
-    """There is no connected Chromium right now (starting, restarting or failing to start)."""
-
-
 class ChromiumSupervisor:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -51,6 +50,8 @@ class ChromiumSupervisor:
         self.tracker: TargetTracker | None = None
         self.recovery: CrashRecovery | None = None
         self.tab_health: TabHealth | None = None
+        # /layout's state of this connection (captures, refreshes, encoded bodies): sidecar/layout.
+        self.layout: LayoutService | None = None
         # The agent contract's state of this connection (refs, events, hooks): sidecar/agent.
         self.agent: AgentSession | None = None
         self.version: dict[str, Any] = {}
@@ -123,6 +124,13 @@ class ChromiumSupervisor:
                 f"Chromium is restarting (last error: {self.last_error})")
             raise ChromiumUnavailable(why)
         return conn, tracker
+
+    def layout_service(self) -> LayoutService:
+        """/layout's service of the live connection, or ChromiumUnavailable saying why not."""
+        self.session()
+        if self.layout is None:
+            raise ChromiumUnavailable("Chromium is starting or restarting")
+        return self.layout
 
     async def health(self) -> dict[str, Any]:
         """``health_snapshot()`` plus the browser window's actual bounds, asked from Chromium."""
@@ -267,6 +275,9 @@ class ChromiumSupervisor:
                                       call_timeout=self.settings.cdp_timeout)
         self.recovery.start()
         self.tab_health = TabHealth(self.settings.tab_budget)
+        strategies = self.settings.layout_strategies
+        self.layout = LayoutService(conn, tracker, readers=readers_named(strategies),
+                                    refresh="refresh" in strategies)
         self._signal()
         log.info("connected to %s (pid %d)", version.get("product"), chromium.pid)
 
@@ -341,6 +352,9 @@ class ChromiumSupervisor:
     async def _drop_connection(self) -> None:
         tracker, conn, recovery, tab_health = self.tracker, self.conn, self.recovery, self.tab_health
         agent, self.agent = self.agent, None
+        layout, self.layout = self.layout, None
+        if layout is not None:
+            layout.stop()
         self.tracker = self.conn = self.recovery = self.tab_health = None
         if agent is not None:
             agent.stop()

@@ -15,7 +15,10 @@ from typing import Any
 from desktopd.web.errors import ApiError
 
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .chromium_watch import ChromiumUnavailable
+
+
+class ChromiumUnavailable(Exception):
+    """There is no connected Chromium right now (starting, restarting or failing to start)."""
 
 
 class TabNotFound(LookupError):

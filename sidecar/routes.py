@@ -20,9 +20,10 @@ from . import cdp_proxy, keys
 from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
-from .chromium_watch import ChromiumUnavailable
-from .errors import TabNotFound, as_api_error
+from .errors import ChromiumUnavailable, TabNotFound, as_api_error
 from .crash_recovery import revive
+from .layout import LayoutOptions
+from .layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
 from .models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
                      RESET_BODY)
 from .mcp.http_mount import mcp_endpoint
@@ -306,37 +307,27 @@ async def reset(request: web.Request) -> web.Response:
 # -- layout ----------------------------------------------------------------------------------
 
 async def layout(request: web.Request) -> web.Response:
-    """Delegates to sidecar.layout (the layout builder); the whole request is time-bounded.
+    """Delegates to the connection's sidecar.layout service; the whole request is time-bounded.
 
     The body is reused while the tabs' layouts are unchanged (see sidecar.layout.encoding); it
     carries an ETag (If-None-Match -> 304) and is gzipped when the client accepts gzip."""
-    try:
-        from .layout import LayoutOptions, build_layout
-        from .layout.encoding import (GZIP_MIN_BYTES, accepts_gzip, encoder_for, etag_matches,
-                                      options_key)
-    except ImportError as exc:
-        if exc.name not in ("sidecar.layout", "sidecar.layout.builder", "sidecar.layout.options",
-                            "sidecar.layout.encoding"):
-            raise
-        raise ApiError(501, "not_implemented", "the layout builder (sidecar.layout) is not installed") from None
     settings = request.app[keys.SETTINGS]
     options = LayoutOptions.from_query(request.query, settings.bounds_space, settings.tab_order)
     budget = 3 * _timeout(request)
     started = time.perf_counter()
     try:
-        conn, tracker = _session(request)
+        service = request.app[keys.SUPERVISOR].layout_service()
         # The same question about the same browser: one read answers every request waiting.
-        key = (id(tracker), options.tab, options.fresh, options.order, options_key(options))
+        key = (id(service), options.tab, options.fresh, options.order, options_key(options))
         body = await asyncio.wait_for(request.app[keys.LAYOUT_READS].read(
-            key, lambda: build_layout(conn, tracker, options, _tab_health(request))), budget)
+            key, lambda: service.build(options, _tab_health(request))), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
     except (ChromiumUnavailable, CDPDisconnected) as exc:
         # The reference schema requires "tabs" even then: {"error": ..., "tabs": []}.
         raise as_api_error(exc, extra={"tabs": []}) from None
     built = time.perf_counter()
-    encoder = encoder_for(tracker)
-    encoded = encoder.encode(body, options_key(options))
+    encoded = service.encode(body, options)
     # no-cache: a client may keep the body but must revalidate (cheaply, with If-None-Match).
     # Server-Timing: where the request's time went (browsers' dev tools and curl -v show it).
     headers = {"ETag": encoded.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding",
@@ -346,7 +337,7 @@ async def layout(request: web.Request) -> web.Response:
         return web.Response(status=304, headers=headers)
     data = encoded.data
     if len(data) >= GZIP_MIN_BYTES and accepts_gzip(request.headers.get("Accept-Encoding")):
-        data = await asyncio.get_running_loop().run_in_executor(None, encoder.gzipped, encoded)
+        data = await asyncio.get_running_loop().run_in_executor(None, service.encoder.gzipped, encoded)
         headers["Content-Encoding"] = "gzip"
     return web.Response(body=data, headers=headers, content_type="application/json", charset="utf-8")
 

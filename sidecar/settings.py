@@ -18,6 +18,9 @@ from .models import BOUNDS_SPACES, TAB_ORDERS
 from .url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
+# /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background
+# read after a page's change, refresh.py). The whole read, ?fresh=true's, is always there.
+LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "sections", "refresh")
 
 
 class SettingsError(ValueError):
@@ -61,6 +64,7 @@ class Settings:
     # /layout's defaults for ?bounds= and ?order= (for harnesses that cannot change their URLs).
     bounds_space: str = "document"
     tab_order: str = "front"
+    layout_strategies: tuple[str, ...] = LAYOUT_STRATEGIES
     # Chromium's DevTools endpoint through a token-checked proxy on this address (cdp_proxy.py).
     expose_cdp: tuple[str, int] | None = None
     # POST /playwright runs Python code against the browser (playwright_exec.py).
@@ -88,6 +92,10 @@ class Settings:
                                 f"got {self.bounds_space!r}")
         if self.tab_order not in TAB_ORDERS:
             raise SettingsError(f"the tab order must be one of {', '.join(TAB_ORDERS)}, got {self.tab_order!r}")
+        unknown = [name for name in self.layout_strategies if name not in LAYOUT_STRATEGIES]
+        if unknown:
+            raise SettingsError(f"unknown layout strategies {', '.join(unknown)}; known: "
+                                f"{', '.join(LAYOUT_STRATEGIES)}")
         if self.expose_cdp is not None:
             host, port = self.expose_cdp
             if not 1 <= port <= 65535:
@@ -206,6 +214,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--tab-order", default=(env.get("SIDECAR_TAB_ORDER") or "front").lower(),
                         help="/layout's tab order unless ?order= says: front (the tab in front "
                              "first) or strip (env SIDECAR_TAB_ORDER; default front)")
+    parser.add_argument("--layout-strategies", default=env.get("SIDECAR_LAYOUT_STRATEGIES") or None,
+                        help="/layout's optimisations to use, comma-separated, from "
+                             f"{','.join(LAYOUT_STRATEGIES)} (env SIDECAR_LAYOUT_STRATEGIES; default "
+                             "all; none: every request reads its tabs whole, as ?fresh=true does)")
     parser.add_argument("--cdp-timeout", default=env.get("SIDECAR_CDP_TIMEOUT") or None,
                         help="seconds a CDP call may take (env SIDECAR_CDP_TIMEOUT; default 10)")
     parser.add_argument("--restart-backoff", default=env.get("SIDECAR_RESTART_BACKOFF") or None,
@@ -275,6 +287,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         recover_crashed_tabs=args.recover_crashed_tabs,
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
+        layout_strategies=LAYOUT_STRATEGIES if args.layout_strategies is None else tuple(
+            name.strip().lower() for name in args.layout_strategies.split(",")
+            if name.strip() and name.strip().lower() != "none"),
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
         playwright=args.playwright,
         desktopd_url=args.desktopd_url.rstrip("/") if args.desktopd_url else None,

@@ -14,6 +14,7 @@ from desktopd.web.errors import ApiError
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker
 from ..tab_health import TabHealth
+from ..layout import LayoutService
 from .keys import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
 from .resolve import Element, element_node, resolve
@@ -86,6 +87,7 @@ _TAG = "function () { return this.tagName.toLowerCase(); }"
 class ActContext:
     conn: CDPConnection
     tracker: TargetTracker
+    layout: LayoutService
     agent: AgentSession
     health: TabHealth
     page: PageTarget
@@ -122,11 +124,11 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
     except CDPError as exc:
         raise ApiError(409, "not_rendered", f"ref {element.ref} cannot be scrolled into view: "
                        f"{exc.message}", field="ref") from None
-    node, viewport = await element_node(ctx.conn, ctx.tracker, element, ctx.health)
+    node, viewport = await element_node(ctx.layout, element, ctx.health)
     if ctx.mode == "visible" and not node.get("visible"):
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
         await element.call(_NEXT_FRAME, timeout=ctx.timeout, await_promise=True)
-        node, viewport = await element_node(ctx.conn, ctx.tracker, element, ctx.health, fresh=True)
+        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
     summary = await _element_summary(element, node)
     if ctx.mode == "cdp":
         box = node["viewport"]["borderBox"]

@@ -8,9 +8,10 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPError, CDPConnection
-from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
+from ..cdp.connection import CDPError
+from ..cdp.targets import ChildTarget, PageTarget
 from ..tab_health import TabHealth
+from ..layout import LayoutService
 from .refs import ElementKey
 from .session import AgentSession
 from .snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
@@ -64,10 +65,9 @@ async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: floa
     return element
 
 
-async def element_node(conn: CDPConnection, tracker: TargetTracker, element: Element,
-                       health: TabHealth, fresh: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+async def element_node(layout: LayoutService, element: Element, health: TabHealth, fresh: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """The element's /layout node now (its screen box, its viewport box) and the tab's viewport."""
-    entry = await tab_nodes(conn, tracker, element.page, health, fresh)
+    entry = await tab_nodes(layout, element.page, health, fresh)
     layout = entry["layout"]
     for node in layout["nodes"]:
         if node.get("backendDOMNodeId") == element.key.backend_node_id and \

@@ -13,7 +13,8 @@ from desktopd.web.routing import Handler, Route
 from .. import keys
 from ..cdp.connection import CDPConnection
 from ..cdp.targets import PageTarget, TargetTracker
-from ..chromium_watch import ChromiumUnavailable
+from ..errors import ChromiumUnavailable
+from ..layout import LayoutService
 from . import tools
 from .act import ActContext, run_act, settle
 from .models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
@@ -34,6 +35,7 @@ class Agent:
         self.conn: CDPConnection
         self.tracker: TargetTracker
         self.conn, self.tracker = supervisor.session()
+        self.layout: LayoutService = supervisor.layout_service()
         agent, health = supervisor.agent, supervisor.tab_health
         if agent is None or health is None:
             raise ChromiumUnavailable("Chromium is restarting")
@@ -57,7 +59,7 @@ async def snapshot(request: web.Request) -> web.Response:
     client = params["client"] or request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT
     options = RenderOptions(max_chars=params["max_chars"], interactive=params["interactive"],
                             depth=params["depth"], diff=params["diff"])
-    shot = await take_snapshot(agent.conn, agent.tracker, agent.session, agent.health, page, options,
+    shot = await take_snapshot(agent.layout, agent.session, agent.health, page, options,
                                client[:128], params["ref"], agent.timeout)
     r = shot.rendered
     headers = {"X-Snapshot-Refs": str(r.refs), "X-Snapshot-Nodes": str(r.nodes),
@@ -77,11 +79,11 @@ async def act(request: web.Request) -> web.Response:
     body = await json_body(request, ACT_BODY)
     agent = Agent(request)
     page = await agent.tab(body["tab"])
-    ctx = ActContext(agent.conn, agent.tracker, agent.session, agent.health, page, body["mode"],
+    ctx = ActContext(agent.conn, agent.tracker, agent.layout, agent.session, agent.health, page, body["mode"],
                      agent.timeout, agent.desktopd, agent.settings.agent_evaluate)
     result = await run_act(ctx, body)
     if body["snapshot"] and body["kind"] != "close" and "modal_state" not in result:
-        shot = await take_snapshot(agent.conn, agent.tracker, agent.session, agent.health, page,
+        shot = await take_snapshot(agent.layout, agent.session, agent.health, page,
                                    RenderOptions(), request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT,
                                    None, agent.timeout)
         result["snapshot"] = shot.rendered.text
@@ -98,7 +100,7 @@ def _history(step: int | None) -> Handler:
             result: dict[str, Any] = {"url": page.url}
         else:
             result = await tools.go_history(page, step, agent.timeout)
-        ctx = ActContext(agent.conn, agent.tracker, agent.session, agent.health, page, "cdp",
+        ctx = ActContext(agent.conn, agent.tracker, agent.layout, agent.session, agent.health, page, "cdp",
                          agent.timeout, None, False)
         await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
         return web.json_response({"tab": page.target_id, **result, "url": page.url})
@@ -141,7 +143,7 @@ async def screenshot(request: web.Request) -> web.Response:
     params = query(request, SCREENSHOT_QUERY)
     agent = Agent(request)
     page = await agent.tab(params["tab"])
-    data = await tools.screenshot(agent.conn, agent.tracker, agent.session, agent.health, page,
+    data = await tools.screenshot(agent.layout, agent.session, agent.health, page,
                                   params["ref"], params["full_page"], agent.timeout)
     return web.Response(body=data, content_type="image/png")
 

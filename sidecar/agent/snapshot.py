@@ -1,4 +1,4 @@
-"""GET /snapshot's work: one tab's /layout nodes (the same builder, so the same tree and boxes),
+"""GET /snapshot's work: one tab's /layout nodes (the same layout service, so the same tree and boxes),
 its frames' documents, refs from the tab's table, then the bounded rendering."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..tab_health import TabHealth
-from ..layout import LayoutOptions, build_layout
+from ..layout import LayoutOptions, LayoutService
 from .refs import RefTable
 from .render import Rendered, RenderOptions, render
 from .session import AgentSession
@@ -90,20 +90,20 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
     return out
 
 
-async def tab_nodes(conn: CDPConnection, tracker: TargetTracker, page: PageTarget,
-                    health: TabHealth, fresh: bool = False) -> dict[str, Any]:
+async def tab_nodes(layout: LayoutService, page: PageTarget, health: TabHealth,
+                    fresh: bool = False) -> dict[str, Any]:
     """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read."""
-    body = await build_layout(conn, tracker, LayoutOptions(tab=page.target_id, fresh=fresh), health)
+    body = await layout.build(LayoutOptions(tab=page.target_id, fresh=fresh), health)
     return body["tabs"][0]
 
 
-async def agent_tree(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession,
+async def agent_tree(layout: LayoutService, agent: AgentSession,
                      page: PageTarget, health: TabHealth, timeout: float) -> tuple[dict[str, Any], list[AgentNode], RefTable]:
     # The documents before and after the read must be the same ones, or a node could be bound
     # to a document it is not in: read again while a navigation commits (bounded).
     loaders = await tab_loaders(page, timeout)
     for _ in range(READ_ATTEMPTS):
-        entry = await tab_nodes(conn, tracker, page, health)
+        entry = await tab_nodes(layout, page, health)
         after = await tab_loaders(page, timeout)
         if after == loaders:
             break
@@ -115,7 +115,7 @@ async def agent_tree(conn: CDPConnection, tracker: TargetTracker, agent: AgentSe
     return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
-async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: TabHealth,
+async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
                         page: PageTarget, options: RenderOptions, client: str, scope: str | None,
                         timeout: float) -> Snapshot:
     events = agent.events(page.target_id)
@@ -125,7 +125,7 @@ async def take_snapshot(conn: CDPConnection, tracker: TargetTracker, agent: Agen
         empty = Rendered(text=f"- [modal state: {modal['kind']}: answer it with {modal['answer_with']}]",
                          tree=[], nodes=0, refs=0, total_nodes=0, truncated=False, unchanged=0)
         return Snapshot(page, page.url, page.title, empty, modal)
-    entry, roots, table = await agent_tree(conn, tracker, agent, page, health, timeout)
+    entry, roots, table = await agent_tree(layout, agent, page, health, timeout)
     if scope is not None:
         found = next((n for n in walk(roots) if n.ref == scope), None)
         if found is None:

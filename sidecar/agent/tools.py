@@ -9,9 +9,9 @@ from typing import Any
 
 from desktopd.web.errors import ApiError
 
-from ..cdp.connection import CDPConnection
-from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.targets import PageTarget
 from ..tab_health import TabHealth
+from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents
 from .resolve import element_node, resolve
 from .session import AgentSession
@@ -48,14 +48,14 @@ async def pdf(page: PageTarget, landscape: bool, background: bool, timeout: floa
     return base64.b64decode(reply["data"])
 
 
-async def screenshot(conn: CDPConnection, tracker: TargetTracker, agent: AgentSession, health: TabHealth,
+async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
                      page: PageTarget, ref: str | None, full_page: bool, timeout: float) -> bytes:
     params: dict[str, Any] = {"format": "png"}
     if ref is not None:
         element = await resolve(agent, page, ref, timeout)
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=timeout)
-        node, _viewport = await element_node(conn, tracker, element, health)
+        node, _viewport = await element_node(layout, element, health)
         box = node["bounds"]["borderBox"]          # document space of the top-level page
         if box["width"] <= 0 or box["height"] <= 0:
             raise ApiError(409, "not_rendered", f"ref {ref} has no area", field="ref")

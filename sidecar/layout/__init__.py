@@ -1,22 +1,27 @@
-"""The sidecar's layout builder: accessibility nodes with document, viewport and screen bounds.
+"""The sidecar's /layout: accessibility nodes with document, viewport and screen bounds.
 
-``await build_layout(conn, tracker, LayoutOptions.from_query(request.query))`` is the /layout
-body; its schema, with every field's coordinate space, is ``layout_schema.jsonc`` at the root.
+``await LayoutService(conn, tracker).build(LayoutOptions.from_query(request.query))`` is the
+/layout body (the Chromium supervisor makes one service per connection); its schema, with every
+field's coordinate space, is ``layout_schema.jsonc`` at the root. docs/sidecar.md draws the
+modules and the freshness loop.
 
-Modules: ``options`` (query parsing, 422s), ``probe`` (one in-page call per request: window
-metrics and the change signal), ``snapshot`` (DOMSnapshot boxes by backendNodeId, frames placed),
-``axtree`` (AX nodes as records, interesting/roles filters), ``dom_fallback`` (records from the
-DOM when the AX tree is unavailable), ``geometry`` (the three spaces and the screen origin),
-``builder`` (orchestration, per-tab cache, error mapping), ``patch`` (re-read only the subtrees
-a change touched), ``restyle`` (what CSS re-rendered beyond them, from two DOM snapshots),
-``splice`` (re-read subtrees put into the cached pre-order), ``sections`` (a full read in
-pipelined pieces), ``render`` (each node's bounds and JSON for one view), ``memory`` (garbage
-freed after the answer), ``encoding`` (a layout's nodes as their JSON, encoded bodies reused
-while unchanged, ETag, gzip), ``refresh`` (eager background refresh on in-page change
-notifications).
+The service and its loop: ``service`` (one per connection: the tabs' state, the counters, error
+per tab), ``tab`` (one tab's lock, capture and refresh state), ``freshness`` (check, read, check
+again, keep), ``readers`` (the ways to read a tab behind one interface, each switchable),
+``answer`` (a capture rendered for the view now), ``refresh`` (background reads on the page's
+change notifications), ``encoding`` (bodies as bytes, reused while unchanged; ETag, gzip).
+
+The readers: ``read_whole`` (the reference read, and the rescan after scrolling), ``read_patch``
+with ``patch``, ``splice`` and ``restyle`` (only the changed subtrees), ``read_sections`` with
+``sections`` (a full read in pipelined pieces).
+
+What they stand on: ``seams`` (the Protocols of sessions, tabs, tracker), ``probing`` and
+``probe`` (the in-page change signal), ``capture`` (what a read makes; placing nodes),
+``snapshot`` and ``geometry`` (DOM boxes and the three spaces), ``axtree`` and ``dom_fallback``
+(records), ``render`` (node JSON), ``hits``, ``memory``, ``options``, ``aio``.
 """
 
-from .builder import build_layout
 from .options import LayoutOptions
+from .service import LayoutService
 
-__all__ = ["LayoutOptions", "build_layout"]
+__all__ = ["LayoutOptions", "LayoutService"]

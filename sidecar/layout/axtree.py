@@ -1,7 +1,7 @@
 """Accessibility nodes (Accessibility.getFullAXTree) as /layout node records, and tree filters.
 
 A record holds everything about a node that does not depend on scroll: the geometry fields are
-added per request by the builder. Records are plain dicts in tree pre-order.
+added per request by the readers. Records are plain dicts in tree pre-order.
 """
 
 from __future__ import annotations

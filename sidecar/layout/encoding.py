@@ -3,7 +3,7 @@
 A layout's "nodes" is a NodeList: the nodes' JSON, made by render.py, spliced into the body as
 it is (dicts are decoded only for in-process readers).
 
-The builder returns the very same per-tab layout dict while the page and its view are unchanged
+The layout service returns the very same per-tab layout dict while the page and its view are unchanged
 (``Capture.rendered``), so the encoder keys its cache on that object's identity (holding a strong
 reference, so the id cannot be reused by another object). A warm request then costs a few dict
 look-ups and one join instead of serialising megabytes.
@@ -21,7 +21,6 @@ import hashlib
 import itertools
 import json
 import secrets
-import weakref
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -73,16 +72,16 @@ def _as_json_value(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-# Compact, no circular-reference walk (the builder makes trees of plain dicts and lists).
+# Compact, no circular-reference walk (the layout is trees of plain dicts and lists).
 # ensure_ascii stays on: CPython's encoder writes pure ASCII faster, and encoding an ASCII str to
-# bytes is a copy (measured on a 2.8 MB layout: 35 ms vs 50 ms with ensure_ascii=False; 44 ms
-# with json.dumps' defaults).
-# One encoder made once: json.dumps with options builds a new JSONEncoder per call (~1 us, and
-# the builder encodes each node's record on its own: thousands of calls per full read).
+# bytes is a copy (measured faster than ensure_ascii=False and than json.dumps' defaults:
+# docs/benchmarks.md).
+# One encoder made once: json.dumps with options builds a new JSONEncoder per call, and each
+# node's record is encoded on its own: thousands of calls per full read.
 _dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False, default=_as_json_value).encode
 CACHE_BYTES = 96 * 1024 * 1024      # encoded layouts kept, all tabs and query options together
 GZIP_CACHE_BYTES = 16 * 1024 * 1024
-GZIP_LEVEL = 1                      # a layout compresses ~11x even at level 1 (2.4 MB in 5.5 ms)
+GZIP_LEVEL = 1                      # a layout compresses about tenfold even at level 1
 GZIP_MIN_BYTES = 1024
 
 
@@ -152,7 +151,7 @@ class _ByteBoundedCache:
 
 
 class LayoutEncoder:
-    """Encodes ``{"tabs": [...]}`` bodies; one per target tracker (i.e. per Chromium connection)."""
+    """Encodes ``{"tabs": [...]}`` bodies; one per layout service (i.e. per Chromium connection)."""
 
     def __init__(self, cache_bytes: int = CACHE_BYTES, gzip_cache_bytes: int = GZIP_CACHE_BYTES) -> None:
         self._token = secrets.token_hex(4)          # ETags of another process never match
@@ -162,6 +161,11 @@ class LayoutEncoder:
         self._gzipped = _ByteBoundedCache(gzip_cache_bytes)     # etag -> (None, gzip bytes)
         self.hits = 0
         self.misses = 0
+
+    @property
+    def cached_bytes(self) -> int:
+        """The size of the encoded layouts kept (bounded by ``cache_bytes``)."""
+        return self._layouts.size
 
     def encode(self, body: dict[str, Any], options_key: Any = None) -> EncodedBody:
         # Pieces joined once at the end: a layout is megabytes, each "+" of it would copy it.
@@ -214,17 +218,6 @@ class LayoutEncoder:
         data = compressor.compress(encoded.data) + compressor.flush()
         self._gzipped.put(encoded.etag, None, data)
         return data
-
-
-_encoders: weakref.WeakKeyDictionary[Any, LayoutEncoder] = weakref.WeakKeyDictionary()
-
-
-def encoder_for(owner: Any) -> LayoutEncoder:
-    """The encoder of one target tracker: a reconnect (new tracker) starts a fresh cache."""
-    encoder = _encoders.get(owner)
-    if encoder is None:
-        encoder = _encoders[owner] = LayoutEncoder()
-    return encoder
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

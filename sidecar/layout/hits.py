@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from .axtree import Record, role_of
 from .click_point import click_point, viewport_point
 from .geometry import Placement, View
+from .seams import Session
 
 MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null
 HIT_TIMEOUT = 5.0
@@ -24,11 +25,6 @@ INTERACTIVE_ROLES = frozenset({
     "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox",
     "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
     "spinbutton", "treeitem"})
-
-
-class Session(Protocol):
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict: ...
 
 
 class Ancestry:

@@ -1,9 +1,9 @@
 """Keeping Python's memory work off a /layout request's critical path.
 
-A full read parses a 3 MB accessibility tree into ~100,000 objects, builds ~60,000 more, and drops
-the previous capture's. Measured at 2,000 elements: freeing the parsed reply alone takes 11 ms,
-and a collection right after the request walks every object it made (~10 ms). Neither has to
-happen before the answer is sent:
+A full read parses a multi-megabyte accessibility tree into some fifty objects per element, builds
+more, and drops the previous capture's. Freeing the parsed reply, and a collection right after
+the request that walks every object it made, each cost about as much as a small part of the
+read (docs/benchmarks.md). Neither has to happen before the answer is sent:
 
 * ``gc_paused()`` pauses the cyclic collector while a layout is built (a counter: re-entrant,
   and safe across awaits and concurrent requests);

@@ -1,8 +1,7 @@
 """Incremental accessibility records: re-read only the subtrees a DOM change can have touched.
 
-``Accessibility.getFullAXTree`` serialises every node each time: at 2,000 elements about 6,000
-nodes, 2.9 MB and 150-300 ms of Chromium's time, most of the cost of a ``/layout`` asked right
-after an action. An action usually changes a small part of the page, so:
+``Accessibility.getFullAXTree`` serialises every node each time (about three nodes and 1.5 KB
+per element): most of the cost of a ``/layout`` asked right after an action. An action usually changes a small part of the page, so:
 
 1. The page's change tracker (probe.py) remembers which nodes changed, and at which change count.
    ``TAKE`` turns those changed since the cached capture into a minimal set of root elements
@@ -19,7 +18,7 @@ Node ids are Chromium's AXObject ids, stable between calls while the domain is e
 spliced tree is the tree a full read would return (the layout tests compare the two after
 randomised changes). A page-wide change (at <html>/<body>, in <head>, a resize, fonts) has no
 root of its own: the take reports <body> as ``top``, whose own node and ancestors are read again.
-After any patch the builder also reads what restyle.py finds re-rendered beyond the roots.
+After any patch the reader (read_patch.py) also reads what restyle.py finds re-rendered beyond the roots.
 Whatever the patch cannot vouch for makes it return None and the caller reads the whole tree:
 another document, a change record that overflowed, a page with aria-owns, a root without an
 accessibility node, or a child id that neither the old tree nor the new reads account for.
@@ -37,6 +36,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree, splice
 from .axtree import Record
+from .seams import Session
 from .probe import TRACKER_KEY
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
@@ -190,7 +190,7 @@ class Reads:
     settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
 
 
-def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads:
+def start_reads(session: Session, roots: list[int], top: int | None = None) -> Reads:
     """Send every root's two reads now (before anything the caller sends next: the renderer
     answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
     reads = Reads(_sent(session, roots))
@@ -199,18 +199,18 @@ def start_reads(session: Any, roots: list[int], top: int | None = None) -> Reads
     return reads
 
 
-def add_reads(session: Any, reads: Reads, roots: list[int]) -> None:
+def add_reads(session: Session, reads: Reads, roots: list[int]) -> None:
     """Read these roots too, sent now: after whatever was sent since ``start_reads`` (the
     caller checks again that nothing changed, behind them)."""
     reads.futures.extend(_sent(session, roots))
 
 
-def _sent(session: Any, roots: list[int]) -> list[asyncio.Future]:
+def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
     return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
             for root in roots for method in (QUERY, ANCESTORS)]
 
 
-async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
+async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
     """Every root's (subtree, chain) (see settle); those settled by an earlier call kept."""
     replies = await asyncio.gather(*reads.futures[2 * len(reads.settled):])
     reads.settled.extend(await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
@@ -218,7 +218,7 @@ async def _settled(session: Any, reads: Reads) -> list[tuple[list[dict], list[di
     return reads.settled
 
 
-async def patched_records(session: Any, records: list[Record], reads: Reads,
+async def patched_records(session: Session, records: list[Record], reads: Reads,
                           frame_id: str) -> list[Record] | None:
     """``records`` (a capture's, pre-order, one frame) with the subtrees under the roots of
     ``reads`` (start_reads) read again; None when the result could differ from a full read.
@@ -264,7 +264,7 @@ async def patched_records(session: Any, records: list[Record], reads: Reads,
     return axtree.preorder(kept + new)
 
 
-async def settle(session: Any, subtree_reply: dict, chain_reply: dict, reads: Reads,
+async def settle(session: Session, subtree_reply: dict, chain_reply: dict, reads: Reads,
                   ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree and its ancestors (root first, document last). A root that
     is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is

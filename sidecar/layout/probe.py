@@ -18,7 +18,7 @@ the whole page (at <html> or <body>, in <head>, a resize, fonts) is remembered a
 leave the record incomplete (``floor``), and the next capture is a full one.
 
 Every change (and inner scroll) also schedules a call of the ``Runtime.addBinding`` function
-``BINDING`` a few ms later (debounced), so the sidecar can rebuild the layout in the
+``BINDING`` shortly after (debounced), so the sidecar can rebuild the layout in the
 background; freshness never depends on that call, only on the counters.
 
 Scroll events come with the next frame, so script scrolling (scrollTop/scrollLeft, scrollTo,

@@ -5,7 +5,7 @@ CSS carries a change further than the DOM nodes it touched. A change at <html> o
 for a theme or an open modal), in <head> (a style sheet, which CSS-in-JS libraries add on every
 render; the title), a resize or a font load can restyle any element; :has() and :focus-within
 restyle ancestors and their other descendants. Reading the whole accessibility tree again for
-that costs ~200 ms of Chromium's time at 2,000 elements, and usually almost nothing in it changed.
+costs as much of Chromium's time as a full read, and usually almost nothing in it changed.
 
 Chromium's accessibility tree follows the styles only through what a DOM snapshot shows too:
 whether a node is rendered at all, its rendered text (CSS text-transform, generated

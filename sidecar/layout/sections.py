@@ -1,8 +1,7 @@
 """A full accessibility read in sections, so that Python works while Chromium still serialises.
 
-``Accessibility.getFullAXTree`` answers with one message: at 2,000 elements Chromium spends
-~130 ms building and sending 2.9 MB, then the sidecar ~25 ms parsing it and ~25 ms turning it
-into records, one after the other. Read instead as the accessibility subtrees of a few dozen
+``Accessibility.getFullAXTree`` answers with one message: Chromium builds and sends megabytes,
+then the sidecar parses them and turns them into records, one after the other. Read instead as the accessibility subtrees of a few dozen
 disjoint elements that cover the page (``queryAXTree``, ignored nodes included) plus the
 ancestors of each group of sibling sections (``getAXNodeAndAncestors``, the nodes between them),
 all pipelined: Chromium answers section after section, and each is parsed and turned into
@@ -18,8 +17,8 @@ compare both reads node for node.
 
 Each section's subtree is put in pre-order as it arrives (a block); at the end only the few
 nodes above the sections are walked, each block taken whole where its top hangs. Ordering all
-nodes again after the last section was ~10 ms of the read's ~20 ms of Python after Chromium's
-last answer, at 2,000 elements.
+nodes again after the last section was about half of the Python work left after Chromium's last
+answer.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree
 from .axtree import Record
+from .seams import Session
 from .patch import ANCESTORS, QUERY, Reads, as_in_full_tree, in_tree, settle
 
 MAX_SECTIONS = 48           # enough to overlap the work; each read has a small fixed cost
@@ -110,11 +110,10 @@ class SectionReads(Reads):
     sections: list[Section] = field(default_factory=list)
 
 
-def start_reads(session: Any, groups: list[list[int]]) -> SectionReads:
+def start_reads(session: Session, groups: list[list[int]]) -> SectionReads:
     """Every section's subtree, and one ancestor read per group of sections under the same
     parent element, all sent now (before what the caller sends next). Each ancestor read costs
-    Chromium about as much as a small subtree: one per section made a 2,000-element page's
-    read ~40 ms slower."""
+    Chromium about as much as a small subtree: one per section made the read measurably slower."""
     reads = SectionReads(futures=[])
     for group in groups:
         chain = asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": group[0]}))
@@ -126,7 +125,7 @@ def start_reads(session: Any, groups: list[list[int]]) -> SectionReads:
     return reads
 
 
-async def sectioned_records(session: Any, reads: SectionReads, frame_id: str,
+async def sectioned_records(session: Session, reads: SectionReads, frame_id: str,
                             on_section: Callable[[list[Record]], None]) -> list[Record] | None:
     """The whole tree from ``reads`` (start_reads), in pre-order, or None when the sections do
     not make up one consistent tree. ``on_section`` gets each section's records as it arrives,
@@ -206,7 +205,7 @@ def _in_blocks(root: str, records: dict[str, Record], blocks: dict[str, list[Rec
                above: set[str]) -> list[Record] | None:
     """The whole tree in pre-order, walking only the nodes above the sections and taking each
     section's block whole: what axtree.preorder gives, without visiting every node again at the
-    end (~10 ms at 2,000 elements). None unless the walk meets every record exactly once and
+    end. None unless the walk meets every record exactly once and
     every link stays among them (then the caller orders the whole tree, and decides)."""
     ordered: list[Record] = []
     met: set[str] = set()

@@ -19,7 +19,7 @@ import aiohttp
 
 from sidecar.cdp.connection import CDPConnection
 from sidecar.cdp.targets import PageTarget, TargetTracker
-from sidecar.layout import LayoutOptions, build_layout
+from sidecar.layout import LayoutOptions, LayoutService
 from testbed.children import (CHROMIUM_FLAGS, Sidecar, drain, read_line_matching, start_module,
                               start_sidecar, stop)
 from testbed.xvfb import start_xvfb
@@ -31,6 +31,12 @@ class Chromium:
     conn: CDPConnection
     tracker: TargetTracker
     profile: tempfile.TemporaryDirectory
+    # /layout's service over this connection, as the sidecar's supervisor makes one; a copy with
+    # another tracker (dataclasses.replace) gets its own.
+    layout_service: LayoutService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.layout_service = LayoutService(self.conn, self.tracker)
 
     async def page(self) -> PageTarget:
         await self.tracker.wait_for(lambda: bool(self.tracker.pages()), 20)
@@ -48,7 +54,7 @@ class Chromium:
             await self.tracker.wait_for(lambda: len(page.children) >= children, 20)
 
     async def layout(self, **query: str) -> dict[str, Any]:
-        return await build_layout(self.conn, self.tracker, LayoutOptions.from_query(query))
+        return await self.layout_service.build(LayoutOptions.from_query(query))
 
     async def evaluate(self, page: Any, expression: str) -> Any:
         reply = await page.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
@@ -58,6 +64,7 @@ class Chromium:
         return reply["result"].get("value")
 
     async def close(self) -> None:
+        self.layout_service.stop()
         self.tracker.stop()
         await self.conn.close()
         stop(self.process, group=True)

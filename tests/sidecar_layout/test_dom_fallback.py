@@ -45,6 +45,13 @@ class _TrackerWithoutAccessibility:
         page = self._tracker.find_page(id_or_prefix)
         return None if page is None else _NoAccessibility(page)
 
+    def page_for_session(self, session_id: str) -> Any:
+        page = self._tracker.page_for_session(session_id)
+        return None if page is None else _NoAccessibility(page)
+
+    async def refresh_titles(self) -> None:
+        await self._tracker.refresh_titles()
+
 
 async def test_dom_fallback_has_bounds_that_click_true(chromium, desktopd, page_server):
     page = await chromium.page()

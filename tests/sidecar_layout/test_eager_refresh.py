@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout import builder
 from sidecar.layout.refresh import BINDING
 
 from .clicking import NEXT_FRAME_JS
@@ -18,8 +17,8 @@ RECT_JS = """
 """
 
 
-def _state(chromium):
-    return builder._states[chromium.tracker]
+def _service(chromium):
+    return chromium.layout_service
 
 
 async def _refreshed_after(chromium, page, script: str) -> None:
@@ -30,7 +29,7 @@ async def _refreshed_after(chromium, page, script: str) -> None:
             _method, params, _session = await calls.get(timeout=10)
             if params.get("name") == BINDING:
                 break
-    task = _state(chromium).refresher.state(page.target_id).task
+    task = _service(chromium).tab(page.target_id).refresh.task
     assert task is not None, "the page's change notification started no refresh"
     await task
 
@@ -53,18 +52,18 @@ async def test_a_change_is_captured_before_it_is_asked_for(chromium, page_server
     await chromium.layout()                      # first sight: probe installed, binding added
     await chromium.evaluate(page, NEXT_FRAME_JS)
     await chromium.layout()                      # the binding is in place by now
-    state = _state(chromium)
-    before = state.refresher.state(page.target_id).refreshes
+    state = _service(chromium)
+    before = state.tab(page.target_id).refresh.refreshes
 
     # A new node: captured in the background; the request reuses that capture as it is.
     await _refreshed_after(chromium, page, """
         const b = document.createElement("button"); b.id = "eager"; b.textContent = "Eager new";
         b.style.marginLeft = "40px"; document.body.prepend(b); true""")
-    assert state.refresher.state(page.target_id).refreshes > before
-    capture = state.cache[page.target_id]
+    assert state.tab(page.target_id).refresh.refreshes > before
+    capture = state.tab(page.target_id).capture
     assert _by_name({"tabs": [{"layout": {"nodes": capture.records}}]}, "Eager new")
     layout = await chromium.layout()
-    assert state.cache[page.target_id] is capture, "the request captured again: not warm"
+    assert state.tab(page.target_id).capture is capture, "the request captured again: not warm"
     [node] = _by_name(layout, "Eager new")
     await _assert_box(chromium, page, node, "eager")
 
@@ -99,7 +98,7 @@ async def test_never_stale_when_asked_at_once_or_during_a_refresh(chromium, page
     async with chromium.conn.events("Runtime.bindingCalled", session_id=page.session_id) as calls:
         await chromium.evaluate(page, add % ("first", "First change"))
         await calls.get(timeout=10)
-    refresh = _state(chromium).refresher.state(page.target_id).task
+    refresh = _service(chromium).tab(page.target_id).refresh.task
     assert refresh is not None and not refresh.done(), "no refresh in flight"
     await chromium.evaluate(page, 'document.getElementById("first").textContent = "Second change"; true')
     layout = await chromium.layout()
@@ -124,19 +123,18 @@ async def test_eager_refresh_survives_navigation(chromium, page_server):
         await _refreshed_after(chromium, page, f"""
             const b = document.createElement("button"); b.textContent = "After nav {size}";
             document.body.prepend(b); true""")
-        capture = _state(chromium).cache[page.target_id]
+        capture = _service(chromium).tab(page.target_id).capture
         assert _by_name(await chromium.layout(), f"After nav {size}")
-        assert _state(chromium).cache[page.target_id] is capture, "not warm after navigating"
+        assert _service(chromium).tab(page.target_id).capture is capture, "not warm after navigating"
 
 
 async def _background_read(chromium, page, refreshes: int, cause: str) -> None:
     """Wait (a bounded number of frames) for the tab's background refresh after ``refreshes``."""
-    refresher = _state(chromium).refresher
+    refresh = _service(chromium).tab(page.target_id).refresh
     for _ in range(100):
-        task = refresher.state(page.target_id).task
-        if task is not None:
-            await task
-        if refresher.state(page.target_id).refreshes > refreshes:
+        if refresh.task is not None:
+            await refresh.task
+        if refresh.refreshes > refreshes:
             return
         await chromium.evaluate(page, NEXT_FRAME_JS)
     raise AssertionError(f"{cause} started no refresh")
@@ -148,9 +146,9 @@ async def test_a_new_document_is_read_when_its_dom_is_ready_while_it_still_loads
     page = await chromium.page()
     await chromium.navigate(page, page_server.url("/gen/100"))
     await chromium.layout()                          # asked: the tab is refreshed from now on
-    state = _state(chromium)
-    refreshes = state.refresher.state(page.target_id).refreshes
-    captures = state.counts["captures"]
+    state = _service(chromium)
+    refreshes = state.tab(page.target_id).refresh.refreshes
+    captures = state.counters.captures
     try:
         async with chromium.conn.events("Page.domContentEventFired", "Page.loadEventFired",
                                         session_id=page.session_id) as events:
@@ -159,9 +157,9 @@ async def test_a_new_document_is_read_when_its_dom_is_ready_while_it_still_loads
             assert method == "Page.domContentEventFired"
             await _background_read(chromium, page, refreshes, "DOMContentLoaded")
             assert await chromium.evaluate(page, "document.readyState") == "interactive"
-            assert state.counts["captures"] == captures + 1
+            assert state.counters.captures == captures + 1
             layout = await chromium.layout()
-            assert state.counts["captures"] == captures + 1, "the request read the page again"
+            assert state.counters.captures == captures + 1, "the request read the page again"
             assert [n for n in layout["tabs"][0]["layout"]["nodes"] if n["name"]["value"] == "Ready"]
     finally:
         page_server.release.set()
@@ -173,17 +171,17 @@ async def test_a_new_document_is_captured_when_it_has_loaded(chromium, page_serv
     page = await chromium.page()
     await chromium.navigate(page, page_server.url("/gen/100"))
     await chromium.layout()                          # asked: the tab is refreshed from now on
-    state = _state(chromium)
+    state = _service(chromium)
     for size in (400, 500):
-        refreshes = state.refresher.state(page.target_id).refreshes
-        captures = state.counts["captures"]
+        refreshes = state.tab(page.target_id).refresh.refreshes
+        captures = state.counters.captures
         await chromium.navigate(page, page_server.url(f"/gen/{size}"))   # returns on the load event
         await _background_read(chromium, page, refreshes, "the load")
-        assert state.counts["captures"] == captures + 1
-        capture = state.cache[page.target_id]
+        assert state.counters.captures == captures + 1
+        capture = state.tab(page.target_id).capture
         layout = await chromium.layout()
-        assert state.cache[page.target_id] is capture, "the request read the page again"
-        assert state.counts["captures"] == captures + 1
+        assert state.tab(page.target_id).capture is capture, "the request read the page again"
+        assert state.counters.captures == captures + 1
         assert layout["tabs"][0]["url"].endswith(f"/gen/{size}")
         full = await chromium.layout(fresh="true")
         assert layout["tabs"][0]["layout"]["nodes"] == full["tabs"][0]["layout"]["nodes"]

@@ -63,7 +63,7 @@ def test_cache_is_bounded_by_bytes():
     layouts = [{"nodes": ["x" * 300], "i": i} for i in range(10)]
     for i, layout in enumerate(layouts):
         encoder.encode({"tabs": [{"id": f"T{i}", "layout": layout}]})
-    assert encoder._layouts.size <= 1000
+    assert 0 < encoder.cached_bytes <= 1000
 
 
 def test_gzip_round_trips_and_is_cached():

@@ -9,7 +9,7 @@ import pytest
 
 from desktopd.web.errors import ApiError
 from sidecar.errors import RendererCrashed, TabNotFound
-from sidecar.layout import LayoutOptions, build_layout
+from sidecar.layout import LayoutOptions
 
 from .reference_schema import validate_reference
 
@@ -71,6 +71,6 @@ async def test_bad_parameters_are_rejected_naming_the_field(chromium):
                          ({"max_nodes": "ten"}, "max_nodes"), ({"interesting": "maybe"}, "interesting"),
                          ({"roles": ",,"}, "roles"), ({"colour": "red"}, "colour")):
         with pytest.raises((ApiError, TabNotFound)) as raised:
-            await build_layout(chromium.conn, chromium.tracker, LayoutOptions.from_query(query))
+            await chromium.layout_service.build(LayoutOptions.from_query(query))
         assert raised.value.field == field
         assert isinstance(raised.value, TabNotFound) or raised.value.status == 422

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from sidecar.layout import LayoutOptions, build_layout
+from sidecar.layout import LayoutOptions
 
 from .clicking import NEXT_FRAME_JS, WAIT_FOR_CLICK_JS, element_id
 from .reference_schema import validate_reference
@@ -105,7 +105,7 @@ async def test_bounds_in_viewport_and_screen_space(chromium, page_server):
     same = {k: v for k, v in four["document"].items() if k != "bounds"}
     assert {k: v for k, v in four["viewport"].items() if k != "bounds"} == same
     # The server's default (SIDECAR_BOUNDS_SPACE) when the query does not say.
-    defaulted = await build_layout(chromium.conn, chromium.tracker, LayoutOptions.from_query({}, "viewport"))
+    defaulted = await chromium.layout_service.build(LayoutOptions.from_query({}, "viewport"))
     assert defaulted["tabs"][0]["layout"]["boundsSpace"] == "viewport"
 
 
@@ -180,8 +180,7 @@ async def test_the_tab_in_front_comes_first_unless_strip_order_is_asked(chromium
         assert front == [first.target_id, second]
         tabs = (await chromium.layout())["tabs"]
         assert tabs[0]["visible"] is True and tabs[1]["visible"] is False
-        defaulted = await build_layout(chromium.conn, chromium.tracker,
-                                       LayoutOptions.from_query({}, order="strip"))
+        defaulted = await chromium.layout_service.build(LayoutOptions.from_query({}, order="strip"))
         assert [t["id"] for t in defaulted["tabs"]] == [first.target_id, second]
     finally:
         await chromium.conn.send("Target.closeTarget", {"targetId": second})

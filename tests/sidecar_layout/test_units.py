@@ -8,7 +8,7 @@ import json
 import pytest
 
 from desktopd.web.errors import ApiError
-from sidecar.layout import axtree, builder, render
+from sidecar.layout import axtree, capture, render
 from sidecar.layout.encoding import NodeList, dumps, dumps_layout
 from sidecar.layout.dom_fallback import dom_records
 from sidecar.layout.geometry import Placement, Rect, View, WindowMetrics, viewport_origin
@@ -295,10 +295,10 @@ def test_placements_worked_out_ahead_are_taken_as_they_are():
     placed = {"T": (snap, snap.placements(TOP_LEVEL))}
     records = [{"nodeId": "a", "backendDOMNodeId": 3}, {"nodeId": "b", "backendDOMNodeId": 12},
                {"nodeId": "c", "backendDOMNodeId": 999}, {"nodeId": "d"}]
-    fresh = builder._placements(records, ["T"] * 4, placed)
+    fresh = capture.placements(records, ["T"] * 4, placed)
     assert fresh[0].fixed and fresh[1].rect == Rect(125, 225, 50, 20) and fresh[2:] == [None, None]
     known = {"a": snap.placement_of(3, placed["T"][1]), "c": None}
-    taken = builder._placements(records, ["T"] * 4, placed, known)
+    taken = capture.placements(records, ["T"] * 4, placed, known)
     assert taken == fresh and taken[0] is known["a"] and taken[1] is not fresh[1]
 
 

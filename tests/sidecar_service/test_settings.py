@@ -96,3 +96,20 @@ def test_cdp_is_exposed_on_the_network_only_with_a_token_and_bounds_and_order_de
         parse_settings(["--bounds-space", "page"], {})
     with pytest.raises(SettingsError, match="tab order"):
         parse_settings([], {"SIDECAR_TAB_ORDER": "newest"})
+
+
+def test_layout_strategies_are_switched_by_name_and_a_wrong_name_is_refused():
+    from sidecar.layout.readers import NAMES, readers_named
+    from sidecar.settings import LAYOUT_STRATEGIES
+
+    assert parse_settings([], {}).layout_strategies == LAYOUT_STRATEGIES
+    # Every reader but the whole read (always there) has its switch.
+    assert set(NAMES) - {"whole"} <= set(LAYOUT_STRATEGIES)
+    chosen = parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": " Patch, refresh "}).layout_strategies
+    assert chosen == ("patch", "refresh")
+    assert [r.name for r in readers_named(chosen)] == ["patch", "whole"]
+    assert parse_settings(["--layout-strategies", "none"], {}).layout_strategies == ()
+    assert parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": ""}).layout_strategies == LAYOUT_STRATEGIES
+    assert [r.name for r in readers_named(())] == ["whole"]
+    with pytest.raises(SettingsError, match="layout strategies"):
+        parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": "reuse,guess"})

@@ -1,0 +1,120 @@
+"""A capture answered for the view now: its nodes filtered, hit-tested and rendered to JSON.
+
+The same answer dict is returned while nothing moved, so the encoder reuses its bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+
+from . import axtree, hits, render
+from .axtree import Record
+from .capture import Capture
+from .encoding import NodeList
+from .geometry import Placement, View, viewport_origin
+from .memory import gc_paused, release_later
+from .options import LayoutOptions
+from .probe import ProbeResult
+from .seams import Page
+
+log = logging.getLogger(__name__)
+
+MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
+EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as render_layout keys them)
+
+
+def view_of(probe: ProbeResult, metrics: dict) -> View:
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    device_layout = metrics.get("layoutViewport", {})
+    zoom = float(visual.get("zoom") or 1.0)
+    dpr = probe.device_pixel_ratio
+    window = probe.window(float(device_layout.get("clientWidth", 0)),
+                          float(device_layout.get("clientHeight", 0)))
+    origin_x, origin_y = viewport_origin(window, dpr / zoom)
+    return View(layout_x=float(layout.get("pageX", 0)), layout_y=float(layout.get("pageY", 0)),
+                visual_x=float(visual.get("pageX", 0)), visual_y=float(visual.get("pageY", 0)),
+                visual_width=float(visual.get("clientWidth", 0)),
+                visual_height=float(visual.get("clientHeight", 0)),
+                pinch_scale=float(visual.get("scale") or 1.0), zoom=zoom, device_pixel_ratio=dpr,
+                origin_x=origin_x, origin_y=origin_y)
+
+
+async def answer(page: Page, capture: Capture, probe: ProbeResult, metrics: dict,
+                 options: LayoutOptions) -> dict[str, Any]:
+    """The answer for the view now, with its interactive nodes hit-tested (hits.py): once per
+    capture and view."""
+    if capture.ancestry is None:
+        return render_layout(capture, probe, metrics, options)
+    view = view_of(probe, metrics)
+    if capture.hits is None or capture.hits[0] != view:
+        tests = hits.candidates(capture.records, capture.placements, capture.sessions,
+                                page.target_id, view)
+        try:
+            found = await hits.hit_test(page, capture.ancestry, tests, view)
+        except (CDPError, CDPTimeout) as exc:
+            if isinstance(exc, (CDPSessionClosed, CDPDisconnected)):
+                raise
+            log.info("hit test failed (%s): hittable unknown", exc)
+            found = {}
+        capture.hits = (view, found)
+    if capture.hits is None or capture.hits[0] != view:
+        return render_layout(capture, probe, metrics, options)
+    return render_layout(capture, probe, metrics, options, capture.hits[1])
+
+
+def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], list[Placement | None]]:
+    key = (options.interesting, options.roles)
+    if key == (False, None):
+        return capture.records, capture.placements
+    if key not in capture.filtered:
+        def keep(record: Record) -> bool:
+            if options.interesting and not axtree.is_interesting(record):
+                return False
+            return options.roles is None or axtree.role_of(record).lower() in options.roles
+        records = axtree.filter_tree(capture.records, keep)
+        placement_of = {r["nodeId"]: p for r, p in zip(capture.records, capture.placements)}
+        capture.filtered[key] = (records, [placement_of[r["nodeId"]] for r in records])
+    return capture.filtered[key]
+
+
+def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions,
+                  hit_results: dict[str, bool | None] | None = None) -> dict[str, Any]:
+    view = view_of(probe, metrics)
+    capture.visible = probe.visible
+    # The same answer for ?tab= or every tab, fresh or not.
+    options = dataclasses.replace(options, tab=None, fresh=False, order="front")
+    last = capture.rendered.get(options)
+    if last is not None and last[0] == view:
+        return last[1]                       # nothing moved: the same answer, already built
+    records, placements = _selected(capture, options)
+    truncated = options.max_nodes is not None and len(records) > options.max_nodes
+    if truncated:
+        records = axtree.truncate(records, options.max_nodes)
+        placements = placements[:options.max_nodes]
+    node_cache = capture.node_caches.get(options)
+    if node_cache is None:
+        if len(capture.node_caches) >= MAX_RENDERED_OPTIONS:
+            capture.node_caches.pop(next(iter(capture.node_caches)))
+        node_cache = capture.node_caches[options] = render.NodeCache()
+    with gc_paused():
+        node_json = render.nodes(records, placements, view, node_cache, capture.record_json,
+                                 options.bounds_space, hit_results)
+    if capture.record_json is not None:
+        release_later(capture.record_json)       # in the node cache now
+        capture.record_json = None
+    layout = dict(
+        source=capture.source,
+        boundsSpace=options.bounds_space,
+        truncated=truncated,
+        nodeCount=len(node_json),
+        viewport=render.viewport_json(metrics, view),
+        nodes=NodeList(node_json),           # last: the encoder splices the nodes' JSON in
+    )
+    if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
+        capture.rendered.pop(next(iter(capture.rendered)))
+    capture.rendered[options] = (view, layout)
+    return layout

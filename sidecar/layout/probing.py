@@ -1,0 +1,118 @@
+"""The freshness check: the in-page probe with the layout metrics, and the signal made of them.
+
+A read is trusted only when the probe before it and the probe after it (the "after-check") saw
+the same change counts; a cached capture is reused while the signal is the one it was taken at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .aio import or_exception
+from .probe import PROBE_PARAMS, ProbeResult, parse_probe
+from .seams import ChildSession, Page
+
+
+class Probed(NamedTuple):
+    probe: ProbeResult
+    metrics: dict
+    child_probes: list[ProbeResult | None]
+    take_reply: dict | None
+    sent_at: float            # time.monotonic() before its calls went out
+
+
+def probe(page: Page, children: list[ChildSession], take: dict | None = None) -> asyncio.Future[Probed]:
+    """The page's and its iframes' probes and the layout metrics; and ``take`` (patch.py)
+    evaluated right after them when given (its reply, else None). Its calls are on their way
+    at the loop's next turn, in order behind what was sent before (the renderer answers them
+    after that), even while the caller keeps the loop busy."""
+    # A child iframe that detaches mid-probe only costs the cache, never the request.
+    calls = [page.send("Runtime.evaluate", PROBE_PARAMS), page.send("Page.getLayoutMetrics"),
+             *(or_exception(child.send("Runtime.evaluate", PROBE_PARAMS)) for child in children)]
+    if take is not None:
+        calls.append(or_exception(page.send("Runtime.evaluate", take)))
+    return asyncio.ensure_future(_probed([asyncio.ensure_future(call) for call in calls],
+                                         take is not None, time.monotonic()))
+
+
+# Sends the check that a read holds, behind the read's calls already sent (a reader calls it
+# when those are on their way, and awaits it once its own work is done).
+AfterCheck = Callable[[], "asyncio.Future[Probed | Exception]"]
+
+
+def after_check(page: Page) -> asyncio.Future[Probed | Exception]:
+    """The check that a one-document read holds, sent now behind the read's calls."""
+    return asyncio.ensure_future(or_exception(probe(page, [])))
+
+
+async def _probed(calls: list[asyncio.Future], with_take: bool, sent_at: float) -> Probed:
+    probe_reply, metrics, *replies = await asyncio.gather(*calls)
+    take_reply = replies.pop() if with_take else None
+    return Probed(parse_probe(probe_reply), metrics, [_parse_or_none(reply) for reply in replies],
+                  None if isinstance(take_reply, BaseException) else take_reply, sent_at)
+
+
+def _parse_or_none(reply: dict | BaseException) -> ProbeResult | None:
+    if isinstance(reply, BaseException):
+        return None
+    try:
+        return parse_probe(reply)
+    except ValueError:
+        return None
+
+
+def frames_of(probed: Probed) -> tuple[tuple[str, ...], list]:
+    """The change counts of the page's frames and its iframes' (what an after-check compares)."""
+    return probed.probe.frames, [c.frames if c else None for c in probed.child_probes]
+
+
+def untouched(frames: tuple[tuple[str, ...], list]) -> bool:
+    """True when every tracker, installed by the probe before the capture, counted no change."""
+    main, children = frames
+    every = list(main) + [f for child in children for f in (child or ("?",))]
+    return all(f == "x" or f.split(":")[1:] == ["0", "0"] for f in every)
+
+
+def signal(probed: Probed, children: list[ChildSession], *, scrolls: bool = True) -> tuple | None:
+    """A key that changes whenever cached placements could be wrong, or None (never cache).
+    Without ``scrolls``: a key that changes whenever the nodes themselves could be."""
+    main, metrics, child_probes = probed.probe, probed.metrics, probed.child_probes
+    if not main.trackable or any(c is None or not c.trackable for c in child_probes):
+        return None
+    unreachable = main.unreachable_frames + sum(c.unreachable_frames for c in child_probes if c)
+    if unreachable > len(children):
+        return None          # a cross-origin frame in this process: its changes are invisible
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    frames = (lambda p: p.frames) if scrolls else (lambda p: p.structure)
+    return (frames(main), tuple(sorted(c.target_id for c in children)),
+            tuple(frames(c) for c in child_probes if c),
+            layout.get("clientWidth"), layout.get("clientHeight"), visual.get("zoom"),
+            main.device_pixel_ratio, main.inner_width, main.inner_height)
+
+
+def animating(probed: Probed) -> bool:
+    """A frame with a running animation: its page is never cached (probe.py's "a")."""
+    return "a" in probed.probe.frames or any(c is not None and "a" in c.frames
+                                             for c in probed.child_probes)
+
+
+def view_key(probe_result: ProbeResult) -> tuple[float, float, float]:
+    return probe_result.device_pixel_ratio, probe_result.inner_width, probe_result.inner_height
+
+
+def at_scroll(metrics: dict, scroll: tuple[float, float] | None) -> dict:
+    """``metrics`` (Page.getLayoutMetrics) as they were at the top-level ``scroll``."""
+    if scroll is None:
+        return metrics
+    layout = metrics.get("cssLayoutViewport", {})
+    visual = metrics.get("cssVisualViewport", {})
+    dx = scroll[0] - float(layout.get("pageX", 0))
+    dy = scroll[1] - float(layout.get("pageY", 0))
+    return {**metrics,
+            "cssLayoutViewport": {**layout, "pageX": scroll[0], "pageY": scroll[1]},
+            "cssVisualViewport": {**visual, "pageX": float(visual.get("pageX", 0)) + dx,
+                                  "pageY": float(visual.get("pageY", 0)) + dy}}

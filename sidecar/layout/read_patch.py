@@ -1,0 +1,81 @@
+"""The patch: only the subtrees a change touched read again (patch.py), spliced into the last
+capture's records, plus what CSS re-rendered beyond them (restyle.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from . import patch
+from .capture import Capture, one_document, parsed_snapshot
+from .memory import release_later
+from .probe import document_token
+from .probing import AfterCheck, Probed, view_key
+from .seams import Page
+
+
+def patchable(capture: Capture, probed: Probed, has_children: bool) -> bool:
+    """Whether the tab is still the one document (same token) the capture was taken of."""
+    frames = probed.probe.frames
+    if not capture.patchable or has_children or len(frames) != 1 or len(capture.frames) != 1:
+        return False
+    if capture.view_key != view_key(probed.probe):
+        # Zoom, the device scale or the window's size changed: what overflows (and so which
+        # boxes are scroll containers in the accessibility tree) can change anywhere.
+        return False
+    return document_token(frames[0]) == document_token(capture.frames[0])
+
+
+def take_params(capture: Capture | None) -> dict | None:
+    """The roots' take to send along with the probe (after it: roots cover every change the
+    probe counts), so a patch does not wait for one more round trip."""
+    if capture is None or not capture.patchable or len(capture.frames) != 1:
+        return None
+    return patch.take_params(capture.frames[0])
+
+
+async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: dict,
+                     after_check: AfterCheck,
+                     ) -> tuple[Capture, asyncio.Future[Probed | Exception] | None] | None:
+    """The capture with only the changed subtrees read again and fresh boxes, and the
+    after-check already sent behind its reads (None: check now); None when the change needs a
+    full read. ``roots_reply`` is the take's (take_params)."""
+    take = patch.parse_take(roots_reply)
+    before = capture.render
+    if take is None or before is None:
+        return None
+    # The renderer answers in order: the accessibility reads first, so splicing them in
+    # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
+    # meanwhile, which is answered by the time the nodes are placed.
+    reads = patch.start_reads(page, take.roots, take.top)
+    snapshot_call = asyncio.ensure_future(parsed_snapshot(page, dpr, boxes=False))
+    after_call = after_check()
+    spliced = asyncio.ensure_future(patch.patched_records(page, capture.records, reads, capture.frame_id))
+    # CSS can re-render more than the changed nodes (a class on <body>, :has(), :focus-within):
+    # the rendering tells what (restyle.py). Its last side is worked out while Chromium makes
+    # the new snapshot (once the calls above are on their way: one turn of the loop sends them).
+    await asyncio.sleep(0)
+    before.signatures()
+    snapshot = await snapshot_call
+    rendering = snapshot.render_state()
+    restyled = None if rendering is None else rendering.restyled_roots(before, take.roots)
+    records = await spliced         # right unless more was re-rendered, as is most often
+    if restyled is None:
+        release_later(snapshot)
+        await after_call
+        return None
+    if restyled:                    # spliced again with those, as one tree that must add up
+        await after_call            # (answered long ago) checked anew, behind these reads:
+        patch.add_reads(page, reads, restyled)
+        reads.late = False          # reads from an ancestor so far were all sent before it
+        after_call = after_check()
+        await asyncio.sleep(0)      # (all sent) the snapshot's boxes are read meanwhile
+        snapshot.read_boxes()
+        records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
+    patched = one_document(page, records, snapshot, capture.frame_id)
+    if patched is None:
+        await after_call
+        return None
+    patched.wide, patched.restyled = take.top is not None, len(restyled)
+    # A root read again from its ancestor, or a re-rendered one, was read after that check:
+    # check once more.
+    return patched, (None if reads.late else after_call)

@@ -1,0 +1,123 @@
+"""The ways to read a tab, behind one small interface, tried in order until one applies.
+
+Each is switchable (``SIDECAR_LAYOUT_STRATEGIES``, sidecar/settings.py); the whole read always
+stays, last, and is what ``?fresh=true`` uses alone: the oracle the others are held to.
+
+  reuse     the last capture as it is: the probe's signal is the one it was taken at
+  rescan    the same nodes with fresh boxes: only scroll counts changed (scrolling inside the page)
+  patch     only the subtrees the page's change tracker names read again (read_patch.py)
+  sections  a full read in pipelined pieces, rendered while read (read_sections.py)
+  whole     the AX trees and DOM snapshots of the page and its iframes (read_whole.py)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .answer import view_of
+from .capture import Capture
+from .probing import AfterCheck, Probed, animating
+from .read_patch import patchable, read_patch
+from .read_sections import read_sections
+from .read_whole import read_whole, rescan
+from .seams import ChildSession, Page
+
+
+@dataclass
+class ReadContext:
+    page: Page
+    children: list[ChildSession]
+    probed: Probed                  # the check before the read (and the patch's take)
+    previous: Capture | None        # the tab's last capture (None: read afresh)
+    signal: tuple | None            # probing.signal of ``probed``: None, never cache
+    structure: tuple | None         # the same without scroll counts
+    fresh: bool                     # ?fresh=true: only the whole read
+    after_check: AfterCheck         # sends the check that the read holds, behind its calls
+
+
+@dataclass
+class Read:
+    capture: Capture
+    # The after-check a reader sent behind its reads, or None: the caller checks now.
+    after: asyncio.Future[Probed | Exception] | None = None
+    reused: bool = False            # the previous capture, still right: no after-check needed
+
+
+class Reader(Protocol):
+    name: str                       # its word in SIDECAR_LAYOUT_STRATEGIES
+    counter: str                    # the LayoutCounters field a read of it adds one to
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        """The tab read this way, or None when this way does not apply."""
+
+
+class Reuse:
+    name, counter = "reuse", "reuses"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        previous = ctx.previous
+        if previous is None or ctx.signal is None or previous.signal != ctx.signal \
+                or not previous.holds_at(ctx.probed.metrics):
+            return None
+        return Read(previous, reused=True)
+
+
+class Rescan:
+    name, counter = "rescan", "rescans"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        previous = ctx.previous
+        if previous is None or ctx.structure is None or previous.structure != ctx.structure:
+            return None
+        return Read(await rescan(ctx.page, ctx.children, ctx.probed.probe.device_pixel_ratio, previous))
+
+
+class Patch:
+    name, counter = "patch", "patches"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        previous, probed = ctx.previous, ctx.probed
+        if previous is None or probed.take_reply is None or probed.probe.popup_changed \
+                or not patchable(previous, probed, bool(ctx.children)):
+            return None
+        patched = await read_patch(ctx.page, probed.probe.device_pixel_ratio, previous,
+                                   probed.take_reply, ctx.after_check)
+        return None if patched is None else Read(*patched)
+
+
+class Sections:
+    name, counter = "sections", "captures"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        # A page that cannot be cached (always animating) is read as ?fresh=true reads it: the
+        # sections' machinery only pays off for a capture kept.
+        probed = ctx.probed
+        if ctx.fresh or ctx.children or animating(probed) or probed.probe.popup_changed:
+            return None
+        capture, after = await read_sections(ctx.page, probed.probe.device_pixel_ratio,
+                                             view_of(probed.probe, probed.metrics), ctx.after_check)
+        return None if capture is None else Read(capture, after)
+
+
+class Whole:
+    name, counter = "whole", "captures"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        return Read(await read_whole(ctx.page, ctx.children, ctx.probed.probe.device_pixel_ratio))
+
+
+ALL: tuple[Reader, ...] = (Reuse(), Rescan(), Patch(), Sections(), Whole())
+NAMES = tuple(reader.name for reader in ALL)
+
+
+def readers_named(names: Sequence[str]) -> tuple[Reader, ...]:
+    """The readers of those names (other words are other switches: sidecar/settings.py checks
+    them all) in their order of trial; the whole read always, last."""
+    return tuple(reader for reader in ALL if reader.name in names or reader.name == "whole")
+
+
+def patching(readers: Sequence[Reader]) -> bool:
+    return any(reader.name == "patch" for reader in readers)

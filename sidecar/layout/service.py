@@ -1,0 +1,188 @@
+"""/layout for one Chromium connection: the tabs' layout state, the readers, the encoded bodies.
+
+The Chromium supervisor creates one ``LayoutService`` beside the target tracker and drops it
+with the connection: nothing about layouts outlives the connection it was read over. Inside it,
+one ``TabLayout`` per tab holds that tab's lock, its capture and its background refresh.
+
+``await service.build(options, health)`` is the /layout body: every tab asked for, read through
+the freshness loop (freshness.py); a tab that fails carries its error in the HTTP form a route
+would give it (sidecar/errors.py) while the others answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from desktopd.web.errors import ApiError
+from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, PageChanging, RendererCrashed,
+                            TabNotFound, TabUnresponsive, as_api_error)
+
+from .answer import answer
+from .aio import or_exception
+from .encoding import EncodedBody, LayoutEncoder, options_key
+from .freshness import read_tab
+from .options import LayoutOptions
+from .readers import ALL, Reader
+from .refresh import EagerRefresher
+from .seams import Connection, Page, TabHealth, Tracker
+from .tab import LayoutCounters, TabLayout
+
+log = logging.getLogger(__name__)
+
+TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the client's timeout
+
+
+class LayoutService:
+    def __init__(self, conn: Connection, tracker: Tracker, *, readers: Sequence[Reader] = ALL,
+                 refresh: bool = True) -> None:
+        """``readers``: the ways to read a tab, in order (readers.readers_named); ``refresh``:
+        read a tab again in the background as soon as its page reports a change."""
+        self.conn, self.tracker = conn, tracker
+        self.readers = tuple(readers)
+        self.counters = LayoutCounters()
+        self.encoder = LayoutEncoder()
+        self.tabs: dict[str, TabLayout] = {}
+        self.refresher = EagerRefresher(conn, tracker, self.tabs.get, self._refresh_tab) \
+            if refresh else None
+
+    def stop(self) -> None:
+        if self.refresher is not None:
+            self.refresher.stop()
+        for tab in self.tabs.values():
+            tab.refresh.cancel()
+        self.tabs.clear()
+
+    def tab(self, target_id: str) -> TabLayout:
+        tab = self.tabs.get(target_id)
+        if tab is None:
+            tab = self.tabs[target_id] = TabLayout()
+        return tab
+
+    async def build(self, options: LayoutOptions, health: TabHealth | None = None) -> dict[str, Any]:
+        """The /layout body. Raises a domain exception (sidecar/errors.py) for a bad ``tab``, or
+        when the one asked for fails. With ``health``, a tab that already stopped answering is
+        reported at once, and one that does not answer within the health's budget is reported
+        and marked, while the others answer."""
+        if not self.conn.connected:
+            raise ChromiumUnavailable("not connected to Chromium")
+        pages = self._pages(options.tab)
+        self._forget_closed_tabs()
+        # Titles are re-read alongside (Chromium sends no event when a page sets document.title):
+        # each tab's entry names its current title.
+        _, *results = await asyncio.gather(or_exception(self.tracker.refresh_titles()),
+                                           *(self._tab_or_error(page, options, health) for page in pages))
+        if options.tab is not None and isinstance(results[0], Exception):
+            raise results[0]
+        tabs = [self._entry(page, result, options) for page, result in zip(pages, results)]
+        if options.order == "front":
+            # The tab in front first (as CDP's /json lists them), then the rest in tab-strip order.
+            tabs.sort(key=lambda entry: entry["visible"] is not True)
+        return {"tabs": tabs}
+
+    def encode(self, body: dict[str, Any], options: LayoutOptions) -> EncodedBody:
+        """The body as bytes (encoding.py): each tab's layout encoded once while unchanged."""
+        return self.encoder.encode(body, options_key(options))
+
+    def _pages(self, tab: str | None) -> list[Page]:
+        if tab is None:
+            return self.tracker.pages()
+        page = self.tracker.find_page(tab)
+        if page is None:
+            raise TabNotFound(tab, field="tab")
+        return [page]
+
+    def _forget_closed_tabs(self) -> None:
+        live = {page.target_id for page in self.tracker.pages()}
+        for gone in set(self.tabs) - live:
+            self.tabs.pop(gone).refresh.cancel()
+
+    def _entry(self, page: Page, result: dict[str, Any] | Exception, options: LayoutOptions) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
+        if isinstance(result, Exception):
+            # The reference's shape ({"error": message}) with our error object beside it, in
+            # the HTTP form a route would give the same failure (sidecar/errors.py).
+            error = as_api_error(result)
+            entry.update(visible=None, layout=failed_layout(error), error=error.body())
+            return entry
+        tab = self.tabs.get(page.target_id)
+        capture = tab.capture if tab is not None else None
+        entry["visible"] = None if capture is None else capture.visible
+        entry["layout"] = result
+        if self.refresher is not None and tab is not None and not options.inline_text_boxes:
+            self.refresher.asked(page, tab, options)
+        return entry
+
+    async def _tab_or_error(self, page: Page, options: LayoutOptions,
+                            health: TabHealth | None) -> dict[str, Any] | Exception:
+        """The tab's layout, or the domain exception (sidecar/errors.py) saying why not."""
+        if health is not None and health.unresponsive(page.target_id) and not page.crashed:
+            return TabUnresponsive("the tab stopped answering (a script that does not yield, or a "
+                                   "navigation that has not committed); its layout is read again once "
+                                   "it answers")
+        budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
+        try:
+            return await asyncio.wait_for(self._locked_read(page, options), budget)
+        except asyncio.TimeoutError:
+            if health is not None:
+                health.mark(page)
+            return TabUnresponsive(f"no layout within {budget:g} s")
+        except Exception as exc:     # CDP errors and the rest: an error for this tab only
+            if isinstance(exc, CDPTimeout) and health is not None:
+                health.mark(page)
+            return _classify(page, exc)
+
+    async def _locked_read(self, page: Page, options: LayoutOptions) -> dict[str, Any]:
+        """One read of a tab at a time: a request waits for a background refresh (or another
+        request) in flight. If that one's check that the page is as captured went out after this
+        request arrived, the check holds for this request too: the answer comes from the capture
+        at once. Otherwise the request checks freshness itself, usually finding the capture warm."""
+        arrived = time.monotonic()
+        tab = self.tab(page.target_id)
+        async with tab.lock:
+            capture = tab.capture
+            checked = capture.checked if capture is not None else None
+            if checked is not None and checked.sent_at > arrived and not options.fresh \
+                    and not options.inline_text_boxes and not page.crashed:
+                return await answer(page, capture, checked.probe, checked.metrics, options)
+            return await self._read(page, tab, options)
+
+    async def _read(self, page: Page, tab: TabLayout, options: LayoutOptions) -> dict[str, Any]:
+        if page.crashed:
+            raise RendererCrashed("the tab's renderer crashed; it is reloaded (or POST /tabs/{id}/reload)")
+        return await read_tab(page, tab, options, self.readers, self.counters)
+
+    async def _refresh_tab(self, page: Page, tab: TabLayout, options: LayoutOptions, signal: str) -> None:
+        """A background read after the page's change notification (the refresher holds the lock)."""
+        known = tab.capture
+        if signal and known is not None and signal in known.frames:
+            return      # the request that ran meanwhile captured this change already
+        layout = await asyncio.wait_for(self._read(page, tab, options), TAB_TIMEOUT)
+        self.counters.refreshes += 1
+        # The HTTP body too: the next request just sends bytes.
+        self.encoder.prime(page.target_id, options_key(options), layout)
+
+
+def failed_layout(error: ApiError) -> dict[str, Any]:
+    """A tab's "layout" when it could not be read: the reference's {"error": message}."""
+    detail = error.detail if isinstance(error.detail, str) else error.error
+    return {"error": f"{error.error}: {detail}", "code": error.error}
+
+
+def _classify(page: Page, exc: Exception) -> Exception:
+    """What a failed read of one tab means, as a domain exception (HTTP: sidecar/errors.py)."""
+    if page.crashed:
+        return RendererCrashed("the tab's renderer crashed; it is reloaded (or POST /tabs/{id}/reload)")
+    if isinstance(exc, CDPTimeout):
+        return TabUnresponsive(str(exc))      # the read of this tab did not answer
+    if isinstance(exc, (CDPSessionClosed, CDPDisconnected, PageChanging, ApiError)):
+        return exc
+    if isinstance(exc, (CDPError, ValueError)):
+        # Chromium refused a call (e.g. "Frame not found" as the page navigates away).
+        return LayoutUnavailable(str(exc))
+    log.exception("layout of tab %s failed", page.target_id)
+    return exc
