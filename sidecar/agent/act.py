@@ -17,6 +17,7 @@ from ..tab_health import TabHealth
 from ..layout import LayoutService
 from .keys import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
+from .aim import quick_aim
 from .resolve import Element, element_node, resolve
 from .events import TabEvents
 from .session import AgentSession
@@ -45,6 +46,7 @@ _ARRIVAL = """function (type, ms) {
 _NEXT_FRAME = """function () {
   return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
+_NEXT_FRAME_EXPRESSION = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 _TEXT_ARRIVED = """function (text) {
   const value = 'value' in this ? String(this.value) : this.textContent;
   return value.includes(text);
@@ -111,6 +113,17 @@ class ActContext:
         return self.desktopd
 
 
+async def _ax_summary(element: Element, timeout: float) -> dict[str, Any]:
+    """The element's role and name from the accessibility tree (one node, no relatives)."""
+    try:
+        reply = await element.session.send("Accessibility.getPartialAXTree", {
+            "backendNodeId": element.key.backend_node_id, "fetchRelatives": False}, timeout=timeout)
+    except CDPError:
+        return {"ref": element.ref, "role": None, "name": ""}
+    nodes = reply.get("nodes") or [{}]
+    return await _element_summary(element, nodes[0])
+
+
 async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, Any]:
     return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
             "name": (node.get("name") or {}).get("value", "")}
@@ -118,12 +131,26 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, 
 
 async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
+    if ctx.mode == "cdp":
+        # Without reading the whole tab (aim.py). Visible mode keeps the whole read: with it,
+        # a page blocked by the dialog its click opens was left unreadable for seconds after.
+        quick, summary = await asyncio.gather(
+            quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
+            _ax_summary(element, ctx.timeout))
+        if quick is not None:
+            x, y = quick.viewport
+            return summary, {"x": round(x, 2), "y": round(y, 2), "space": "viewport"}, quick.viewport
     try:
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=ctx.timeout)
     except CDPError as exc:
         raise ApiError(409, "not_rendered", f"ref {element.ref} cannot be scrolled into view: "
                        f"{exc.message}", field="ref") from None
+    if element.session is not element.page:
+        # An out-of-process iframe asks its parent's renderer to scroll the page too, and that
+        # lands a frame or two later: let the tab render it before the box is read.
+        await ctx.page.send("Runtime.evaluate", {"expression": _NEXT_FRAME_EXPRESSION,
+                                                 "awaitPromise": True}, timeout=ctx.timeout)
     node, viewport = await element_node(ctx.layout, element, ctx.health)
     if ctx.mode == "visible" and not node.get("visible"):
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
