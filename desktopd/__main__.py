@@ -6,7 +6,7 @@ import sys
 
 from desktopd.app import init_app
 from desktopd.settings import Settings, SettingsError, parse_settings
-from desktopd.web.daemon import daemon_main, serve_until_signalled
+from httpapi.daemon import daemon_main, serve_until_signalled
 
 
 async def serve(settings: Settings) -> None:

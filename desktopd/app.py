@@ -15,10 +15,10 @@ from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.recording import ScreenRecorder
 from desktopd.settings import Settings
-from desktopd.web.deadlines import BODY_DEADLINE
-from desktopd.web.guard import guard_middleware, guard_settings
-from desktopd.web.lifetime import Limits, lifetime_middleware
-from desktopd.web.middlewares import error_middleware, token_auth_middleware
+from httpapi.deadlines import BODY_DEADLINE
+from httpapi.guard import guard_middleware, guard_settings
+from httpapi.lifetime import Limits, lifetime_middleware
+from httpapi.middlewares import error_middleware, token_auth_middleware
 from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktopd.web.appkeys import app_key
+from httpapi.appkeys import app_key
 
 SETTINGS = app_key("desktopd.settings")
 XSERVICE = app_key("desktopd.xservice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktopd.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
+from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
 
 COORD_LIMIT = 1 << 15  # X coordinates are 16-bit; the screen check comes later, against the real size
 

@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 CONTAINERS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
 DEFAULT_CRF = {"h264": 28, "vp9": 40}

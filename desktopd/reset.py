@@ -15,7 +15,7 @@ from typing import Any
 
 import aiohttp
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 # WM_CLASS names (instance or class, case-insensitive) of windows a reset keeps: the XFCE
 # session's own, and browsers (the sidecar resets those).

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.models import TREE_FORMATS
-from desktopd.web.daemon import server_problem, truthy
-from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
-from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
-from desktopd.web.middlewares import read_token
+from httpapi.daemon import server_problem, truthy
+from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
+from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
+from httpapi.middlewares import read_token
 
 DEFAULT_PORT = 8080
 
@@ -40,12 +40,12 @@ class Settings:
     sidecar_token: str | None = field(default=None, repr=False)
     # DESKTOPD_SIDECAR_URL given: POST /api/v1/reset resets the browser through it too.
     sidecar_configured: bool = False
-    # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
+    # Extra Host names and page Origins the browser guard accepts (httpapi/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     # GET /api/v1/tree's format when the request names none: desktopd or i3 (i3tree.py).
     tree_format: str = "desktopd"
-    # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
+    # Seconds a client has for a request's headers and its body (httpapi/deadlines.py).
     header_deadline: float = 10.0
     body_deadline: float = 30.0
     # Where POST /api/v1/recording/start writes its videos and ffmpeg's logs.

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from desktopd.web.errors import ApiError, invalid, not_found, unavailable
+from httpapi.errors import ApiError, invalid, not_found, unavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -4,3 +4,5 @@ Modules: ``settings`` (CLI/env), ``launcher`` (one Chromium process), ``chromium
 Chromium and the CDP connection alive), ``cdp`` (the CDP client), ``app``/``routes`` (HTTP),
 ``layout`` (/layout: one LayoutService per Chromium connection).
 """
+
+__version__ = "0.1.0"   # the project's version (pyproject.toml), as desktopd.__version__

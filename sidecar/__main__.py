@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from desktopd.web.daemon import daemon_main, serve_until_signalled
+from httpapi.daemon import daemon_main, serve_until_signalled
 
 from .app import init_app
 from .settings import Settings, SettingsError, parse_settings

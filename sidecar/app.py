@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from desktopd.web.deadlines import BODY_DEADLINE
-from desktopd.web.guard import guard_middleware, guard_settings
-from desktopd.web.lifetime import Limits, lifetime_middleware
-from desktopd.web.middlewares import Handler, error_middleware, token_auth_middleware
+from httpapi.deadlines import BODY_DEADLINE
+from httpapi.guard import guard_middleware, guard_settings
+from httpapi.lifetime import Limits, lifetime_middleware
+from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import keys
 from .agent.pointer import DesktopdClient

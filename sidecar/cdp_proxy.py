@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp import web
 
-from desktopd.web.appkeys import app_key
-from desktopd.web.errors import ApiError, unavailable
-from desktopd.web.guard import guard_middleware, guard_settings
-from desktopd.web.middlewares import error_middleware, token_auth_middleware
+from httpapi.appkeys import app_key
+from httpapi.errors import ApiError, unavailable
+from httpapi.guard import guard_middleware, guard_settings
+from httpapi.middlewares import error_middleware, token_auth_middleware
 
 from .settings import Settings
 

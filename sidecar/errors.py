@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktopd.web.appkeys import app_key
+from httpapi.appkeys import app_key
 
 from .agent.pointer import DesktopdClient
 from .chromium_watch import ChromiumSupervisor

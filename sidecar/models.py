@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from desktopd.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
+from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
 MAX_NODES_LIMIT = 1_000_000
 BOUNDS_SPACES = ("document", "viewport", "screen")

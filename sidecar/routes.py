@@ -11,12 +11,12 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.handlers.openapi import build_openapi
-from desktopd.web.bodies import json_body, optional_json_body
-from desktopd.web.errors import ApiError
-from desktopd.web.routing import Route, register
+from httpapi.bodies import json_body, optional_json_body
+from httpapi.errors import ApiError
+from httpapi.openapi import build_openapi
+from httpapi.routing import Route, register
 
-from . import cdp_proxy, keys
+from . import __version__, cdp_proxy, keys
 from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker
@@ -479,7 +479,7 @@ ROUTES += CDP_ROUTES + [
                       "header. 501 without the `mcp` package."),
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
-    ROUTES, title="desktopd sidecar", texts=ERROR_TEXT,
+    ROUTES, title="desktopd sidecar", version=__version__, texts=ERROR_TEXT,
     description="Chromium on the desktop: its tabs, and each tab's accessibility tree with bounds in "
                 "document, viewport and screen pixels."))
 

@@ -8,10 +8,10 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.web.daemon import is_loopback, server_problem, truthy
-from desktopd.web.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
-from desktopd.web.guard import add_guard_arguments, guard_arguments, guard_problem
-from desktopd.web.middlewares import read_token
+from httpapi.daemon import is_loopback, server_problem, truthy
+from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
+from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
+from httpapi.middlewares import read_token
 
 from .launcher import LaunchOptions, default_chromium_path, parse_flags
 from .models import BOUNDS_SPACES, TAB_ORDERS
@@ -49,10 +49,10 @@ class Settings:
     restart_backoff_max: float = 30.0
     log_level: str = "INFO"
     accessibility: bool = False                           # expose Chromium's tree on AT-SPI
-    # Extra Host names and page Origins the browser guard accepts (desktopd/web/guard.py).
+    # Extra Host names and page Origins the browser guard accepts (httpapi/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
-    # Seconds a client has for a request's headers and its body (desktopd/web/deadlines.py).
+    # Seconds a client has for a request's headers and its body (httpapi/deadlines.py).
     header_deadline: float = 10.0
     body_deadline: float = 30.0
     # Directories whose files the API may open as file: URLs (url_policy.py).

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from desktopd import keys
 from desktopd.handlers.common import json_body, query, xservice
-from desktopd.web.errors import ApiError, not_found, unavailable
+from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
 from .models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY

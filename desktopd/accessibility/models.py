@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktopd.fields import F, Bool, Enum, Int, Model, Str
+from httpapi.fields import F, Bool, Enum, Int, Model, Str
 
 MAX_SECONDS = 60.0
 

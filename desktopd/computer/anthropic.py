@@ -14,10 +14,10 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
+from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, xservice
 from desktopd.models import COORD_LIMIT
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 from desktopd.xservice import XService
 
 from . import steps

@@ -14,8 +14,8 @@ from typing import Any
 
 from PIL import Image
 
-from desktopd.fields import F, Bool, Int, Model, Number
-from desktopd.web.errors import invalid
+from httpapi.fields import F, Bool, Int, Model, Number
+from httpapi.errors import invalid
 from desktopd.x11 import encode as x11_encode
 from desktopd.xservice import XService
 

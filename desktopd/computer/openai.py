@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
+from httpapi.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, xservice
 from desktopd.models import COORD_LIMIT
 from desktopd.x11 import keynames

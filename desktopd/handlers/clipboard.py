@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from desktopd.models import CLIPBOARD_BODY
-from desktopd.web.errors import invalid, read_body
+from httpapi.errors import invalid, read_body
 
 from .common import json_body, xservice
 

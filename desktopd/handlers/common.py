@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.web.bodies import json_body, optional_json_body, query
+from httpapi.bodies import json_body, optional_json_body, query
 from desktopd.xservice import XService
 
 __all__ = ["json_body", "optional_json_body", "query", "xservice"]

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from desktopd import keys, processes
 from desktopd.models import EXECUTE_BODY
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 
 from .common import json_body
 

@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd.models import KEYBOARD_BODY
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 from desktopd.xservice import XService
 
 from .common import json_body, xservice

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd.models import POINTER_BATCH, POINTER_EVENT
-from desktopd.web.errors import invalid, read_json_object
+from httpapi.errors import invalid, read_json_object
 from desktopd.xservice import XService
 
 from .common import xservice

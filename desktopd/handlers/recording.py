@@ -7,10 +7,10 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.fields import F, Enum, Int, Model, Number, Str
+from httpapi.fields import F, Enum, Int, Model, Number, Str
 from desktopd.models import parse_region, region_problem
 from desktopd.recording import ScreenRecorder
-from desktopd.web.errors import ApiError, invalid, not_found
+from httpapi.errors import ApiError, invalid, not_found
 
 from .common import optional_json_body, xservice
 from .screenshot import check_region

@@ -8,10 +8,10 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.fields import F, Bool, ListOf, Model, Str
+from httpapi.fields import F, Bool, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.reset import SidecarClient, Timer, close_windows
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 
 from .common import optional_json_body, xservice
 from .pointer import check_on_screen

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from desktopd import imaging
 from desktopd.models import SCREENSHOT_QUERY, parse_region
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 
 from .common import query, xservice
 

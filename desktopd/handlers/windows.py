@@ -7,7 +7,7 @@ from aiohttp import web
 from desktopd import keys
 from desktopd.i3tree import i3_tree
 from desktopd.models import EMPTY_BODY, TREE_QUERY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
-from desktopd.web.errors import invalid
+from httpapi.errors import invalid
 
 from .common import optional_json_body, query, xservice
 

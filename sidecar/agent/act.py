@@ -9,7 +9,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker

@@ -3,7 +3,7 @@ sidecar's OpenAPI document, so both say the same."""
 
 from __future__ import annotations
 
-from desktopd.fields import F, AnyOf, Bool, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
+from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 
 from .keys import KeyError_, parse_combo
 from .refs import REF_PATTERN, is_ref

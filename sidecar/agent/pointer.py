@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from ..cdp.targets import PageTarget
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 from .keys import Combo
 
 DESKTOPD_TIMEOUT_S = 15.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget

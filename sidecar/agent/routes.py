@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.web.bodies import json_body, optional_json_body, query
-from desktopd.web.routing import Handler, Route
+from httpapi.bodies import json_body, optional_json_body, query
+from httpapi.routing import Handler, Route
 
 from .. import keys
 from ..cdp.connection import CDPConnection

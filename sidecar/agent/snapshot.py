@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker

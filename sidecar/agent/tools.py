@@ -7,7 +7,7 @@ import base64
 import os
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 
 from ..cdp.targets import PageTarget
 from ..tab_health import TabHealth

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, PageChanging, RendererCrashed,
                             TabNotFound, TabUnresponsive, as_api_error)

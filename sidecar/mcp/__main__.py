@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from desktopd.web.middlewares import read_token
+from httpapi.middlewares import read_token
 
 from .backends import Backends
 from .tools import build_server

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from desktopd.web.appkeys import app_key
-from desktopd.web.errors import ApiError
+from httpapi.appkeys import app_key
+from httpapi.errors import ApiError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

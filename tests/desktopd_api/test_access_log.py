@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from desktopd.web.daemon import ProbeQuietAccessLogger
+from httpapi.daemon import ProbeQuietAccessLogger
 
 
 def _entry(path: str, status: int):

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from desktopd.settings import SettingsError, parse_settings
-from desktopd.web.daemon import is_loopback
+from httpapi.daemon import is_loopback
 
 
 async def test_token_required_everywhere_but_health(make_client):

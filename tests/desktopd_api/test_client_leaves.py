@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 from aiohttp import web
 
-from desktopd.web.lifetime import Limits, lifetime_middleware
-from desktopd.web.middlewares import error_middleware
+from httpapi.lifetime import Limits, lifetime_middleware
+from httpapi.middlewares import error_middleware
 
 pytestmark = pytest.mark.x11
 

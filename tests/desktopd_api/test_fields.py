@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktopd.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
-from desktopd.web.errors import ApiError
+from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
+from httpapi.errors import ApiError
 
 ITEM = Model("Item", [F("n", Int(0, 9), required=True), F("tag", Enum(("a", "b")), default="a")])
 ROOT = Model("Root", [

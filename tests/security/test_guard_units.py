@@ -1,4 +1,4 @@
-"""The browser guard (desktopd/web/guard.py) on each header it reads, through both daemons' real
+"""The browser guard (httpapi/guard.py) on each header it reads, through both daemons' real
 applications (aiohttp's test server: no X display or Chromium needed for a refusal)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from aiohttp.test_utils import TestClient
 
 from desktopd.app import init_app as desktopd_app
 from desktopd.settings import parse_settings as desktopd_settings
-from desktopd.web.guard import GuardSettings, guard_problem, host_name
+from httpapi.guard import GuardSettings, guard_problem, host_name
 from sidecar.app import init_app as sidecar_app
 from sidecar.settings import parse_settings as sidecar_settings
 from tests.desktopd_api.fake_desktop import FAKE_ERRORS, FakeDesktop

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from desktopd.web.errors import ApiError
+from httpapi.errors import ApiError
 from sidecar.errors import RendererCrashed, TabNotFound
 from sidecar.layout import LayoutOptions
 

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from aiohttp import web
 
-from desktopd.web.middlewares import error_middleware
+from httpapi.middlewares import error_middleware
 from sidecar import keys
 from sidecar.app import domain_error_middleware, init_app
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout

@@ -1,4 +1,4 @@
-"""Request bodies and query strings validated against a declarative model (desktopd.fields): 400
+"""Request bodies and query strings validated against a declarative model (httpapi.fields): 400
 when a body is not a JSON object, 422 naming the field. Both daemons use these."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.fields import Model, Spec
-from desktopd.web.errors import invalid, read_body, read_json_object
+from httpapi.fields import Model, Spec
+from httpapi.errors import invalid, read_body, read_json_object
 
 
 async def json_body(request: web.Request, model: Spec) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.fields import Model, Spec
+from httpapi.fields import Model, Spec
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OBJ = {"type": "object"}

@@ -1,0 +1,87 @@
+"""OpenAPI 3.1 documents generated from a daemon's route table and its request models (the
+same objects that validate requests, so a document cannot drift from the code)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ERROR_SCHEMA = {
+    "type": "object", "required": ["error", "detail"],
+    "properties": {
+        "error": {"type": "string", "description": "Machine-readable code, e.g. invalid_field."},
+        "detail": {"description": "Human-readable explanation (string or structure)."},
+        "field": {"type": "string", "description": "422 only: the offending field, e.g. events[2].x"},
+    },
+}
+
+
+def _error(status: int, texts: dict[int, str]) -> dict[str, Any]:
+    return {"description": texts[status],
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
+    op: dict[str, Any] = {"summary": route.summary, "tags": [route.tag],
+                          "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z0-9]+', '_', route.path.lower()).strip('_')}"}
+    if route.description:
+        op["description"] = route.description
+    params = []
+    for name in re.findall(r"{(\w+)}", route.path):
+        params.append({"name": name, "in": "path", "required": True,
+                       "description": route.id_description or
+                                      "X window id, decimal or 0x-hex (from /api/v1/tree).",
+                       "schema": {"type": "string", "pattern": route.id_pattern}})
+    if route.query is not None:
+        params.extend(route.query.query_parameters())
+    if params:
+        op["parameters"] = params
+    if route.body is not None:
+        op["requestBody"] = {"required": not route.body_optional,
+                             "content": {"application/json": {"schema": route.body.schema()}}}
+    success: dict[str, Any] = {"description": "No Content" if route.success_status == 204 else "OK"}
+    if route.success:
+        success["content"] = route.success
+    if route.success_headers:
+        success["headers"] = {name: {"description": text, "schema": {"type": "string"}}
+                              for name, text in route.success_headers.items()}
+    responses: dict[str, Any] = {str(route.success_status): success}
+    codes = []
+    if route.body is not None:
+        codes += [400, 422]
+    elif route.query is not None or "{" in route.path:
+        codes.append(422)
+    if not route.public:
+        codes.append(401)
+    if route.not_found:
+        codes.append(404)
+    codes.append(500)
+    codes.extend(route.extra_errors)
+    if route.uses_x:
+        codes.append(503)
+    for code in sorted(set(codes)):
+        responses[str(code)] = _error(code, texts)
+    if route.public:
+        op["security"] = []
+    op["responses"] = responses
+    return op
+
+
+def build_openapi(routes: list[Any], *, title: str, version: str, description: str,
+                  texts: dict[int, str]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``routes`` (either daemon's table); ``texts``: the
+    description of each error status."""
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = operation(route, texts)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": title, "version": version, "description": description},
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": ERROR_SCHEMA},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "Required when DESKTOPD_TOKEN is set."}},
+        },
+        "security": [{"bearer": []}],
+    }

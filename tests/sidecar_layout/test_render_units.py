@@ -1,0 +1,58 @@
+"""Unit tests of render and encoding: each node's JSON for a view, made ahead or reused, and read
+back as clients parse it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sidecar.layout import axtree, render
+from sidecar.layout.encoding import NodeList, dumps, dumps_layout
+from sidecar.layout.geometry import Placement, Rect
+
+from .unit_inputs import TREE, _view
+
+
+def test_nodes_use_json_made_ahead_only_for_records_left_as_they_were():
+    records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
+    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
+    expected = render.nodes(records, placements, _view(), render.NodeCache())
+    made = render.record_json(records)
+    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == expected
+    # Edited after their JSON was made: a new child list, a new parent, one more member.
+    records[1]["childIds"] = ["3"]
+    records[3]["parentId"] = None
+    records[4]["level"] = 1
+    fresh = render.nodes(records, placements, _view(), render.NodeCache())
+    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == fresh
+    assert fresh[1] != expected[1] and fresh[3] != expected[3] and fresh[4] != expected[4]
+    assert fresh[0] == expected[0]
+
+
+def test_nodes_found_equal_keep_the_new_objects_for_the_next_answer():
+    records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
+    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
+    cache = render.NodeCache()
+    first = render.nodes(records, placements, _view(), cache)
+    # A patch re-read the same nodes: equal records and boxes, new objects.
+    again = [dict(r) for r in records]
+    boxes = [Placement(Rect(p.rect.x, p.rect.y, p.rect.width, p.rect.height)) for p in placements]
+    assert render.nodes(again, boxes, _view(), cache) == first
+    entries = [cache.entries[r["nodeId"]] for r in again]
+    assert all(e[0] is r and e[1] is b for e, r, b in zip(entries, again, boxes))
+    assert all(e[2] is j for e, j in zip(entries, first))          # their JSON was reused
+
+
+def test_node_list_reads_as_the_nodes_a_client_parses():
+    records = axtree.preorder(axtree.ax_records(TREE, "F"))
+    placements = [Placement(Rect(0.125, 10.0 * i, 100.333, 10)) for i in range(len(records))]
+    node_json = render.nodes(records, placements, _view(device_pixel_ratio=2.0), render.NodeCache())
+    nodes = NodeList(node_json)
+    assert len(nodes) == len(records) and nodes == [json.loads(j) for j in node_json]
+    assert nodes[2]["name"]["value"] == "OK" and nodes[2]["screen"]["borderBox"]["width"] == 200.67
+    layout = {"source": "accessibility", "nodes": nodes}
+    assert dumps_layout(layout) == dumps(layout) == dumps({"source": "accessibility",
+                                                           "nodes": list(nodes)})
+    with pytest.raises(TypeError):
+        json.dumps(layout)          # only the sidecar's encoder knows the node list
