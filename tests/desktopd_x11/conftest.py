@@ -3,24 +3,20 @@ windows, optionally a real xfwm4. Nothing here fakes X."""
 
 from __future__ import annotations
 
-import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 from desktopd.x11.desktop import Desktop
 from tests.support.capability import have_program, require
+from testbed.recorder import X11_WINDOW, Recorder
 from testbed.xvfb import Xvfb, start_xvfb
 
-RECORDER = Path(__file__).with_name("recorder.py")
 WIDTH, HEIGHT = 1280, 800
 
 
@@ -31,74 +27,6 @@ def tk_python() -> str | None:
         if probe.returncode == 0:
             return candidate
     return None
-
-
-class Recorder:
-    """A running recorder.py: its JSON event lines arrive on a queue read by a thread."""
-
-    def __init__(self, process: subprocess.Popen) -> None:
-        self.process = process
-        self.lines: queue.Queue[dict] = queue.Queue()
-        self.seen: list[dict] = []
-        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
-        self._pump_thread.start()
-        self.ready = self.wait_for(lambda e: e.get("ready"), timeout=20)
-
-    def _pump(self) -> None:
-        for line in self.process.stdout:
-            try:
-                self.lines.put(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-        self.lines.put({"event": "eof"})
-
-    def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 5.0) -> dict:
-        deadline = time.monotonic() + timeout
-        for event in self.seen:
-            if predicate(event):
-                self.seen.remove(event)
-                return event
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"no matching event within {timeout}s; saw {self.seen[-20:]}")
-            try:
-                event = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if predicate(event):
-                return event
-            self.seen.append(event)
-            if event.get("event") == "eof":
-                raise AssertionError(f"recorder exited; saw {self.seen[-20:]}")
-
-    def collect_until(self, predicate: Callable[[dict], bool], timeout: float = 10.0) -> list[dict]:
-        """Every event up to and including the first that matches ``predicate``."""
-        events = list(self.seen)
-        self.seen.clear()
-        for index, event in enumerate(events):
-            if predicate(event):
-                self.seen.extend(events[index + 1:])
-                return events[:index + 1]
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"end marker not seen within {timeout}s; got {events[-20:]}")
-            try:
-                event = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            events.append(event)
-            if predicate(event) or event.get("event") == "eof":
-                return events
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=10)
-        self._pump_thread.join(timeout=10)  # EOF once the process is gone
-        self.process.stdout.close()
 
 
 @pytest.fixture(scope="module")
@@ -136,10 +64,8 @@ def start_recorder(x_env: dict[str, str]) -> Iterator[Callable[..., Recorder]]:
 
     def start(geometry: str = "300x200+50+60", color: str = "#ff0000",
               title: str = "recorder") -> Recorder:
-        process = subprocess.Popen(
-            [python, str(RECORDER), "--geometry", geometry, "--color", color, "--title", title],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=x_env)
-        recorder = Recorder(process)
+        recorder = Recorder(None, X11_WINDOW, "--geometry", geometry, "--color", color,
+                            "--title", title, python=python, env=x_env)
         started.append(recorder)
         return recorder
 
