@@ -1,12 +1,12 @@
 """Image encoders for screenshots (pure Pillow + zlib; no X needed).
 
-PNG is the expensive one: Pillow's encoder spends ~20 ms on 1080p in its adaptive row filter
-(it tries all five filters on every row) before zlib even starts (~55 ms at its default level,
-~32 ms at level 1). ``fast_png`` writes the PNG itself with one fixed filter, "Up" (each byte
-minus the byte above), computed in one C pass by ImageChops.subtract_modulo against the image
-shifted down a row: flat UI, text and vertical gradients become runs of zeros. Measured on a
-1080p desktop (terminals over a photo gradient): Up + zlib level 1 is as fast as no filter and
-2.5x smaller (124 vs 313 KiB), about Pillow level 1's size in half its time. The deflate work can
+PNG is the expensive one: Pillow's encoder spends much of its time in its adaptive row filter (it
+tries all five filters on every row) before zlib even starts. ``fast_png`` writes the PNG itself
+with one fixed filter, "Up" (each byte minus the byte above), computed in one C pass by
+ImageChops.subtract_modulo against the image shifted down a row: flat UI, text and vertical
+gradients become runs of zeros, so Up + zlib level 1 is about as fast as no filter and much
+smaller, near Pillow's level-1 size in a fraction of its time (figures: docs/benchmarks.md,
+scripts/bench_desktopd.py). The deflate work can
 be split into row bands on threads (zlib releases the GIL), joined pigz-style - each band a raw
 deflate stream ended with a full flush (byte aligned, no back-references across the seam), so
 the concatenation plus one zlib header and the Adler-32 of all rows is one valid zlib stream.
@@ -132,7 +132,7 @@ def target_size(width: int, height: int, *, scale: float | None = None,
 def _downscale(image: Image.Image, width: int, height: int) -> Image.Image:
     src_w, src_h = image.size
     if src_w % width == 0 and src_h % height == 0 and src_w // width == src_h // height:
-        return image.reduce(src_w // width)  # integer factor: a plain block average, ~3 ms
+        return image.reduce(src_w // width)  # integer factor: a plain block average, cheap
     # BOX averages every source pixel (no aliasing on text) and is the cheapest true downscale.
     return image.resize((width, height), Image.BOX)
 
@@ -172,7 +172,7 @@ def encode(image: Image.Image, fmt: str = "png", *, quality: int | None = None,
 
 class FrameEncoder:
     """``encode`` that skips the work when the screen did not change: the last frame's pixels
-    are kept and compared (a memcmp of a few MB, ~1 ms, against 10-30 ms of encoding)."""
+    are kept and compared (a memcmp of a few MB, far cheaper than encoding)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

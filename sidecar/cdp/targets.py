@@ -180,7 +180,7 @@ class TargetTracker:
             self._on_info_changed(result, None)
 
     async def refresh_titles(self) -> None:
-        """Re-read every target's title with one Target.getTargets (about 1 ms).
+        """Re-read every target's title with one Target.getTargets (one cheap call).
 
         Chromium sends no targetInfoChanged when a page sets ``document.title`` (its tab strip
         shows the new title, the target events keep the old one), so titles are re-read before
