@@ -4,7 +4,7 @@ The browser and layout code raise domain exceptions (these, the CDP client's and
 ``ChromiumUnavailable``); ``HTTP_FORMS`` is the ONE table that gives each its HTTP status and
 error code. The app's middleware applies it to every route, and /layout applies it to a tab whose
 layout failed (that tab's entry carries the same code as a route would answer). docs/sidecar.md
-lists the table; tests/sidecar_service/test_errors_table.py checks each row.
+lists the table; tests/sidecar_service/test_app_errors.py checks each row.
 """
 
 from __future__ import annotations
