@@ -23,6 +23,7 @@ KUBERNETES_VERSION = "1.30.0"
 EMPTY_DIRS = ("/tmp", "/run", "/home/desktop", "/dev/shm")   # /run holds /run/desktop
 # Where the images' settings are read: a variable the manifests set must be read in one of these.
 SETTINGS_SOURCES = [*(ROOT / "desktopd").rglob("*.py"), *(ROOT / "sidecar").rglob("*.py"),
+                    *(ROOT / "httpapi").rglob("*.py"),
                     *(ROOT / "images").rglob("*")]
 
 
