@@ -32,6 +32,24 @@ async def _refreshed_after(chromium, page, script: str) -> None:
     task = _service(chromium).tab(page.target_id).refresh.task
     assert task is not None, "the page's change notification started no refresh"
     await task
+    await _settled(chromium, page)
+
+
+async def _settled(chromium, page) -> None:
+    """Until the page's changes have settled: the probe counts a changed node again two frames
+    later (Chromium updates its tree after the DOM), which starts one more background read;
+    wait for it, and for a few frames with none running (bounded)."""
+    quiet = 0
+    for _ in range(40):
+        await chromium.evaluate(page, NEXT_FRAME_JS)
+        task = _service(chromium).tab(page.target_id).refresh.task
+        if task is not None and not task.done():
+            await task
+            quiet = 0
+            continue
+        quiet += 1
+        if quiet >= 3:
+            return
 
 
 def _by_name(layout: dict, name: str) -> list[dict]:
