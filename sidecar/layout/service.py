@@ -34,6 +34,8 @@ from .tab import LayoutCounters, TabLayout
 
 log = logging.getLogger(__name__)
 
+REFRESH_GRACE_S = 1.0   # how long a request waits for a background read in flight
+
 TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the client's timeout
 
 
@@ -143,6 +145,7 @@ class LayoutService:
         at once. Otherwise the request checks freshness itself, usually finding the capture warm."""
         arrived = time.monotonic()
         tab = self.tab(page.target_id)
+        await _preempt_stuck_refresh(tab)
         async with tab.lock:
             capture = tab.capture
             checked = capture.checked if capture is not None else None
@@ -165,6 +168,18 @@ class LayoutService:
         self.counters.refreshes += 1
         # The HTTP body too: the next request just sends bytes.
         self.encoder.prime(page.target_id, options_key(options), layout)
+
+
+async def _preempt_stuck_refresh(tab: TabLayout) -> None:
+    """A background read that holds the tab longer than REFRESH_GRACE_S is cancelled, so the
+    request reads the tab itself: a page that cannot answer the refresh's probe (a JavaScript
+    dialog open, a navigation not committed yet) must not make the request wait for it."""
+    refresh = tab.refresh.task
+    if not tab.lock.locked() or refresh is None or refresh.done():
+        return
+    done, _pending = await asyncio.wait({refresh}, timeout=REFRESH_GRACE_S)
+    if not done:
+        refresh.cancel()
 
 
 def failed_layout(error: ApiError) -> dict[str, Any]:
