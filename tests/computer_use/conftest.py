@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 
 import pytest
 
-from tests.desktopd_api.conftest import DesktopdProcess, have_tkinter, start_desktopd
+from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
 from testbed.recorder import POINTER_RECORDER, Recorder
-from tests.support.capability import require
+from tests.support.capability import debian_python_has, require
 
 
 
@@ -22,17 +21,9 @@ def desktopd(xvfb) -> Iterator[DesktopdProcess]:
         server.stop()
 
 
-def have_python_xlib() -> bool:
-    try:
-        return subprocess.run(["/usr/bin/python3", "-c", "import Xlib"], capture_output=True,
-                              timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 @pytest.fixture
 def pointer_recorder(xvfb) -> Iterator[Recorder]:
-    require(have_python_xlib(), "/usr/bin/python3 with python-xlib (Debian package python3-xlib)")
+    require(debian_python_has("Xlib"), "/usr/bin/python3 with python-xlib (Debian package python3-xlib)")
     rec = Recorder(xvfb.display, POINTER_RECORDER)
     try:
         yield rec
@@ -42,7 +33,7 @@ def pointer_recorder(xvfb) -> Iterator[Recorder]:
 
 @pytest.fixture
 def recorder(xvfb) -> Iterator[Recorder]:
-    require(have_tkinter(), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
+    require(debian_python_has("tkinter"), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
     rec = Recorder(xvfb.display)
     try:
         yield rec

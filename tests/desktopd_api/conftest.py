@@ -3,8 +3,6 @@ real `python -m desktopd` on a real Xvfb (integration tests, marker x11)."""
 
 from __future__ import annotations
 
-import functools
-import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -12,7 +10,7 @@ import pytest
 from desktopd.app import init_app
 from desktopd.settings import Settings
 from testbed.recorder import Recorder
-from tests.support.capability import require
+from tests.support.capability import debian_python_has, require
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop
@@ -50,18 +48,9 @@ def desktopd(xvfb) -> Iterator[DesktopdProcess]:
         server.stop()
 
 
-@functools.lru_cache(maxsize=1)
-def have_tkinter() -> bool:
-    try:
-        return subprocess.run(["/usr/bin/python3", "-c", "import tkinter"], capture_output=True,
-                              timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 @pytest.fixture
 def recorder(xvfb) -> Iterator[Recorder]:
-    require(have_tkinter(), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
+    require(debian_python_has("tkinter"), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
     rec = Recorder(xvfb.display)
     try:
         yield rec

@@ -40,3 +40,14 @@ def docker_available() -> bool:
 
 def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@functools.lru_cache(maxsize=None)
+def debian_python_has(module: str) -> bool:
+    """Whether Debian's /usr/bin/python3 (what the recorders run on, as the images do) imports
+    ``module``."""
+    try:
+        return subprocess.run(["/usr/bin/python3", "-c", f"import {module}"], capture_output=True,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
