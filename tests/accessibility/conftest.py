@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
+from tests.support.desktopd import DesktopdProcess, start_desktopd
 from tests.desktopd_api.conftest import client, fake_desktop, make_client  # noqa: F401 (in-process app)
 from tests.support.capability import have_program, require
 from testbed.processes import terminate

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
+from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 from .conftest import Desktop, SidecarProcess, find, start_sidecar, walk
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktopd.accessibility.session import start_session
-from tests.desktopd_api.conftest import start_desktopd
+from tests.support.desktopd import start_desktopd
 from tests.support.capability import have_program, require
 
 pytestmark = pytest.mark.x11

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import base64
-import io
-
 import pytest
 from PIL import Image
 
+from .exchange import CONTROL_MASK, SHIFT_MASK, png, post_action
+
 pytestmark = pytest.mark.x11
 
-CONTROL_MASK, SHIFT_MASK = 4, 1
 PATH = "/api/v1/computer/anthropic"
 
 
 def act(desktopd, body, query="?screenshot=false", status=200):
-    resp = desktopd.request("POST", PATH + query, json=body)
-    assert resp.status_code == status, resp.text
-    return resp.json()
+    return post_action(desktopd, PATH, body, query, status)
 
 
 def image_of(block) -> Image.Image:
     assert block["type"] == "image" and block["source"]["media_type"] == "image/png"
-    return Image.open(io.BytesIO(base64.b64decode(block["source"]["data"])))
+    return png(block["source"]["data"])
 
 
 def test_clicks_carry_button_count_and_modifiers(desktopd, pointer_recorder):

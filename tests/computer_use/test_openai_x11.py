@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import base64
-import io
-
 import pytest
 from PIL import Image
 
+from .exchange import CONTROL_MASK, SHIFT_MASK, png, post_action
+
 pytestmark = pytest.mark.x11
 
-CONTROL_MASK, SHIFT_MASK = 4, 1
 PATH = "/api/v1/computer/openai"
 
 
 def call(desktopd, body, query="?settle=0", status=200):
-    resp = desktopd.request("POST", PATH + query, json=body)
-    assert resp.status_code == status, resp.text
-    return resp.json()
+    return post_action(desktopd, PATH, body, query, status)
 
 
 def screenshot_of(output) -> Image.Image:
     assert output["type"] == "computer_screenshot"
     prefix = "data:image/png;base64,"
     assert output["image_url"].startswith(prefix)
-    return Image.open(io.BytesIO(base64.b64decode(output["image_url"][len(prefix):])))
+    return png(output["image_url"][len(prefix):])
 
 
 @pytest.mark.parametrize("button, number", [("left", 1), ("right", 3), ("wheel", 2), ("back", 8),

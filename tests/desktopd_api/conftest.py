@@ -3,15 +3,12 @@ real `python -m desktopd` on a real Xvfb (integration tests, marker x11)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from desktopd.app import init_app
 from desktopd.settings import Settings
-from testbed.recorder import Recorder
-from tests.support.capability import debian_python_has, require
-from tests.support.desktopd import DesktopdProcess, start_desktopd
+# Integration: a real desktopd process on the session's Xvfb, and a recording X client.
+from tests.support.x11_fixtures import desktopd, recorder  # noqa: F401 (fixtures)
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop
 
@@ -34,25 +31,3 @@ def make_client(aiohttp_client, fake_desktop):
 async def client(make_client):
     return await make_client()
 
-
-# ---- integration: a real desktopd process on a real Xvfb ---------------------------------------
-
-
-
-@pytest.fixture(scope="module")
-def desktopd(xvfb) -> Iterator[DesktopdProcess]:
-    server = start_desktopd(xvfb.display)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def recorder(xvfb) -> Iterator[Recorder]:
-    require(debian_python_has("tkinter"), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
-    rec = Recorder(xvfb.display)
-    try:
-        yield rec
-    finally:
-        rec.stop()

@@ -13,7 +13,7 @@ from PIL import Image
 
 from tests.support.capability import have_program, require
 
-from .conftest import start_desktopd
+from tests.support.desktopd import start_desktopd
 
 pytestmark = pytest.mark.x11
 

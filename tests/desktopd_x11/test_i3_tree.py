@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.desktopd_api.conftest import start_desktopd
+from tests.support.desktopd import start_desktopd
 from tests.desktopd_x11.conftest import wait_for_mapped
 from tests.support.wm import wait_for_window_manager
 

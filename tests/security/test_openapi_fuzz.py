@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.desktopd_api.conftest import start_desktopd
+from tests.support.desktopd import start_desktopd
 from tests.sidecar_service.support import SidecarProcess
 from testbed.xvfb import start_xvfb
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from tests.desktopd_api.conftest import DesktopdProcess, start_desktopd
+from tests.support.desktopd import DesktopdProcess, start_desktopd
 from testbed.xvfb import start_xvfb
 
 pytestmark = pytest.mark.x11

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tests.desktopd_api.conftest import start_desktopd
+from tests.support.desktopd import start_desktopd
 
 from .support import SidecarProcess, serve_pages
 

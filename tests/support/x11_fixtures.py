@@ -1,0 +1,43 @@
+"""Fixtures for suites that drive a real desktopd on the session's Xvfb and check what X
+delivered with recorder clients; a suite's conftest.py imports the ones it uses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from testbed.recorder import POINTER_RECORDER, Recorder
+from tests.support.capability import debian_python_has, require
+from tests.support.desktopd import DesktopdProcess, start_desktopd
+
+
+@pytest.fixture(scope="module")
+def desktopd(xvfb) -> Iterator[DesktopdProcess]:
+    server = start_desktopd(xvfb.display)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def recorder(xvfb) -> Iterator[Recorder]:
+    """A Tk window that records the key and pointer events X gives it."""
+    require(debian_python_has("tkinter"), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
+    rec = Recorder(xvfb.display)
+    try:
+        yield rec
+    finally:
+        rec.stop()
+
+
+@pytest.fixture
+def pointer_recorder(xvfb) -> Iterator[Recorder]:
+    """An Xlib window that records button presses with their modifier state."""
+    require(debian_python_has("Xlib"), "/usr/bin/python3 with python-xlib (Debian package python3-xlib)")
+    rec = Recorder(xvfb.display, POINTER_RECORDER)
+    try:
+        yield rec
+    finally:
+        rec.stop()
