@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.sidecar_service.support import SidecarProcess, serve_pages
-from tests.support.capability import chromium_path, require
+from tests.support.capability import require_chromium
 
 TOKEN = "agent-live-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -26,9 +26,7 @@ OTHER_PAGE = "<!doctype html><title>Other</title><p>other page</p>"
 
 @pytest.fixture
 def chromium() -> str:
-    path = chromium_path()
-    require(path is not None, "Chromium (Debian package chromium)")
-    return path
+    return require_chromium()
 
 
 @pytest.fixture

@@ -8,17 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from desktopd_kit import Desktop
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from testbed.xvfb import Xvfb
-
-
-@pytest.fixture(scope="module")
-def desktopd(xvfb: Xvfb) -> Iterator[DesktopdProcess]:
-    server = start_desktopd(xvfb.display)
-    try:
-        yield server
-    finally:
-        server.stop()
+from tests.support.desktopd import DesktopdProcess
+from tests.support.x11_fixtures import desktopd  # noqa: F401 (fixture)
 
 
 @pytest.fixture

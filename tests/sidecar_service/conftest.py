@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.support.capability import chromium_path, require
+from tests.support.capability import require_chromium
 
 from .fake_cdp import FakeCDPServer
 from .support import Sites, serve_pages
@@ -31,9 +31,7 @@ FRAME_PAGE = "<!doctype html><title>Frame</title><button>In frame</button>"
 
 @pytest.fixture
 def chromium() -> str:
-    path = chromium_path()
-    require(path is not None, "Chromium (Debian package chromium)")
-    return path
+    return require_chromium()
 
 
 @pytest.fixture

@@ -42,6 +42,13 @@ def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def require_chromium() -> str:
+    """The Chromium binary a test launches (skipped without one; failed under CI)."""
+    path = chromium_path()
+    require(path is not None, "Chromium (Debian package chromium)")
+    return path
+
+
 @functools.lru_cache(maxsize=None)
 def debian_python_has(module: str) -> bool:
     """Whether Debian's /usr/bin/python3 (what the recorders run on, as the images do) imports
