@@ -94,6 +94,14 @@ def signal(probed: Probed, children: list[ChildSession], *, scrolls: bool = True
             main.device_pixel_ratio, main.inner_width, main.inner_height)
 
 
+def unprovable(probed: Probed) -> bool:
+    """Part of the page changes with no signal the probe can count: a focused <select>'s open
+    popup (its value and highlighted option follow the keys). Its capture is never reused as
+    it is; a patch reads that select again (patch.py's take names it while open)."""
+    return probed.probe.popup_open or any(c is not None and c.popup_open
+                                          for c in probed.child_probes)
+
+
 def animating(probed: Probed) -> bool:
     """A frame with a running animation: its page is never cached (probe.py's "a")."""
     return "a" in probed.probe.frames or any(c is not None and "a" in c.frames
