@@ -78,7 +78,9 @@ _TAKE = r"""
   // keeps the capture from being reused meanwhile).
   const active = doc.activeElement;
   let open = false;
-  try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
+  try {
+    open = !!(active && active.localName === "select" && active.matches(":open"));
+  } catch (e) { /* old engine */ }
   if (open) roots.add(active);
   // First the page-wide change's element (its own node and ancestors are read again), or null.
   const top = wide ? doc.body || doc.documentElement : null;

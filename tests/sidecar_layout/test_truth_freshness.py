@@ -3,7 +3,7 @@ random actions through desktopd (wheel scrolling the page and a scroll box, keys
 <select>'s popup opened and closed from the keyboard), a <details> with a <textarea> inserted
 by script, and reads overlapping a scroll, on a page with a sticky header, a fixed element
 inside a transformed one, details and a select. Each action is followed by a cached read and
-a full read once the page is still."""
+a full read of one state of the page, once it is still."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ async def _act(kind: str, rng: random.Random, chromium: Chromium, desktopd: Desk
         # answers 409 page_changing: what is under test is the next reads.
         if isinstance(read, BaseException) and not isinstance(read, PageChanging):
             raise read
-        return f"wheel-mid-read {clicks} after {turns} turns" + (" (409)" if isinstance(read, PageChanging) else "")
+        refused = " (409)" if isinstance(read, PageChanging) else ""
+        return f"wheel-mid-read {clicks} after {turns} turns{refused}"
     if kind == "tab":
         keys = rng.choice(("Tab", "shift+Tab"))
         await desktopd.keys(keys)
@@ -212,7 +213,8 @@ async def test_an_open_select_popup_is_read_again_as_its_keys_move(chromium, des
             await chromium.evaluate(page, STILL_JS)
             cached, full, answered = await _read_pair(chromium, page)
             if _comparable(cached) != _comparable(full):
-                differing.append(f"{keys} ({answered}): " + _difference(_comparable(cached), _comparable(full)))
+                differing.append(f"{keys} ({answered}): "
+                                 + _difference(_comparable(cached), _comparable(full)))
     finally:
         await desktopd.keys("Escape")
     assert not differing, "\n".join(differing)
