@@ -18,6 +18,7 @@ from .geometry import Placement, View, viewport_origin
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import ProbeResult
+from .probing import layout_scroll
 from .seams import Page
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,6 @@ EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as re
 
 
 def view_of(probe: ProbeResult, metrics: dict) -> View:
-    layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})
     device_layout = metrics.get("layoutViewport", {})
     zoom = float(visual.get("zoom") or 1.0)
@@ -35,7 +35,8 @@ def view_of(probe: ProbeResult, metrics: dict) -> View:
     window = probe.window(float(device_layout.get("clientWidth", 0)),
                           float(device_layout.get("clientHeight", 0)))
     origin_x, origin_y = viewport_origin(window, dpr / zoom)
-    return View(layout_x=float(layout.get("pageX", 0)), layout_y=float(layout.get("pageY", 0)),
+    layout_x, layout_y = layout_scroll(metrics)     # exact: the layout viewport's are rounded
+    return View(layout_x=layout_x, layout_y=layout_y,
                 visual_x=float(visual.get("pageX", 0)), visual_y=float(visual.get("pageY", 0)),
                 visual_width=float(visual.get("clientWidth", 0)),
                 visual_height=float(visual.get("clientHeight", 0)),

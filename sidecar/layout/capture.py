@@ -12,7 +12,7 @@ from .geometry import Placement, View
 from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
-from .probing import Probed
+from .probing import Probed, layout_scroll, same_scroll
 from .render import NodeCache, RecordJson
 from .restyle import RenderState
 from .seams import ChildSession, Page, Session
@@ -72,9 +72,7 @@ class Capture:
         leave sticky boxes cached for a scroll position they are not right for)."""
         if not self.sticky or self.scroll is None:
             return True
-        layout = metrics.get("cssLayoutViewport", {})
-        return abs(float(layout.get("pageX", 0)) - self.scroll[0]) < 1.0 \
-            and abs(float(layout.get("pageY", 0)) - self.scroll[1]) < 1.0
+        return same_scroll(layout_scroll(metrics), self.scroll)
 
 
 # Per session (target id): its snapshot and its documents placed in the tab.

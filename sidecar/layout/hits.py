@@ -17,6 +17,7 @@ from typing import Any
 from .axtree import Record, role_of
 from .click_point import click_point, viewport_point
 from .geometry import Placement, View
+from .probing import layout_scroll, same_scroll
 from .seams import Session
 
 MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null
@@ -105,9 +106,7 @@ async def hit_test(session: Session, ancestry: Ancestry, tests: list[tuple[str, 
 
 
 def _same_view(metrics: dict[str, Any], view: View) -> bool:
-    layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})
-    return (abs(float(layout.get("pageX", 0)) - view.layout_x) < 0.5
-            and abs(float(layout.get("pageY", 0)) - view.layout_y) < 0.5
-            and abs(float(visual.get("pageX", 0)) - view.visual_x) < 0.5
-            and abs(float(visual.get("pageY", 0)) - view.visual_y) < 0.5)
+    return same_scroll(layout_scroll(metrics), (view.layout_x, view.layout_y)) \
+        and same_scroll((float(visual.get("pageX", 0)), float(visual.get("pageY", 0))),
+                        (view.visual_x, view.visual_y))

@@ -72,6 +72,16 @@ _TAKE = r"""
       }
     }
   }
+  // A focused <select> whose popup is open: the keys change its value and the popup's
+  // highlighted option in the accessibility tree with no event or mutation, so nothing proves
+  // its subtree unchanged: it is read again at every request while open (probe.py's popupOpen
+  // keeps the capture from being reused meanwhile).
+  const active = doc.activeElement;
+  let open = false;
+  try {
+    open = !!(active && active.localName === "select" && active.matches(":open"));
+  } catch (e) { /* old engine */ }
+  if (open) roots.add(active);
   // First the page-wide change's element (its own node and ancestors are read again), or null.
   const top = wide ? doc.body || doc.documentElement : null;
   if (wide && !top) return null;

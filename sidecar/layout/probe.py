@@ -238,6 +238,7 @@ _PROBE = r"""
   };
   const frames = [];
   let popup = false;          // a <select>'s popup opened or closed since the last probe
+  let popupOpen = false;      // a focused <select>'s popup is open now
   const walk = (w) => {
     let state;
     try {
@@ -253,6 +254,7 @@ _PROBE = r"""
         const active = w.document.activeElement;
         let open = false;
         try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
+        if (open) popupOpen = true;
         if (state.active !== active || state.open !== open) {
           if (state.active !== undefined && (open || state.open)) {
             // Chromium's tree takes the new state on its next full update (a subtree read
@@ -276,7 +278,7 @@ _PROBE = r"""
   walk(window);
   const de = document.documentElement;
   return {
-    frames, popup,
+    frames, popup, popupOpen,
     screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
     dpr: devicePixelRatio,
     // The tab shown in its window (the one desktop clicks reach); hidden for background tabs.
@@ -337,6 +339,9 @@ class ProbeResult:
     # A <select>'s popup opened or closed since the last probe: Chromium's tree shows that in a
     # whole read (getFullAXTree) only, not yet in subtree reads (patches, sections).
     popup_changed: bool = False
+    # A focused <select>'s popup is open: while it is, the keys change the select's value and
+    # the popup's highlighted option in Chromium's tree with no event or mutation in the page.
+    popup_open: bool = False
 
     @property
     def unreachable_frames(self) -> int:
@@ -390,4 +395,5 @@ def parse_probe(result: dict) -> ProbeResult:
         client_width=float(value.get("clientWidth", 0)), client_height=float(value.get("clientHeight", 0)),
         visible=None if "visibility" not in value else value["visibility"] == "visible",
         popup_changed=bool(value.get("popup")),
+        popup_open=bool(value.get("popupOpen")),
     )

@@ -94,6 +94,14 @@ def signal(probed: Probed, children: list[ChildSession], *, scrolls: bool = True
             main.device_pixel_ratio, main.inner_width, main.inner_height)
 
 
+def unprovable(probed: Probed) -> bool:
+    """Part of the page changes with no signal the probe can count: a focused <select>'s open
+    popup (its value and highlighted option follow the keys). Its capture is never reused as
+    it is; a patch reads that select again (patch.py's take names it while open)."""
+    return probed.probe.popup_open or any(c is not None and c.popup_open
+                                          for c in probed.child_probes)
+
+
 def animating(probed: Probed) -> bool:
     """A frame with a running animation: its page is never cached (probe.py's "a")."""
     return "a" in probed.probe.frames or any(c is not None and "a" in c.frames
@@ -104,14 +112,32 @@ def view_key(probe_result: ProbeResult) -> tuple[float, float, float]:
     return probe_result.device_pixel_ratio, probe_result.inner_width, probe_result.inner_height
 
 
+# How far apart two readings of one scroll position may be (CSS px): float rounding only (the
+# snapshot's is in device px, the metrics' in CSS px), far below a device pixel at any zoom.
+SCROLL_EPSILON = 0.01
+
+
+def layout_scroll(metrics: dict) -> tuple[float, float]:
+    """The top-level document's scroll (CSS px, exact) from Page.getLayoutMetrics. Not the
+    layout viewport's pageX/Y: CDP rounds those to whole CSS px, and under page zoom a scroll
+    is fractional (one device px at 150 % is 0.67 CSS px: a sticky box that far off)."""
+    visual = metrics.get("cssVisualViewport", {})
+    return (float(visual.get("pageX", 0)) - float(visual.get("offsetX", 0)),
+            float(visual.get("pageY", 0)) - float(visual.get("offsetY", 0)))
+
+
+def same_scroll(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return abs(a[0] - b[0]) < SCROLL_EPSILON and abs(a[1] - b[1]) < SCROLL_EPSILON
+
+
 def at_scroll(metrics: dict, scroll: tuple[float, float] | None) -> dict:
     """``metrics`` (Page.getLayoutMetrics) as they were at the top-level ``scroll``."""
     if scroll is None:
         return metrics
     layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})
-    dx = scroll[0] - float(layout.get("pageX", 0))
-    dy = scroll[1] - float(layout.get("pageY", 0))
+    now = layout_scroll(metrics)
+    dx, dy = scroll[0] - now[0], scroll[1] - now[1]
     return {**metrics,
             "cssLayoutViewport": {**layout, "pageX": scroll[0], "pageY": scroll[1]},
             "cssVisualViewport": {**visual, "pageX": float(visual.get("pageX", 0)) + dx,

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from .answer import view_of
 from .capture import Capture
-from .probing import AfterCheck, Probed, animating
+from .probing import AfterCheck, Probed, animating, unprovable
 from .read_patch import patchable, read_patch
 from .read_sections import read_sections
 from .read_whole import read_whole, rescan
@@ -60,7 +60,7 @@ class Reuse:
     async def read(self, ctx: ReadContext) -> Read | None:
         previous = ctx.previous
         if previous is None or ctx.signal is None or previous.signal != ctx.signal \
-                or not previous.holds_at(ctx.probed.metrics):
+                or not previous.holds_at(ctx.probed.metrics) or unprovable(ctx.probed):
             return None
         return Read(previous, reused=True)
 
@@ -70,7 +70,8 @@ class Rescan:
 
     async def read(self, ctx: ReadContext) -> Read | None:
         previous = ctx.previous
-        if previous is None or ctx.structure is None or previous.structure != ctx.structure:
+        if previous is None or ctx.structure is None or previous.structure != ctx.structure \
+                or unprovable(ctx.probed):
             return None
         return Read(await rescan(ctx.page, ctx.children, ctx.probed.probe.device_pixel_ratio, previous))
 

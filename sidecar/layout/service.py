@@ -27,6 +27,7 @@ from .aio import or_exception
 from .encoding import EncodedBody, LayoutEncoder, options_key
 from .freshness import read_tab
 from .options import LayoutOptions
+from .probing import unprovable
 from .readers import ALL, Reader
 from .refresh import EagerRefresher
 from .seams import Connection, Page, TabHealth, Tracker
@@ -150,7 +151,7 @@ class LayoutService:
             capture = tab.capture
             checked = capture.checked if capture is not None else None
             if checked is not None and checked.sent_at > arrived and not options.fresh \
-                    and not options.inline_text_boxes and not page.crashed:
+                    and not options.inline_text_boxes and not page.crashed and not unprovable(checked):
                 return await answer(page, capture, checked.probe, checked.metrics, options)
             return await self._read(page, tab, options)
 

@@ -6,11 +6,13 @@ went out after it arrived."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from sidecar.layout import LayoutService, service as service_module
 from sidecar.layout.capture import Capture
 from sidecar.layout.options import LayoutOptions
+from sidecar.layout.probe import ProbeResult
 from sidecar.layout.probing import Probed
 from sidecar.layout.refresh import BINDING, EagerRefresher
 from sidecar.layout.tab import TabLayout
@@ -139,8 +141,15 @@ async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(mo
         own_checks.append(options)
         return "checked by the request"
 
+    refresh_probe = ProbeResult(frames=("tok:1:0",), device_pixel_ratio=1.0, screen_x=0, screen_y=0,
+                                outer_width=800, outer_height=600, inner_width=800, inner_height=500,
+                                client_width=800, client_height=500)
+    # A focused <select>'s popup open at the refresh's check: nothing in the page proves it
+    # unchanged since (probing.unprovable).
+    popup_probe = dataclasses.replace(refresh_probe, popup_open=True)
+
     async def answer(_page, _capture, probe, _metrics, _options):
-        return f"as of {probe}"
+        return "as of the refresh's check" if probe is refresh_probe else f"as of {probe}"
 
     monkeypatch.setattr(service_module, "read_tab", own_check)
     monkeypatch.setattr(service_module, "answer", answer)
@@ -149,17 +158,18 @@ async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(mo
     tab = service.tab("T")
     tab.capture = capture
 
-    async def asked_during_a_refresh(options: LayoutOptions, check_sent_after_arrival: bool):
+    async def asked_during_a_refresh(options: LayoutOptions, check_sent_after_arrival: bool,
+                                     probe: ProbeResult = refresh_probe):
         """A request that arrives while a refresh holds the tab; the refresh's last check that
         the page is as captured went out before or after the request arrived."""
         await tab.lock.acquire()
         if not check_sent_after_arrival:
-            capture.checked = Probed("the refresh's check", {}, [], None, time.monotonic())
+            capture.checked = Probed(probe, {}, [], None, time.monotonic())
         request = asyncio.ensure_future(service.build(options))
         await asyncio.sleep(0)            # the request has arrived and waits for the tab
         if check_sent_after_arrival:
             await asyncio.sleep(0.001)
-            capture.checked = Probed("the refresh's check", {}, [], None, time.monotonic())
+            capture.checked = Probed(probe, {}, [], None, time.monotonic())
         tab.lock.release()
         body = await asyncio.wait_for(request, 5)
         return body["tabs"][0]["layout"]
@@ -171,5 +181,7 @@ async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(mo
     # ?fresh=true always reads anew.
     fresh = LayoutOptions(tab="T", fresh=True)
     assert await asked_during_a_refresh(fresh, True) == "checked by the request"
-    assert own_checks == [LayoutOptions(tab="T"), fresh]
+    # An open <select> popup at that check: the request reads what it cannot prove unchanged.
+    assert await asked_during_a_refresh(LayoutOptions(tab="T"), True, popup_probe) == "checked by the request"
+    assert own_checks == [LayoutOptions(tab="T"), fresh, LayoutOptions(tab="T")]
     service.stop()
