@@ -47,6 +47,12 @@ _NEXT_FRAME = """function () {
   return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
 _NEXT_FRAME_EXPRESSION = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# Instantly (a page's smooth scrolling would move it after the read), then a frame for the
+# frames above to follow.
+_TO_MIDDLE = """function () {
+  this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+}"""
 _TEXT_ARRIVED = """function (text) {
   const value = 'value' in this ? String(this.value) : this.textContent;
   return value.includes(text);
@@ -131,15 +137,16 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, 
 
 async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
-    if ctx.mode == "cdp":
-        # Without reading the whole tab (aim.py). Visible mode keeps the whole read: with it,
-        # a page blocked by the dialog its click opens was left unreadable for seconds after.
-        quick, summary = await asyncio.gather(
-            quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
-            _ax_summary(element, ctx.timeout))
-        if quick is not None:
+    # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
+    quick, summary = await asyncio.gather(
+        quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
+        _ax_summary(element, ctx.timeout))
+    if quick is not None:
+        if ctx.mode == "cdp":
             x, y = quick.viewport
             return summary, {"x": round(x, 2), "y": round(y, 2), "space": "viewport"}, quick.viewport
+        sx, sy = quick.screen
+        return summary, {"x": sx, "y": sy, "space": "screen"}, (float(sx), float(sy))
     try:
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=ctx.timeout)
@@ -156,6 +163,11 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
         await element.call(_NEXT_FRAME, timeout=ctx.timeout, await_promise=True)
         node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
+    if node.get("visible") and node.get("hittable") is False:
+        # Something else would take the click there (a sticky header over an element the
+        # scroll left at the edge): once more from the middle of the view.
+        await element.call(_TO_MIDDLE, timeout=ctx.timeout, await_promise=True)
+        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
     summary = await _element_summary(element, node)
     if ctx.mode == "cdp":
         box = node["viewport"]["borderBox"]
@@ -164,8 +176,10 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
     if not node.get("visible"):
         raise ApiError(409, "not_visible", f"ref {element.ref} is not on screen after scrolling it "
                        "into view (covered, clipped or zero-sized)", field="ref")
-    center = node["screen"]["center"]
-    return summary, {"x": center["x"], "y": center["y"], "space": "screen"}, (center["x"], center["y"])
+    # The centre of the largest visible part (a link wrapped over two lines, a box clipped by
+    # its frame), as the quick measure takes it.
+    point = node["screen"].get("clickPoint") or node["screen"]["center"]
+    return summary, {"x": point["x"], "y": point["y"], "space": "screen"}, (point["x"], point["y"])
 
 
 async def _ensure_front(ctx: ActContext) -> None:
