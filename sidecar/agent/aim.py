@@ -1,23 +1,42 @@
-"""Where to act on an element of the tab's own document without reading the whole tab.
+"""Where to act on an element without reading the whole tab.
 
-One in-page call measures the element's boxes (getClientRects: one per line of a wrapped link)
-clipped to the visible viewport, takes the centre of the largest visible one, asks the browser
-what a click there would hit (elementFromPoint, in the element's own shadow root when it has
-one), and reads the window's geometry; with Page.getLayoutMetrics that gives the view (the
-viewport's place on the screen, the device pixel ratio, page zoom) as /layout's screen boxes use
-it. Nothing of /layout's change tracking is touched. Elements in iframes, and any element that is not
-visible or would not be hit there (covered by a sticky header, a checkbox under its label), take
-the whole /layout read instead (resolve.element_node), which explains why.
+An element of the tab's own document: one in-page call measures the element's boxes
+(getClientRects: one per line of a wrapped link) clipped to the visible viewport, takes the
+centre of the largest visible one, asks the browser what a click there would hit
+(elementFromPoint, in the element's own shadow root when it has one), and reads the window's
+geometry; with Page.getLayoutMetrics that gives the view (the viewport's place on the screen, the
+device pixel ratio, page zoom) as /layout's screen boxes use it.
+
+An element of an iframe the page's renderer draws (same site): DOM.getContentQuads gives its boxes
+in the main frame's viewport already, through every frame's offset, border, scroll, transform and
+zoom; the browser's own hit test (DOM.getNodeForLocation, which descends into such frames)
+confirms a click at the centre of the largest visible one reaches the element.
+
+Nothing of /layout's change tracking is touched. Elements of out-of-process iframes (another
+site) take the whole /layout read instead (resolve.element_node): their boxes are in their own
+renderer's viewport, the frame's place in the page is known only to the parent's renderer, and
+no single hit test crosses from one to the other, so an offset chain could not be checked. So do
+elements not visible or not hit even from the middle of the view (covered by a sticky header, a
+checkbox under its label); the whole read explains why.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
+from ..cdp.connection import CDPError
 from ..layout.answer import view_of
+from ..layout.geometry import View
 from ..layout.probe import parse_probe
 from .resolve import Element
+
+# The window's geometry, as /layout's probe reads it (here without its change tracking).
+_WINDOW = """{screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
+  dpr: devicePixelRatio,
+  clientWidth: document.documentElement ? document.documentElement.clientWidth : innerWidth,
+  clientHeight: document.documentElement ? document.documentElement.clientHeight : innerHeight}"""
 
 # {x, y} (CSS px from the visual viewport's top-left) or null. Scrolls the element to the middle
 # first when no part of it can be hit where it is, instantly (a page's smooth scrolling would move
@@ -47,12 +66,16 @@ _MEASURE = """function () {
     point = measure();
   }
   if (!point) return null;
-  // The window's geometry, as /layout's probe reads it (here without its change tracking).
-  const de = document.documentElement;
-  point.window = {screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
-                  dpr: devicePixelRatio, clientWidth: de ? de.clientWidth : innerWidth,
-                  clientHeight: de ? de.clientHeight : innerHeight};
+  point.window = %s;
   return point;
+}""" % _WINDOW
+_TO_MIDDLE = """function () {
+  this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+}"""
+# Whether a node is this element or inside it (its shadow roots too).
+_CONTAINS = """function (hit) {
+  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+  return false;
 }"""
 
 
@@ -65,15 +88,85 @@ class Aim:
 async def quick_aim(element: Element, main_frame_id: str, timeout: float) -> Aim | None:
     """The point to act at, the element scrolled into view if need be; None when the whole read
     must decide (see the module)."""
-    if element.session is not element.page or element.key.frame_id != main_frame_id:
+    if element.session is not element.page:
         return None
+    if element.key.frame_id != main_frame_id:
+        return await _frame_aim(element, timeout)
     point, metrics = await asyncio.gather(
         element.call(_MEASURE, timeout=timeout),
         element.page.send("Page.getLayoutMetrics", timeout=timeout))
     if not point:
         return None
-    window = parse_probe({"result": {"value": point["window"]}})
-    view = view_of(window, metrics)
+    view = view_of(parse_probe({"result": {"value": point["window"]}}), metrics)
+    return _aim(view, float(point["x"]), float(point["y"]))
+
+
+def _aim(view: View, x: float, y: float) -> Aim:
     scale = view.pinch_scale * view.device_pixel_ratio
-    x, y = float(point["x"]), float(point["y"])
     return Aim((x, y), (round(view.origin_x + x * scale), round(view.origin_y + y * scale)))
+
+
+async def _frame_aim(element: Element, timeout: float) -> Aim | None:
+    """An element of a same-process iframe: measured where it is, else from the middle."""
+    for attempt in range(2):
+        if attempt:
+            await element.call(_TO_MIDDLE, timeout=timeout)
+        page = element.page
+        quads, metrics, window = await asyncio.gather(
+            page.send("DOM.getContentQuads", {"objectId": element.object_id}, timeout=timeout),
+            page.send("Page.getLayoutMetrics", timeout=timeout),
+            page.send("Runtime.evaluate", {"expression": f"({_WINDOW})", "returnByValue": True},
+                      timeout=timeout),
+            return_exceptions=True)
+        for reply in (quads, metrics, window):
+            if isinstance(reply, CDPError):
+                return None         # no box (display:none...): the whole read says so
+            if isinstance(reply, BaseException):
+                raise reply
+        try:
+            view = view_of(parse_probe(window), metrics)
+        except ValueError:
+            return None             # the page threw (navigating away): the whole read decides
+        point = _largest_visible_centre(quads.get("quads") or [], view)
+        if point is not None and await _reaches(element, point, view, timeout):
+            return _aim(view, *point)
+    return None
+
+
+def _largest_visible_centre(quads: list[list[float]], view: View) -> tuple[float, float] | None:
+    """The centre of the largest part of the quads' boxes inside the visual viewport (CSS px)."""
+    best, best_area = None, 0.0
+    for quad in quads:
+        xs, ys = quad[0::2], quad[1::2]
+        left, top = max(min(xs), 0.0), max(min(ys), 0.0)
+        right, bottom = min(max(xs), view.visual_width), min(max(ys), view.visual_height)
+        area = (right - left) * (bottom - top)
+        if right - left >= 1 and bottom - top >= 1 and area > best_area:
+            best, best_area = ((left + right) / 2, (top + bottom) / 2), area
+    return best
+
+
+async def _reaches(element: Element, point: tuple[float, float], view: View, timeout: float) -> bool:
+    """Whether the browser's hit test at ``point`` finds the element or something inside it."""
+    page = element.page
+    try:
+        # getNodeForLocation hit-tests the layout view: document coordinates, CSS px.
+        hit: dict[str, Any] = await page.send("DOM.getNodeForLocation", {
+            "x": round(point[0] + view.visual_x), "y": round(point[1] + view.visual_y),
+            "includeUserAgentShadowDOM": True, "ignorePointerEventsNone": False}, timeout=timeout)
+    except CDPError:
+        return False                # nothing there
+    if hit.get("backendNodeId") == element.key.backend_node_id:
+        return True
+    if hit.get("frameId") != element.key.frame_id or hit.get("backendNodeId") is None:
+        return False
+    try:
+        node = await page.send("DOM.resolveNode", {"backendNodeId": hit["backendNodeId"]},
+                               timeout=timeout)
+        reply = await page.send("Runtime.callFunctionOn", {
+            "objectId": element.object_id, "functionDeclaration": _CONTAINS,
+            "arguments": [{"objectId": node["object"]["objectId"]}], "returnByValue": True},
+            timeout=timeout)
+    except CDPError:
+        return False
+    return (reply.get("result") or {}).get("value") is True
