@@ -5,7 +5,7 @@ viewport box), answering with what happened: the element, the point, a navigatio
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,33 +198,29 @@ async def _ensure_front(ctx: ActContext) -> None:
 
 
 async def _gesture(ctx: ActContext, element: Element | None, event: str,
-                   gesture: Awaitable[None]) -> None:
+                   gesture: Coroutine[Any, Any, None]) -> None:
     """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
     so what the act reports (and the next snapshot) follows the input."""
     if ctx.mode != "visible":
         await gesture
         return
-    ms = int(ARRIVAL_S * 1000)
-    if element is not None:
-        waiter = asyncio.ensure_future(element.call(_ARRIVAL, event, ms, timeout=ctx.timeout,
-                                                    await_promise=True))
-    else:
-        waiter = asyncio.ensure_future(ctx.page.send("Runtime.evaluate", {
-            "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})", "awaitPromise": True,
-            "returnByValue": True}, timeout=ctx.timeout))
-    await asyncio.sleep(0)          # the listener's call goes out before the input
+    session = element.session if element is not None else ctx.page
     try:
-        await gesture
+        # Armed before the input is sent, and known to be: a listener installed by a call still
+        # queued behind the input would miss the event and wait out its whole bound.
+        promise = await _arm_arrival(ctx, element, event)
     except BaseException:
-        waiter.cancel()
+        gesture.close()             # never started
         raise
-    try:
-        await asyncio.wait_for(waiter, ARRIVAL_S + 0.5)
-    except (asyncio.TimeoutError, ApiError, CDPError):
-        pass
+    await gesture
+    if promise is not None:
+        try:
+            await session.send("Runtime.awaitPromise", {"promiseObjectId": promise, "returnByValue": True},
+                               timeout=ARRIVAL_S + 0.5)
+        except (ApiError, CDPError, asyncio.TimeoutError):
+            pass                    # the page moved on (navigated, closed) or never saw it
     # The event's handlers run after the event is seen; one more call queued behind them
     # answers once they finished, or never while a dialog they opened waits (so race the modal).
-    session = element.session if element is not None else ctx.page
     events = ctx.agent.events(ctx.page.target_id)
     flush = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"},
                                                timeout=ARRIVAL_S))
@@ -237,6 +233,23 @@ async def _gesture(ctx: ActContext, element: Element | None, event: str,
             flush.cancel()
         elif not flush.cancelled():
             flush.exception()       # retrieved: an error here only means the page moved on
+
+
+async def _arm_arrival(ctx: ActContext, element: Element | None, event: str) -> str | None:
+    """A promise in the page that resolves once its window sees ``event`` (or after ARRIVAL_S):
+    its object id, None if the page could not install it."""
+    ms = int(ARRIVAL_S * 1000)
+    try:
+        if element is not None:
+            reply = await element.session.send("Runtime.callFunctionOn", {
+                "objectId": element.object_id, "functionDeclaration": _ARRIVAL,
+                "arguments": [{"value": event}, {"value": ms}]}, timeout=ctx.timeout)
+        else:
+            reply = await ctx.page.send("Runtime.evaluate", {
+                "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})"}, timeout=ctx.timeout)
+    except CDPError:
+        return None
+    return (reply.get("result") or {}).get("objectId")
 
 
 async def _focus(ctx: ActContext, element: Element, point: tuple[float, float]) -> None:
