@@ -47,6 +47,8 @@ _NEXT_FRAME = """function () {
   return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
 _NEXT_FRAME_EXPRESSION = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# The same, at once for a hidden tab (it draws no frames; its input goes by CDP).
+_PAINTED = "document.hidden || " + _NEXT_FRAME_EXPRESSION
 # Instantly (a page's smooth scrolling would move it after the read), then a frame for the
 # frames above to follow.
 _TO_MIDDLE = """function () {
@@ -137,6 +139,17 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, 
 
 async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
+    aimed = await _aim(ctx, element)
+    if element.session is not element.page:
+        # The browser sends input to an out-of-process iframe by the page's last frame on
+        # screen: until the page drew one after a scroll (this act's or an earlier one's), a
+        # click at the iframe's new place reaches the page's iframe element instead.
+        await ctx.page.send("Runtime.evaluate", {"expression": _PAINTED, "awaitPromise": True},
+                            timeout=ctx.timeout)
+    return aimed
+
+
+async def _aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
     quick, summary = await asyncio.gather(
         quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),

@@ -1,10 +1,12 @@
-"""quick_aim on a fake page session: an element of a same-process iframe is aimed by its content
-quads and the browser's hit test (no whole-tab read), from the middle of the view when something
-covers it where it is; an out-of-process iframe's element is left to the whole read."""
+"""quick_aim on fake sessions: an element of a same-process iframe is aimed by its content quads
+and the browser's hit test (no whole-tab read), from the middle of the view when something covers
+it where it is; an out-of-process iframe's element by its own measure placed through its iframe
+element, the part the page hides left out; deeper iframes are left to the whole read."""
 
 from __future__ import annotations
 
 from sidecar.agent.aim import quick_aim
+from sidecar.cdp.targets import ChildTarget
 from sidecar.agent.refs import ElementKey
 from sidecar.agent.resolve import Element
 
@@ -25,6 +27,8 @@ def box(left: float, top: float, right: float, bottom: float) -> list[float]:
 class FakePage:
     """A page session answering the calls of the frame aim; ``hits``: getNodeForLocation's
     answer per attempt, ``quads``: getContentQuads' per attempt."""
+
+    target_id = "T"
 
     def __init__(self, quads: list[list[list[float]]], hits: list[dict], contains: bool = False) -> None:
         self.quads, self.hits, self.contains = list(quads), list(hits), contains
@@ -94,7 +98,77 @@ async def test_an_element_out_of_view_is_scrolled_to_the_middle() -> None:
     assert page.count("DOM.getNodeForLocation") == 1               # nothing to test where it was
 
 
-async def test_an_out_of_process_frame_element_is_left_to_the_whole_read() -> None:
-    page, child = FakePage([], []), FakePage([], [])
-    assert await quick_aim(frame_element(page, session=child), MAIN, 1.0) is None
-    assert page.sent == [] and child.sent == []
+class FakeOwnerPage:
+    """The page holding an out-of-process iframe: its iframe element answers ``placed``."""
+
+    target_id = "T"
+
+    def __init__(self, placed: dict | None) -> None:
+        self.placed = placed
+        self.sent: list[tuple[str, dict]] = []
+
+    async def send(self, method: str, params: dict | None = None, **_kw: object) -> dict:
+        params = params or {}
+        self.sent.append((method, params))
+        replies = {"DOM.getFrameOwner": {"backendNodeId": 40, "nodeId": 0},
+                   "DOM.resolveNode": {"object": {"objectId": "iframe"}},
+                   "Runtime.callFunctionOn": {"result": {"value": self.placed}},
+                   "Page.getLayoutMetrics": METRICS,
+                   "Runtime.evaluate": {"result": {"value": True}}}
+        return replies[method]
+
+
+class FakeChildConn:
+    """The iframe's session: its element measures ``local``; a hit test answers ``hit``."""
+
+    def __init__(self, local: dict | None, hit: bool = True) -> None:
+        self.local, self.hit = local, hit
+        self.sent: list[tuple[str, dict]] = []
+
+    async def send(self, method: str, params: dict | None = None, **_kw: object) -> dict:
+        params = params or {}
+        self.sent.append((method, params))
+        assert method == "Runtime.callFunctionOn", method
+        if params.get("arguments"):
+            return {"result": {"value": self.hit}}
+        return {"result": {"value": self.local}}
+
+
+def child_element(page: FakeOwnerPage, conn: FakeChildConn, parent: str = "T") -> Element:
+    child = ChildTarget("C", "S", "http://localhost/", parent, "T", conn)  # type: ignore[arg-type]
+    return Element("f2e1", ElementKey("C", "C", BUTTON, "L"), page, child, "element")  # type: ignore[arg-type]
+
+
+LOCAL = {"x": 50.0, "y": 20.0, "parts": [[10, 10, 90, 30]], "window": WINDOW, "scrolled": False}
+
+
+async def test_an_out_of_process_frame_element_is_placed_through_its_iframe() -> None:
+    page = FakeOwnerPage({"x": 450.0, "y": 120.0, "local": {"x": 50.0, "y": 20.0}, "window": WINDOW})
+    conn = FakeChildConn(LOCAL)
+    aim = await quick_aim(child_element(page, conn), MAIN, 1.0)
+    assert aim is not None and aim.viewport == (450.0, 120.0)
+    assert aim.screen == (20 + 450 * 2, 140 + 120 * 2)
+    placed = next(p for m, p in page.sent if m == "Runtime.callFunctionOn")
+    assert placed["arguments"] == [{"value": [[10, 10, 90, 30]]}, {"value": 2}]  # boxes, ratio
+    assert len(conn.sent) == 1                      # no second hit test: the same point
+
+
+async def test_a_point_the_page_moves_is_hit_tested_in_the_iframe_again() -> None:
+    moved = {"x": 430.0, "y": 120.0, "local": {"x": 30.0, "y": 20.0}, "window": WINDOW}
+    conn = FakeChildConn(LOCAL, hit=False)
+    assert await quick_aim(child_element(FakeOwnerPage(moved), conn), MAIN, 1.0) is None
+    assert conn.sent[-1][1]["arguments"] == [{"value": 30.0}, {"value": 20.0}]
+    hit = FakeChildConn(LOCAL, hit=True)
+    aim = await quick_aim(child_element(FakeOwnerPage(moved), hit), MAIN, 1.0)
+    assert aim is not None and aim.viewport == (430.0, 120.0)
+
+
+async def test_an_iframe_the_page_cannot_place_exactly_is_left_to_the_whole_read() -> None:
+    # The iframe element said no (transformed, zoomed, covered): null.
+    assert await quick_aim(child_element(FakeOwnerPage(None), FakeChildConn(LOCAL)), MAIN, 1.0) is None
+
+
+async def test_an_iframe_inside_an_out_of_process_iframe_is_left_to_the_whole_read() -> None:
+    page, conn = FakeOwnerPage(None), FakeChildConn(LOCAL)
+    assert await quick_aim(child_element(page, conn, parent="C0"), MAIN, 1.0) is None
+    assert page.sent == [] and conn.sent == []
