@@ -139,7 +139,7 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, 
 
 async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
-    aimed = await _aim(ctx, element)
+    aimed = await _aim_at(ctx, element)
     if element.session is not element.page:
         # The browser sends input to an out-of-process iframe by the page's last frame on
         # screen: until the page drew one after a scroll (this act's or an earlier one's), a
@@ -149,7 +149,7 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
     return aimed
 
 
-async def _aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
     quick, summary = await asyncio.gather(
         quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
