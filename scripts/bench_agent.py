@@ -9,7 +9,9 @@ page, medians of:
                  itself not timed);
   * chars:       the snapshot's size in characters at default settings (what enters an
                  agent's context);
-  * click:       a click by ref round trip (the renamed button, an early row's);
+  * click:       a click by ref round trip (the renamed button, an early row's); on the
+                 iframe page also of a button in the first (same-origin) iframe and in the
+                 cross-origin one;
 for: ours over HTTP (GET /snapshot, POST /act mode cdp, and mode visible with --visible),
 ours through our MCP server over stdio (python -m sidecar.mcp), and Playwright MCP
 (@playwright/mcp from npm, pinned, installed by this script into .state/playwright-mcp with
@@ -48,6 +50,8 @@ NPM_DIR = ROOT / ".state" / "playwright-mcp"
 VIEWPORT = (1280, 800)
 LISTENING = re.compile(r"listening on (http://\S+)")
 RENAME = "document.querySelectorAll('button')[{index}].textContent = 'Renamed {n}'"
+FRAME_BUTTON = "Button 1"      # clicked inside the iframes page's frames
+FRAME_KINDS = ("same", "cross")
 
 
 # -- pages -------------------------------------------------------------------------------------
@@ -162,6 +166,15 @@ def text_of(result) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
+def frame_refs(snapshot: str) -> tuple[str, str]:
+    """The refs of FRAME_BUTTON in the iframes page's first iframe (same-origin) and its last
+    (cross-origin, out of process)."""
+    found = re.findall(rf'button "{re.escape(FRAME_BUTTON)}"[^\n]*?\[ref=([^\]]+)\]', snapshot)
+    if len(found) < 2:
+        raise RuntimeError(f"no ref for {FRAME_BUTTON!r} in two iframes:\n{snapshot[:1500]}")
+    return found[0], found[-1]
+
+
 def button_ref(snapshot: str, name: str) -> str:
     match = re.search(rf'button "{re.escape(name)}"[^\n]*?\[ref=([^\]]+)\]', snapshot)
     if not match:
@@ -248,6 +261,15 @@ async def bench_page(label: str, url: str, runs: int, ours: Ours, our_mcp: McpCl
         figures["ours"]["click_visible"] = median(
             [(await timed(lambda: ours.click(ref, "visible")))[0] for _ in range(runs)])
 
+    if not elements:
+        # A button inside an iframe: the first (same-origin) and the last (cross-origin).
+        for kind, frame_ref in zip(FRAME_KINDS, frame_refs(snapshot)):
+            figures["ours"][f"click_{kind}"] = median(
+                [(await timed(lambda: ours.click(frame_ref, "cdp")))[0] for _ in range(runs)])
+            if ours.visible:
+                figures["ours"][f"click_{kind}_visible"] = median(
+                    [(await timed(lambda: ours.click(frame_ref, "visible")))[0] for _ in range(runs)])
+
     # Ours through our MCP server (stdio): the same page, already open.
     figures["ours_mcp"]["snap"] = median(
         [(await timed(lambda: our_mcp.call("browser_snapshot", {})))[0] for _ in range(runs)])
@@ -274,6 +296,13 @@ async def bench_page(label: str, url: str, runs: int, ours: Ours, our_mcp: McpCl
         click_args["element"] = f"Renamed {runs - 1} button"
     figures["pw_mcp"]["click"] = median(
         [(await timed(lambda: theirs.call("browser_click", click_args)))[0] for _ in range(runs)])
+    if not elements:
+        for kind, frame_ref in zip(FRAME_KINDS, frame_refs(snapshot)):
+            frame_args = {**click_args, ("target" if "target" in properties else "ref"): frame_ref}
+            if "element" in properties:
+                frame_args["element"] = f"{FRAME_BUTTON} button"
+            figures["pw_mcp"][f"click_{kind}"] = median(
+                [(await timed(lambda: theirs.call("browser_click", frame_args)))[0] for _ in range(runs)])
     return figures
 
 
@@ -292,6 +321,15 @@ def report(label: str, figures: dict[str, dict[str, float]]) -> list[str]:
     if "click_visible" in ours:
         click += f"  (ours visible {ours['click_visible']:.1f} ms, ratio {ours['click_visible'] / pw['click']:.2f})"
     lines.append(click)
+    for kind, where in zip(FRAME_KINDS, ("same-origin", "cross-origin")):
+        if f"click_{kind}" not in ours:
+            continue
+        line = (f"  click in {where:12s} ours cdp {ours[f'click_{kind}']:6.1f} ms  playwright-mcp "
+                f"{pw[f'click_{kind}']:7.1f} ms  ratio {ours[f'click_{kind}'] / pw[f'click_{kind}']:.2f}")
+        if f"click_{kind}_visible" in ours:
+            visible = ours[f"click_{kind}_visible"]
+            line += f"  (ours visible {visible:.1f} ms, ratio {visible / pw[f'click_{kind}']:.2f})"
+        lines.append(line)
     return lines
 
 

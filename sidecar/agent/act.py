@@ -5,7 +5,7 @@ viewport box), answering with what happened: the element, the point, a navigatio
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,14 @@ _NEXT_FRAME = """function () {
   return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
 _NEXT_FRAME_EXPRESSION = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# The same, at once for a hidden tab (it draws no frames; its input goes by CDP).
+_PAINTED = "document.hidden || " + _NEXT_FRAME_EXPRESSION
+# Instantly (a page's smooth scrolling would move it after the read), then a frame for the
+# frames above to follow.
+_TO_MIDDLE = """function () {
+  this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+}"""
 _TEXT_ARRIVED = """function (text) {
   const value = 'value' in this ? String(this.value) : this.textContent;
   return value.includes(text);
@@ -131,15 +139,27 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, 
 
 async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
-    if ctx.mode == "cdp":
-        # Without reading the whole tab (aim.py). Visible mode keeps the whole read: with it,
-        # a page blocked by the dialog its click opens was left unreadable for seconds after.
-        quick, summary = await asyncio.gather(
-            quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
-            _ax_summary(element, ctx.timeout))
-        if quick is not None:
+    aimed = await _aim_at(ctx, element)
+    if element.session is not element.page:
+        # The browser sends input to an out-of-process iframe by the page's last frame on
+        # screen: until the page drew one after a scroll (this act's or an earlier one's), a
+        # click at the iframe's new place reaches the page's iframe element instead.
+        await ctx.page.send("Runtime.evaluate", {"expression": _PAINTED, "awaitPromise": True},
+                            timeout=ctx.timeout)
+    return aimed
+
+
+async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+    # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
+    quick, summary = await asyncio.gather(
+        quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
+        _ax_summary(element, ctx.timeout))
+    if quick is not None:
+        if ctx.mode == "cdp":
             x, y = quick.viewport
             return summary, {"x": round(x, 2), "y": round(y, 2), "space": "viewport"}, quick.viewport
+        sx, sy = quick.screen
+        return summary, {"x": sx, "y": sy, "space": "screen"}, (float(sx), float(sy))
     try:
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=ctx.timeout)
@@ -156,6 +176,11 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
         await element.call(_NEXT_FRAME, timeout=ctx.timeout, await_promise=True)
         node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
+    if node.get("visible") and node.get("hittable") is False:
+        # Something else would take the click there (a sticky header over an element the
+        # scroll left at the edge): once more from the middle of the view.
+        await element.call(_TO_MIDDLE, timeout=ctx.timeout, await_promise=True)
+        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
     summary = await _element_summary(element, node)
     if ctx.mode == "cdp":
         box = node["viewport"]["borderBox"]
@@ -164,8 +189,10 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
     if not node.get("visible"):
         raise ApiError(409, "not_visible", f"ref {element.ref} is not on screen after scrolling it "
                        "into view (covered, clipped or zero-sized)", field="ref")
-    center = node["screen"]["center"]
-    return summary, {"x": center["x"], "y": center["y"], "space": "screen"}, (center["x"], center["y"])
+    # The centre of the largest visible part (a link wrapped over two lines, a box clipped by
+    # its frame), as the quick measure takes it.
+    point = node["screen"].get("clickPoint") or node["screen"]["center"]
+    return summary, {"x": point["x"], "y": point["y"], "space": "screen"}, (point["x"], point["y"])
 
 
 async def _ensure_front(ctx: ActContext) -> None:
@@ -184,33 +211,29 @@ async def _ensure_front(ctx: ActContext) -> None:
 
 
 async def _gesture(ctx: ActContext, element: Element | None, event: str,
-                   gesture: Awaitable[None]) -> None:
+                   gesture: Coroutine[Any, Any, None]) -> None:
     """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
     so what the act reports (and the next snapshot) follows the input."""
     if ctx.mode != "visible":
         await gesture
         return
-    ms = int(ARRIVAL_S * 1000)
-    if element is not None:
-        waiter = asyncio.ensure_future(element.call(_ARRIVAL, event, ms, timeout=ctx.timeout,
-                                                    await_promise=True))
-    else:
-        waiter = asyncio.ensure_future(ctx.page.send("Runtime.evaluate", {
-            "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})", "awaitPromise": True,
-            "returnByValue": True}, timeout=ctx.timeout))
-    await asyncio.sleep(0)          # the listener's call goes out before the input
+    session = element.session if element is not None else ctx.page
     try:
-        await gesture
+        # Armed before the input is sent, and known to be: a listener installed by a call still
+        # queued behind the input would miss the event and wait out its whole bound.
+        promise = await _arm_arrival(ctx, element, event)
     except BaseException:
-        waiter.cancel()
+        gesture.close()             # never started
         raise
-    try:
-        await asyncio.wait_for(waiter, ARRIVAL_S + 0.5)
-    except (asyncio.TimeoutError, ApiError, CDPError):
-        pass
+    await gesture
+    if promise is not None:
+        try:
+            await session.send("Runtime.awaitPromise", {"promiseObjectId": promise, "returnByValue": True},
+                               timeout=ARRIVAL_S + 0.5)
+        except (ApiError, CDPError, asyncio.TimeoutError):
+            pass                    # the page moved on (navigated, closed) or never saw it
     # The event's handlers run after the event is seen; one more call queued behind them
     # answers once they finished, or never while a dialog they opened waits (so race the modal).
-    session = element.session if element is not None else ctx.page
     events = ctx.agent.events(ctx.page.target_id)
     flush = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"},
                                                timeout=ARRIVAL_S))
@@ -223,6 +246,23 @@ async def _gesture(ctx: ActContext, element: Element | None, event: str,
             flush.cancel()
         elif not flush.cancelled():
             flush.exception()       # retrieved: an error here only means the page moved on
+
+
+async def _arm_arrival(ctx: ActContext, element: Element | None, event: str) -> str | None:
+    """A promise in the page that resolves once its window sees ``event`` (or after ARRIVAL_S):
+    its object id, None if the page could not install it."""
+    ms = int(ARRIVAL_S * 1000)
+    try:
+        if element is not None:
+            reply = await element.session.send("Runtime.callFunctionOn", {
+                "objectId": element.object_id, "functionDeclaration": _ARRIVAL,
+                "arguments": [{"value": event}, {"value": ms}]}, timeout=ctx.timeout)
+        else:
+            reply = await ctx.page.send("Runtime.evaluate", {
+                "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})"}, timeout=ctx.timeout)
+    except CDPError:
+        return None
+    return (reply.get("result") or {}).get("objectId")
 
 
 async def _focus(ctx: ActContext, element: Element, point: tuple[float, float]) -> None:

@@ -1,6 +1,7 @@
 """Both modes end on the same element: the page records which button each click reached, on a
 scrolled page (far down, far right, an inner scroller), in same-origin and out-of-process
-iframes, in a shadow root, under CSS zoom, browser zoom, and device scale factor 2."""
+iframes, in a shadow root, under CSS zoom, browser zoom (150 %), and device scale factor 2. In
+visible mode, each click's screen point is also checked against /layout's clickPoint."""
 
 from __future__ import annotations
 
@@ -37,7 +38,23 @@ def _recorded_after(agent: Agent, seen: int) -> list[str]:
     return []
 
 
+def _layout_click_point(agent: Agent, ref: str) -> dict[str, int]:
+    """/layout's screen.clickPoint of the element now, through the JSON snapshot's screen box."""
+    found = []
+    todo = list(agent.get("/snapshot", format="json")["tree"])
+    while todo:
+        node = todo.pop()
+        if node.get("ref") == ref:
+            found.append(node)
+        todo.extend(node.get("children") or [])
+    assert len(found) == 1, f"{len(found)} nodes with ref {ref}"
+    return found[0]["screen"]["clickPoint"]
+
+
 def click_every_case(agent: Agent, mode: str) -> None:
+    """Each case clicked by ref, and the page says which element the click reached; in visible
+    mode the screen point the act clicked must be the one /layout gives for the element in the
+    view the click left (the act measures it without reading the whole tab)."""
     agent.wait_for_text('"cross Two"')
     for name, want in CASES:
         ref = agent.ref("button", name, agent.snapshot())
@@ -46,6 +63,12 @@ def click_every_case(agent: Agent, mode: str) -> None:
         assert done["element"]["name"] == name
         got = _recorded_after(agent, seen)
         assert got == [want], f"{mode} click on {name!r} at {done['point']} reached {got}"
+        if mode == "visible":
+            assert done["point"]["space"] == "screen"
+            layout = _layout_click_point(agent, ref)
+            # Both round the same sum; their boxes can differ in a fraction of a pixel.
+            assert abs(done["point"]["x"] - layout["x"]) <= 1 and \
+                abs(done["point"]["y"] - layout["y"]) <= 1, (name, done["point"], layout)
 
 
 def _open(agent: Agent, pages: Pages) -> None:
@@ -64,14 +87,14 @@ def test_both_modes_under_browser_zoom(stack: Stack, pages: Pages) -> None:
     _open(agent, pages)
     agent.wait_for_text('"cross Two"')
     agent.act("click", ref=agent.ref("button", "Top"))        # the window has the keyboard
-    for _ in range(2):
-        agent.act("press", key="Control+=")                  # Chromium's zoom in: 110%, 125%
+    for _ in range(3):
+        agent.act("press", key="Control+=")                  # Chromium's zoom in: 110, 125, 150 %
     try:
         for _ in range(40):
-            if _evaluate(agent, "() => window.devicePixelRatio") > 1.2:
+            if _evaluate(agent, "() => window.devicePixelRatio") == 1.5:
                 break
             time.sleep(0.05)
-        assert _evaluate(agent, "() => window.devicePixelRatio") > 1.2
+        assert _evaluate(agent, "() => window.devicePixelRatio") == 1.5
         click_every_case(agent, "visible")
         click_every_case(agent, "cdp")
     finally:
