@@ -17,11 +17,13 @@ PAGES = Path(__file__).parent / "pages"
 
 class PageServer:
     """Static test pages on 127.0.0.1; main.html's CROSS_ORIGIN becomes http://localhost:<port>,
-    a different site, so that iframe runs out of process."""
+    a different site, so that iframe runs out of process. ``more``: directories of a suite's own
+    pages, served beside testbed/pages (searched first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *more: Path) -> None:
         handler = functools.partial(_PageHandler, directory=str(PAGES))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.directories = (*more, PAGES)   # type: ignore[attr-defined]
         self.port = self.httpd.server_address[1]
         self.httpd.cross_origin = f"http://localhost:{self.port}"   # type: ignore[attr-defined]
         # /held: a response held back until the test releases it (a page that stays loading).
@@ -62,11 +64,20 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
             self.server.gates[path[len("/gated/"):-4]].wait(30)   # type: ignore[attr-defined]
             return self._send('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60">'
                               '<rect width="120" height="60" fill="teal"/></svg>', "image/svg+xml")
-        target = PAGES / path.lstrip("/")
+        target = Path(self.translate_path(path))
         if path.endswith(".html") and target.is_file():
             body = target.read_text().replace("CROSS_ORIGIN", self.server.cross_origin)  # type: ignore[attr-defined]
             return self._send(body, "text/html")
         super().do_GET()
+
+    def translate_path(self, path: str) -> str:
+        """The file in the first directory that has it (else where the last would have it)."""
+        found = super().translate_path(path)
+        relative = Path(found).relative_to(PAGES)
+        for directory in self.server.directories:   # type: ignore[attr-defined]
+            if (directory / relative).exists():
+                return str(directory / relative)
+        return found
 
     def _send(self, body: str, kind: str) -> None:
         data = body.encode()

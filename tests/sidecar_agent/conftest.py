@@ -8,12 +8,15 @@ import pytest
 
 from tests.support.capability import chromium_path, have_program, require
 
-from .stack import Pages, Stack, start_stack
+from testbed.pages import PageServer
+
+from .stack import PAGES, Stack, start_stack
 
 
 @pytest.fixture(scope="module")
-def pages() -> Iterator[Pages]:
-    server = Pages()
+def pages() -> Iterator[PageServer]:
+    """This suite's pages (tests/sidecar_agent/pages) beside testbed's."""
+    server = PageServer(PAGES)
     try:
         yield server
     finally:
@@ -21,7 +24,7 @@ def pages() -> Iterator[Pages]:
 
 
 @pytest.fixture(scope="module")
-def stack(pages: Pages, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(pages: PageServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """One desktop per test module: Xvfb, desktopd, and the sidecar acting through it."""
     require(chromium_path() is not None, "Chromium")
     require(have_program("Xvfb"), "Xvfb")

@@ -1,11 +1,9 @@
-"""The real processes of the agent tests: a page server, Xvfb, desktopd, and the sidecar
+"""The real processes of the agent tests: Xvfb, desktopd, and the sidecar
 (Chromium) told desktopd's URL, each ready on its own "listening" line, logging to files,
 stopped by PID."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import subprocess
 import sys
@@ -14,52 +12,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from testbed.processes import terminate
 from testbed.xvfb import Xvfb, start_xvfb
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Pages:
-    """Static pages on 127.0.0.1; CROSS_ORIGIN in a page becomes http://localhost:<port>, another
-    site, so an iframe of it runs out of process."""
-
-    def __init__(self) -> None:
-        handler = functools.partial(_Handler, directory=str(PAGES))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        target = PAGES / path.lstrip("/")
-        if path.endswith(".html") and target.is_file():
-            body = target.read_text().replace("CROSS_ORIGIN", f"http://localhost:{self.server.server_address[1]}")
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        super().do_GET()
 
 
 def _start(args: Sequence[str], log: Path, patterns: Sequence[str], timeout: float) -> tuple[

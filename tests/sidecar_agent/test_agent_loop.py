@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from .agent import Agent
-from .stack import Pages, Stack
+from testbed.pages import PageServer
+
+from .stack import Stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -63,13 +65,13 @@ def fill_and_submit(agent: Agent, tmp_path, *, arm_first: bool) -> None:
     assert stale["error"] == "stale_ref" and "new snapshot" in stale["detail"], stale
 
 
-def test_form_in_the_main_page(stack: Stack, pages: Pages, tmp_path) -> None:
+def test_form_in_the_main_page(stack: Stack, pages: PageServer, tmp_path) -> None:
     agent = Agent(stack.url)
     agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("form.html")})
     fill_and_submit(agent, tmp_path, arm_first=False)
 
 
-def test_form_in_a_cross_origin_iframe(stack: Stack, pages: Pages, tmp_path) -> None:
+def test_form_in_a_cross_origin_iframe(stack: Stack, pages: PageServer, tmp_path) -> None:
     agent = Agent(stack.url)
     agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("host.html")})
     text = agent.wait_for_text('"Name"')

@@ -8,7 +8,9 @@ import time
 import pytest
 
 from .agent import Agent
-from .stack import Pages, Stack
+from testbed.pages import PageServer
+
+from .stack import Stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -24,7 +26,7 @@ def _log_has(agent: Agent, entry: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["visible", "cdp"])
-def test_kinds(stack: Stack, pages: Pages, mode: str) -> None:
+def test_kinds(stack: Stack, pages: PageServer, mode: str) -> None:
     agent = Agent(stack.url, mode=mode)
     agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("kinds.html")})
     text = agent.wait_for_text('"Hover me"')

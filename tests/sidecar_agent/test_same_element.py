@@ -13,7 +13,9 @@ import pytest
 from tests.support.capability import chromium_path, have_program, require
 
 from .agent import Agent
-from .stack import Pages, Stack, start_stack
+from testbed.pages import PageServer
+
+from .stack import Stack, start_stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -71,18 +73,18 @@ def click_every_case(agent: Agent, mode: str) -> None:
                 abs(done["point"]["y"] - layout["y"]) <= 1, (name, done["point"], layout)
 
 
-def _open(agent: Agent, pages: Pages) -> None:
-    agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("targets.html")})
+def _open(agent: Agent, pages: PageServer) -> None:
+    agent.post("/tabs/" + agent.get("/tabs")[0]["id"] + "/navigate", {"url": pages.url("main.html")})
 
 
 @pytest.mark.parametrize("mode", ["visible", "cdp"])
-def test_both_modes_hit_the_element(stack: Stack, pages: Pages, mode: str) -> None:
+def test_both_modes_hit_the_element(stack: Stack, pages: PageServer, mode: str) -> None:
     agent = Agent(stack.url)
     _open(agent, pages)
     click_every_case(agent, mode)
 
 
-def test_both_modes_under_browser_zoom(stack: Stack, pages: Pages) -> None:
+def test_both_modes_under_browser_zoom(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url)
     _open(agent, pages)
     agent.wait_for_text('"cross Two"')
@@ -102,10 +104,10 @@ def test_both_modes_under_browser_zoom(stack: Stack, pages: Pages) -> None:
 
 
 @pytest.fixture
-def scaled_stack(pages: Pages, tmp_path) -> Iterator[Stack]:
+def scaled_stack(pages: PageServer, tmp_path) -> Iterator[Stack]:
     require(chromium_path() is not None, "Chromium")
     require(have_program("Xvfb"), "Xvfb")
-    running = start_stack(tmp_path, pages.url("targets.html"),
+    running = start_stack(tmp_path, pages.url("main.html"),
                           # The window in DIPs: twice that in pixels still fits the 1280x800 screen.
                           sidecar_args=["--chromium-flag=--force-device-scale-factor=2",
                                         "--window-size", "620x390"])
@@ -115,7 +117,7 @@ def scaled_stack(pages: Pages, tmp_path) -> Iterator[Stack]:
         running.stop()
 
 
-def test_both_modes_at_device_scale_factor_2(scaled_stack: Stack, pages: Pages) -> None:
+def test_both_modes_at_device_scale_factor_2(scaled_stack: Stack, pages: PageServer) -> None:
     agent = Agent(scaled_stack.url)
     assert _evaluate(agent, "() => window.devicePixelRatio") == 2
     click_every_case(agent, "visible")

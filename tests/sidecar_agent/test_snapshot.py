@@ -9,7 +9,9 @@ import pytest
 import requests
 
 from .agent import Agent
-from .stack import Pages, Stack
+from testbed.pages import PageServer
+
+from .stack import Stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -19,7 +21,7 @@ def _open(agent: Agent, url: str, wait_for: str, **params: str) -> str:
     return agent.wait_for_text(wait_for, **params)
 
 
-def test_refs_are_stable_and_bound_to_their_element(stack: Stack, pages: Pages) -> None:
+def test_refs_are_stable_and_bound_to_their_element(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url, mode="cdp")
     first = _open(agent, pages.url("tools.html"), '"Remove me"')
     assert 'heading "Tools" [ref=' in first and 'link "Next page" [ref=' in first, first
@@ -44,7 +46,7 @@ def test_refs_are_stable_and_bound_to_their_element(stack: Stack, pages: Pages) 
     assert never["error"] == "unknown_ref"
 
 
-def test_size_budget_and_views(stack: Stack, pages: Pages) -> None:
+def test_size_budget_and_views(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url, client="views")
     full = _open(agent, pages.url("big.html"), "Button 399-4", max_chars="2000000")
     default = agent.snapshot()
@@ -70,7 +72,7 @@ def test_size_budget_and_views(stack: Stack, pages: Pages) -> None:
     assert button["screen"]["center"]["x"] >= 0
 
 
-def test_diff_mode_per_client(stack: Stack, pages: Pages) -> None:
+def test_diff_mode_per_client(stack: Stack, pages: PageServer) -> None:
     one, two = Agent(stack.url, mode="cdp", client="one"), Agent(stack.url, client="two")
     _open(one, pages.url("host.html"), '"Name"')
     full = one.snapshot()

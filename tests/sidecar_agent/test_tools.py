@@ -14,7 +14,9 @@ from PIL import Image
 from tests.support.capability import chromium_path, have_program, require
 
 from .agent import Agent
-from .stack import Pages, Stack, start_stack
+from testbed.pages import PageServer
+
+from .stack import Stack, start_stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -33,7 +35,7 @@ def _until(check, attempts: int = 50):  # type: ignore[no-untyped-def]
     return check()
 
 
-def test_console_errors_requests(stack: Stack, pages: Pages) -> None:
+def test_console_errors_requests(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url, mode="cdp")
     _open(agent, pages.url("tools.html"), '"Boom"')
     texts = _until(lambda: [m["text"] for m in agent.get("/console", level="debug")["messages"]
@@ -52,7 +54,7 @@ def test_console_errors_requests(stack: Stack, pages: Pages) -> None:
     assert failed[0]["method"] == "GET" and failed[0]["type"] == "Fetch"
 
 
-def test_pdf_screenshots_downloads(stack: Stack, pages: Pages) -> None:
+def test_pdf_screenshots_downloads(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url, mode="cdp")
     text = _open(agent, pages.url("tools.html"), '"Boom"')
     response = agent.http.post(stack.url + "/pdf", json={}, timeout=60)
@@ -69,7 +71,7 @@ def test_pdf_screenshots_downloads(stack: Stack, pages: Pages) -> None:
         assert saved.read() == "hello download\n"
 
 
-def test_history(stack: Stack, pages: Pages) -> None:
+def test_history(stack: Stack, pages: PageServer) -> None:
     agent = Agent(stack.url, mode="cdp")
     _open(agent, pages.url("tools.html"), '"Boom"')
     agent.act("click", ref=agent.ref("link", "Next page"))
@@ -84,7 +86,7 @@ def test_history(stack: Stack, pages: Pages) -> None:
 
 
 @pytest.fixture
-def bare_stack(pages: Pages, tmp_path) -> Iterator[Stack]:
+def bare_stack(pages: PageServer, tmp_path) -> Iterator[Stack]:
     require(chromium_path() is not None, "Chromium")
     require(have_program("Xvfb"), "Xvfb")
     running = start_stack(tmp_path, pages.url("tools.html"), with_desktopd=False,
