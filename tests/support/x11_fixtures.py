@@ -21,23 +21,22 @@ def desktopd(xvfb) -> Iterator[DesktopdProcess]:
         server.stop()
 
 
-@pytest.fixture
-def recorder(xvfb) -> Iterator[Recorder]:
-    """A Tk window that records the key and pointer events X gives it."""
-    require(debian_python_has("tkinter"), "/usr/bin/python3 with tkinter (Debian package python3-tk)")
-    rec = Recorder(xvfb.display)
+def _recording(display: str, needs: str, package: str, *script: str) -> Iterator[Recorder]:
+    require(debian_python_has(needs), f"/usr/bin/python3 with {needs} (Debian package {package})")
+    rec = Recorder(display, *script)
     try:
         yield rec
     finally:
         rec.stop()
+
+
+@pytest.fixture
+def recorder(xvfb) -> Iterator[Recorder]:
+    """A Tk window that records the key and pointer events X gives it."""
+    yield from _recording(xvfb.display, "tkinter", "python3-tk")
 
 
 @pytest.fixture
 def pointer_recorder(xvfb) -> Iterator[Recorder]:
     """An Xlib window that records button presses with their modifier state."""
-    require(debian_python_has("Xlib"), "/usr/bin/python3 with python-xlib (Debian package python3-xlib)")
-    rec = Recorder(xvfb.display, POINTER_RECORDER)
-    try:
-        yield rec
-    finally:
-        rec.stop()
+    yield from _recording(xvfb.display, "Xlib", "python3-xlib", POINTER_RECORDER)
