@@ -92,8 +92,10 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
 
 async def tab_nodes(layout: LayoutService, page: PageTarget, health: TabHealth,
                     fresh: bool = False) -> dict[str, Any]:
-    """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read."""
-    body = await layout.build(LayoutOptions(tab=page.target_id, fresh=fresh), health)
+    """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read.
+    Without hit tests: the agent's tree does not use "hittable", and they cost a browser call per
+    interactive node in view whenever the page changed."""
+    body = await layout.build(LayoutOptions(tab=page.target_id, fresh=fresh, hit_tests=False), health)
     return body["tabs"][0]
 
 
