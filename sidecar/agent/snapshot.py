@@ -13,6 +13,7 @@ from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..tab_health import TabHealth
 from ..layout import LayoutOptions, LayoutService
+from ..layout.memory import gc_paused
 from .refs import RefTable
 from .render import Rendered, RenderOptions, render
 from .session import AgentSession
@@ -114,7 +115,8 @@ async def agent_tree(layout: LayoutService, agent: AgentSession,
         raise ApiError(409, "navigating", "the page kept navigating while it was read; take the "
                        "snapshot again", headers={"Retry-After": "1"})
     table = agent.refs(page.target_id)
-    return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
+    with gc_paused():       # tens of thousands of small objects: collections that find nothing
+        return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
 async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
@@ -134,7 +136,8 @@ async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabH
             raise stale_ref(scope, "is gone") if table.was_given(scope) else unknown_ref(scope)
         roots = [found]
     previous = agent.previous_snapshot(client, page.target_id) if options.diff else None
-    rendered = render(roots, options, previous)
+    with gc_paused():
+        rendered = render(roots, options, previous)
     if scope is None:
         agent.remember_snapshot(client, page.target_id, rendered.hashes)
     return Snapshot(page, entry.get("url", page.url), entry.get("title", page.title), rendered, None)
