@@ -137,7 +137,7 @@ async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabH
         roots = [found]
     previous = agent.previous_snapshot(client, page.target_id) if options.diff else None
     with gc_paused():
-        rendered = render(roots, options, previous)
+        rendered = render(roots, options, previous, agent.lines(page.target_id))
     if scope is None:
         agent.remember_snapshot(client, page.target_id, rendered.hashes)
     return Snapshot(page, entry.get("url", page.url), entry.get("title", page.title), rendered, None)

@@ -56,17 +56,20 @@ def _name(node: dict[str, Any]) -> str:
     return str((node.get("name") or {}).get("value") or "")
 
 
+# Grouping roles that add depth, not meaning, when unnamed.
+DISSOLVED_UNNAMED = frozenset({
+    "group", "paragraph", "label", "Legend", "form", "LabelText", "Section", "section",
+    "LayoutTable", "LayoutTableRow", "LayoutTableCell", "list", "listitem", "article", "region",
+    "main", "navigation", "banner", "contentinfo", "complementary", "Pre", "blockquote",
+    "emphasis", "strong", "mark", "code", "time", "subscript", "superscript"})
+
+
 def _dissolved(node: dict[str, Any], role: str, name: str) -> bool:
     if node.get("ignored"):
         return True
     if role in DISSOLVED:
         return True
-    # Unnamed grouping roles add depth, not meaning.
-    return not name and role in ("group", "paragraph", "label", "Legend", "form", "LabelText", "Section", "section", "LayoutTable",
-                                 "LayoutTableRow", "LayoutTableCell", "list", "listitem",
-                                 "article", "region", "main", "navigation", "banner",
-                                 "contentinfo", "complementary", "Pre", "blockquote", "emphasis",
-                                 "strong", "mark", "code", "time", "subscript", "superscript")
+    return not name and role in DISSOLVED_UNNAMED
 
 
 def key_of(node: dict[str, Any], loaders: dict[str, str]) -> ElementKey | None:
