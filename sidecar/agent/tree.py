@@ -94,14 +94,13 @@ def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
         while stack:
             current, into = stack.pop()
             role, name = _role(current), _name(current)
-            children = [by_id[c] for c in current.get("childIds", ()) if c in by_id]
-            if role == "text":
+            if role == "text":              # (its children are inline text boxes, if any)
                 if name.strip():
                     into.append(AgentNode("text", name, current))
                 continue
+            children = [by_id[c] for c in reversed(current.get("childIds", ())) if c in by_id]
             if _dissolved(current, role, name):
-                for child in reversed(children):
-                    stack.append((child, into))
+                stack.extend([(child, into) for child in children])
                 continue
             made = AgentNode(role, name, current, value=current.get("valueText"))
             states = current.get("states") or {}
@@ -112,8 +111,8 @@ def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
                 if made.key is not None:
                     made.ref = ref_for(made.key)
             into.append(made)
-            for child in reversed(children):
-                stack.append((child, made.children))
+            kids = made.children
+            stack.extend([(child, kids) for child in children])
 
     top: list[AgentNode] = []
     for root in roots:
