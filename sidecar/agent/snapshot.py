@@ -53,6 +53,8 @@ async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
     pages = [p for p in tracker.pages() if not p.crashed]
     if not pages:
         raise ApiError(409, "no_tab", "no tab is open (or every tab crashed): open one with POST /tabs")
+    if len(pages) == 1:
+        return pages[0]         # shown or not, the only one: no need to ask
 
     async def shown(page: PageTarget) -> bool:
         try:
