@@ -45,7 +45,7 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
     # can read a node's ancestors. Idempotent and cheap.
     enable_call = or_exception(page.send("Accessibility.enable")) if not children else nothing()
     ax_call = page.send("Accessibility.getFullAXTree")
-    child_calls = [_read_child(page, child, dpr, inline_text_boxes=inline_text_boxes)
+    child_calls = [read_child(page, child, dpr, inline_text_boxes=inline_text_boxes)
                    for child in children]
     frame_tree, snapshot, enabled, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, enable_call, or_exception(ax_call), *child_calls)
@@ -73,7 +73,7 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
             source = "dom"
         # backendNodeIds are per renderer: look for the owner in the parent's session only.
         parent_records = next((recs for key, recs in sessions if key == parents[target_id]), [])
-        _attach(child_records, owner_id, parent_records)
+        attach_oopif(child_records, owner_id, parent_records)
         sessions.append((target_id, child_records))
 
     # The parsed replies (about fifty objects per element) are freed after the answer.
@@ -99,7 +99,7 @@ async def rescan(page: Page, children: list[ChildSession], dpr: float, capture: 
     """The same nodes with boxes from fresh DOM snapshots (after scrolling inside the page)."""
     frame_tree, snapshot_reply, *child_results = await asyncio.gather(
         page.send("Page.getFrameTree"), page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS),
-        *(_read_child(page, child, dpr, accessibility=False) for child in children))
+        *(read_child(page, child, dpr, accessibility=False) for child in children))
     with gc_paused():
         snapshot = Snapshot(snapshot_reply, dpr)
     if not of_frame(snapshot, frame_tree["frameTree"]["frame"]["id"]):
@@ -158,7 +158,7 @@ async def _session_records(session: Session, snapshot: Snapshot, frame_id: str,
         records += await _same_process_frames(session, snapshot, frame_id, records, prefix,
                                               inline_text_boxes, ahead or {})
         source = "accessibility"
-    _link_frames(snapshot, records)
+    link_frames(snapshot, records)
     target_id = session.target_id
     for record in records:
         record["targetId"] = target_id
@@ -215,7 +215,7 @@ async def _same_process_frames(session: Session, snapshot: Snapshot, root_frame:
     return records
 
 
-def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
+def link_frames(snapshot: Snapshot, records: list[Record]) -> None:
     """Hang each same-process frame's root under its iframe element's node."""
     owner_of_doc = {child: owner for doc in snapshot.documents
                     for owner, child in doc.child_documents.items()}
@@ -231,7 +231,7 @@ def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
             owner["childIds"].append(record["nodeId"])
 
 
-def _attach(child_records: list[Record], owner_id: int | None, parent_records: list[Record]) -> None:
+def attach_oopif(child_records: list[Record], owner_id: int | None, parent_records: list[Record]) -> None:
     """Hang an out-of-process iframe's roots under its owner iframe's node in its parent."""
     if owner_id is None:
         return
@@ -244,7 +244,7 @@ def _attach(child_records: list[Record], owner_id: int | None, parent_records: l
             owner["childIds"].append(record["nodeId"])
 
 
-async def _read_child(page: Page, child: ChildSession, dpr: float, *, accessibility: bool = True,
+async def read_child(page: Page, child: ChildSession, dpr: float, *, accessibility: bool = True,
                       inline_text_boxes: bool = False) -> ChildRead | None:
     """An OOPIF's snapshot, nodes (with its own same-process frames) and owner iframe element
     (its backendNodeId in the parent). None when the iframe went away meanwhile: the rest of
