@@ -20,7 +20,7 @@ from .url_policy import default_file_roots
 DEFAULT_PORT = 8122
 # /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background
 # read after a page's change, refresh.py). The whole read, ?fresh=true's, is always there.
-LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "sections", "refresh")
+LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "frames", "sections", "refresh")
 
 
 class SettingsError(ValueError):

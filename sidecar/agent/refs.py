@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 REF_PATTERN = r"^(f[0-9]{1,6})?e[0-9]{1,9}$"
 _REF = re.compile(REF_PATTERN)
@@ -19,8 +19,9 @@ MAX_REFS = 50_000
 MAX_RETIRED = 50_000
 
 
-@dataclass(frozen=True)
-class ElementKey:
+class ElementKey(NamedTuple):
+    """(A named tuple: hashed and compared in C, once per element of every snapshot.)"""
+
     target_id: str        # the CDP target whose session holds backend_node_id (page or OOPIF)
     frame_id: str
     backend_node_id: int

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .tree import STATE_FLAGS, AgentNode, walk
+
+_json_string = json.encoder.encode_basestring     # type: ignore[attr-defined]
 
 DEFAULT_MAX_CHARS = 40_000
 MAX_MAX_CHARS = 2_000_000
@@ -41,7 +44,7 @@ def _quoted(text: str) -> str:
     text = " ".join(text.split())
     if len(text) > MAX_NAME_CHARS:
         text = text[:MAX_NAME_CHARS] + "…"
-    return json.dumps(text, ensure_ascii=False)
+    return _json_string(text)          # json.dumps(text, ensure_ascii=False), without its overhead
 
 
 def _attributes(node: AgentNode) -> list[str]:
@@ -52,12 +55,13 @@ def _attributes(node: AgentNode) -> list[str]:
         out.append(f"ref={node.ref}")
     if "level" in values and node.role == "heading":
         out.append(f"level={values['level']}")
-    for flag in STATE_FLAGS:
-        state = states.get(flag)
-        if state is True:
-            out.append(flag)
-        elif isinstance(state, str) and state not in ("false", ""):
-            out.append(f"{flag}={state}")
+    if not states.keys().isdisjoint(STATE_FLAGS):     # most nodes have none of them
+        for flag in STATE_FLAGS:
+            state = states.get(flag)
+            if state is True:
+                out.append(flag)
+            elif isinstance(state, str) and state not in ("false", ""):
+                out.append(f"{flag}={state}")
     if node.role == "link" and values.get("url"):
         out.append(f"url={values['url']}")
     return out
@@ -77,6 +81,32 @@ def line_of(node: AgentNode) -> str:
     return line
 
 
+class LineCache:
+    """One tab's lines of its last snapshot, by /layout node: a node unchanged since keeps the
+    very same node dict (sidecar.layout.encoding.DecodedNodes) and, its ref being the same, its
+    line; so a snapshot after a change formats only the nodes that changed. Holds only the
+    last snapshot's."""
+
+    def __init__(self) -> None:
+        self._last: dict[int, tuple[dict[str, Any], str | None, str]] = {}
+        self._now: dict[int, tuple[dict[str, Any], str | None, str]] = {}
+
+    def line(self, node: AgentNode) -> str:
+        key = id(node.node)
+        known = self._now.get(key) or self._last.get(key)
+        # The dict itself kept alongside: its id cannot name another dict meanwhile.
+        if known is not None and known[0] is node.node and known[1] == node.ref:
+            line = known[2]
+        else:
+            line = line_of(node)
+        self._now[key] = (node.node, node.ref, line)
+        return line
+
+    def done(self) -> None:
+        """The snapshot is rendered: its lines are those the next one starts from."""
+        self._last, self._now = self._now, {}
+
+
 def interactive_only(nodes: list[AgentNode]) -> list[AgentNode]:
     """Actionable nodes and their named (or iframe) ancestors; everything else dissolved."""
     def keep(node: AgentNode) -> list[AgentNode]:
@@ -91,11 +121,11 @@ def interactive_only(nodes: list[AgentNode]) -> list[AgentNode]:
     return [kept for node in nodes for kept in keep(node)]
 
 
-def digests(nodes: list[AgentNode]) -> dict[int, str]:
+def digests(nodes: list[AgentNode], line: Callable[[AgentNode], str] = line_of) -> dict[int, str]:
     """id(node) -> a digest of the node's line and everything below it (bottom-up)."""
     out: dict[int, str] = {}
     for node in reversed(walk(nodes)):
-        h = hashlib.blake2b(line_of(node).encode(), digest_size=12)
+        h = hashlib.blake2b(line(node).encode(), digest_size=12)
         for child in node.children:
             h.update(out[id(child)].encode())
         out[id(node)] = h.hexdigest()
@@ -123,20 +153,22 @@ def _json_node(node: AgentNode) -> dict[str, Any]:
 
 
 def render(nodes: list[AgentNode], options: RenderOptions,
-           previous: dict[str, str] | None) -> Rendered:
+           previous: dict[str, str] | None, lines: LineCache | None = None) -> Rendered:
+    """``lines``: the tab's lines of its last snapshot (kept up to date)."""
+    cache = lines if lines is not None else LineCache()
     if options.interactive:
         nodes = interactive_only(nodes)
-    digest = digests(nodes)
+    digest = digests(nodes, cache.line)
     everything = walk(nodes)
     hashes = {n.ref: digest[id(n)] for n in everything if n.ref}
-    lines: list[str] = []
+    out: list[str] = []
     tree: list[dict[str, Any]] = []
     chars = shown = refs = unchanged = 0
     truncated = False
     stack: list[tuple[AgentNode, int, list[dict[str, Any]]]] = [(n, 0, tree) for n in reversed(nodes)]
     while stack:
         node, depth, into = stack.pop()
-        line = "  " * depth + line_of(node)
+        line = "  " * depth + cache.line(node)
         same = (options.diff and previous is not None and node.ref is not None and node.children
                 and previous.get(node.ref) == digest[id(node)])
         cut = options.depth is not None and depth + 1 >= options.depth and node.children
@@ -148,7 +180,7 @@ def render(nodes: list[AgentNode], options: RenderOptions,
             truncated = True
             stack.append((node, depth, into))
             break
-        lines.append(line)
+        out.append(line)
         chars += len(line) + 1
         shown += 1
         refs += node.ref is not None
@@ -165,12 +197,13 @@ def render(nodes: list[AgentNode], options: RenderOptions,
             item["children"] = []
             stack.extend((child, depth + 1, item["children"]) for child in reversed(node.children))
     if truncated:
-        rest = [n for entry in stack for n in walk([entry[0]])]
+        rest = walk([entry[0] for entry in stack])        # one walk: only counted
         more_refs = sum(1 for n in rest if n.ref)
-        lines.append(f"- [truncated at max_chars={options.max_chars}: {len(rest)} more nodes and "
+        out.append(f"- [truncated at max_chars={options.max_chars}: {len(rest)} more nodes and "
                      f"{more_refs} refs not shown. Ask again with a larger max_chars (up to "
                      f"{MAX_MAX_CHARS}), interactive=true, depth=N, or ref=<a ref above> for one "
                      f"part]")
-    return Rendered(text="\n".join(lines), tree=tree, nodes=shown, refs=refs,
+    cache.done()
+    return Rendered(text="\n".join(out), tree=tree, nodes=shown, refs=refs,
                     total_nodes=len(everything), truncated=truncated, unchanged=unchanged,
                     hashes=hashes)

@@ -15,6 +15,7 @@ from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import TargetTracker
 from .events import Dialog, FileChooser, TabEvents
 from .refs import RefTable
+from .render import LineCache
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class AgentSession:
         self.config = config
         self._refs: dict[str, RefTable] = {}
         self._events: dict[str, TabEvents] = {}
+        self._lines: dict[str, LineCache] = {}
         self._diffs: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
         self.downloads: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
@@ -86,6 +88,13 @@ class AgentSession:
         if table is None:
             table = self._refs[target_id] = RefTable(target_id)
         return table
+
+    def lines(self, target_id: str) -> LineCache:
+        """The tab's snapshot lines, kept for its next snapshot (render.LineCache)."""
+        cache = self._lines.get(target_id)
+        if cache is None:
+            cache = self._lines[target_id] = LineCache()
+        return cache
 
     def events(self, target_id: str) -> TabEvents:
         events = self._events.get(target_id)
@@ -140,6 +149,7 @@ class AgentSession:
         if target_id and target_id in self._refs and self.tracker.find_page(target_id) is None:
             self._refs.pop(target_id, None)
             self._events.pop(target_id, None)
+            self._lines.pop(target_id, None)
 
     async def _configure(self, session_id: str) -> None:
         # All at once: a page that loads right after it attached is watched sooner.

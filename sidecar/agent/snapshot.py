@@ -13,6 +13,7 @@ from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..tab_health import TabHealth
 from ..layout import LayoutOptions, LayoutService
+from ..layout.memory import gc_paused
 from .refs import RefTable
 from .render import Rendered, RenderOptions, render
 from .session import AgentSession
@@ -52,6 +53,8 @@ async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
     pages = [p for p in tracker.pages() if not p.crashed]
     if not pages:
         raise ApiError(409, "no_tab", "no tab is open (or every tab crashed): open one with POST /tabs")
+    if len(pages) == 1:
+        return pages[0]         # shown or not, the only one: no need to ask
 
     async def shown(page: PageTarget) -> bool:
         try:
@@ -92,8 +95,10 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
 
 async def tab_nodes(layout: LayoutService, page: PageTarget, health: TabHealth,
                     fresh: bool = False) -> dict[str, Any]:
-    """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read."""
-    body = await layout.build(LayoutOptions(tab=page.target_id, fresh=fresh), health)
+    """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read.
+    Without hit tests: the agent's tree does not use "hittable", and they cost a browser call per
+    interactive node in view whenever the page changed."""
+    body = await layout.build(LayoutOptions(tab=page.target_id, fresh=fresh, hit_tests=False), health)
     return body["tabs"][0]
 
 
@@ -112,7 +117,8 @@ async def agent_tree(layout: LayoutService, agent: AgentSession,
         raise ApiError(409, "navigating", "the page kept navigating while it was read; take the "
                        "snapshot again", headers={"Retry-After": "1"})
     table = agent.refs(page.target_id)
-    return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
+    with gc_paused():       # tens of thousands of small objects: collections that find nothing
+        return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
 async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
@@ -132,7 +138,8 @@ async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabH
             raise stale_ref(scope, "is gone") if table.was_given(scope) else unknown_ref(scope)
         roots = [found]
     previous = agent.previous_snapshot(client, page.target_id) if options.diff else None
-    rendered = render(roots, options, previous)
+    with gc_paused():
+        rendered = render(roots, options, previous, agent.lines(page.target_id))
     if scope is None:
         agent.remember_snapshot(client, page.target_id, rendered.hashes)
     return Snapshot(page, entry.get("url", page.url), entry.get("title", page.title), rendered, None)

@@ -56,17 +56,20 @@ def _name(node: dict[str, Any]) -> str:
     return str((node.get("name") or {}).get("value") or "")
 
 
+# Grouping roles that add depth, not meaning, when unnamed.
+DISSOLVED_UNNAMED = frozenset({
+    "group", "paragraph", "label", "Legend", "form", "LabelText", "Section", "section",
+    "LayoutTable", "LayoutTableRow", "LayoutTableCell", "list", "listitem", "article", "region",
+    "main", "navigation", "banner", "contentinfo", "complementary", "Pre", "blockquote",
+    "emphasis", "strong", "mark", "code", "time", "subscript", "superscript"})
+
+
 def _dissolved(node: dict[str, Any], role: str, name: str) -> bool:
     if node.get("ignored"):
         return True
     if role in DISSOLVED:
         return True
-    # Unnamed grouping roles add depth, not meaning.
-    return not name and role in ("group", "paragraph", "label", "Legend", "form", "LabelText", "Section", "section", "LayoutTable",
-                                 "LayoutTableRow", "LayoutTableCell", "list", "listitem",
-                                 "article", "region", "main", "navigation", "banner",
-                                 "contentinfo", "complementary", "Pre", "blockquote", "emphasis",
-                                 "strong", "mark", "code", "time", "subscript", "superscript")
+    return not name and role in DISSOLVED_UNNAMED
 
 
 def key_of(node: dict[str, Any], loaders: dict[str, str]) -> ElementKey | None:
@@ -91,14 +94,13 @@ def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
         while stack:
             current, into = stack.pop()
             role, name = _role(current), _name(current)
-            children = [by_id[c] for c in current.get("childIds", ()) if c in by_id]
-            if role == "text":
+            if role == "text":              # (its children are inline text boxes, if any)
                 if name.strip():
                     into.append(AgentNode("text", name, current))
                 continue
+            children = [by_id[c] for c in reversed(current.get("childIds", ())) if c in by_id]
             if _dissolved(current, role, name):
-                for child in reversed(children):
-                    stack.append((child, into))
+                stack.extend([(child, into) for child in children])
                 continue
             made = AgentNode(role, name, current, value=current.get("valueText"))
             states = current.get("states") or {}
@@ -109,8 +111,8 @@ def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
                 if made.key is not None:
                     made.ref = ref_for(made.key)
             into.append(made)
-            for child in reversed(children):
-                stack.append((child, made.children))
+            kids = made.children
+            stack.extend([(child, kids) for child in children])
 
     top: list[AgentNode] = []
     for root in roots:

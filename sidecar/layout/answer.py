@@ -47,8 +47,8 @@ def view_of(probe: ProbeResult, metrics: dict) -> View:
 async def answer(page: Page, capture: Capture, probe: ProbeResult, metrics: dict,
                  options: LayoutOptions) -> dict[str, Any]:
     """The answer for the view now, with its interactive nodes hit-tested (hits.py): once per
-    capture and view."""
-    if capture.ancestry is None:
+    capture and view; without them when the options say so (a capture's hits stay for others)."""
+    if capture.ancestry is None or not options.hit_tests:
         return render_layout(capture, probe, metrics, options)
     view = view_of(probe, metrics)
     if capture.hits is None or capture.hits[0] != view:
@@ -113,7 +113,7 @@ def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: 
         truncated=truncated,
         nodeCount=len(node_json),
         viewport=render.viewport_json(metrics, view),
-        nodes=NodeList(node_json),           # last: the encoder splices the nodes' JSON in
+        nodes=NodeList(node_json, node_cache.decoded),           # last: the encoder splices the nodes' JSON in
     )
     if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
         capture.rendered.pop(next(iter(capture.rendered)))

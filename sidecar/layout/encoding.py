@@ -35,15 +35,17 @@ class NodeList(Sequence):
     get them decoded from the very bytes a client receives, once per layout.
     """
 
-    __slots__ = ("json", "_decoded")
+    __slots__ = ("json", "_decoded", "_memo")
 
-    def __init__(self, node_json: list[bytes]) -> None:
+    def __init__(self, node_json: list[bytes], memo: DecodedNodes | None = None) -> None:
         self.json = node_json
         self._decoded: list[dict[str, Any]] | None = None
+        self._memo = memo
 
     def _nodes(self) -> list[dict[str, Any]]:
         if self._decoded is None:
-            self._decoded = json.loads(b"[" + b",".join(self.json) + b"]")
+            memo = self._memo if self._memo is not None else DecodedNodes()
+            self._decoded = memo.decode(self.json)
         return self._decoded
 
     def __len__(self) -> int:
@@ -64,6 +66,28 @@ class NodeList(Sequence):
 
     def __repr__(self) -> str:
         return f"NodeList({len(self.json)} nodes)"
+
+
+class DecodedNodes:
+    """The nodes of one tab's last decoded answer (for one query's options), by their JSON: the
+    next answer decodes only the nodes whose JSON is new, since render.py hands an unchanged
+    node's JSON on as it is (after a patch, most of them). The dicts are shared between those
+    answers: in-process readers must not change them."""
+
+    __slots__ = ("by_json",)
+
+    def __init__(self) -> None:
+        self.by_json: dict[bytes, dict[str, Any]] = {}
+
+    def decode(self, node_json: list[bytes]) -> list[dict[str, Any]]:
+        known = self.by_json
+        new = sum(1 for fragment in node_json if fragment not in known)
+        if new * 2 > len(node_json):        # mostly new: one parse of them all is faster
+            decoded = json.loads(b"[" + b",".join(node_json) + b"]")
+        else:
+            decoded = [known.get(fragment) or json.loads(fragment) for fragment in node_json]
+        self.by_json = dict(zip(node_json, decoded))      # only this answer's: bounded
+        return decoded
 
 
 def _as_json_value(value: Any) -> Any:
@@ -88,7 +112,7 @@ GZIP_MIN_BYTES = 1024
 def options_key(options: Any) -> tuple:
     """What of a LayoutOptions changes a tab's layout (not ``tab``, which only selects tabs)."""
     return (options.interesting, options.roles, options.max_nodes, options.bounds_space,
-            options.inline_text_boxes)
+            options.inline_text_boxes, options.hit_tests)
 
 
 def dumps(value: Any) -> bytes:

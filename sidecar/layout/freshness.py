@@ -8,6 +8,8 @@
 
 A capture is kept (and reused by later requests) only when the probe before the read and the
 after-check saw the same change counts; one that could not be checked is answered, not kept.
+A probe that finds a frame's recount due (probe.py counts changed nodes again two animation
+frames later) waits for it and probes again: a read taken before it would be taken twice.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from .answer import answer
 from .capture import Capture, PageChanged
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
-from .probing import Probed, after_check, at_scroll, frames_of, probe, signal, untouched, view_key
+from .probing import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
+                      view_key)
 from .read_patch import take_params
 from .read_whole import read_whole
 from .readers import Read, ReadContext, Reader, patching
@@ -52,6 +55,8 @@ async def _check_read_check(page: Page, children: list[ChildSession], tab: TabLa
     previous = None if options.fresh else tab.capture
     take = take_params(previous) if patching(readers) else None
     before = await probe(page, children, take)
+    if await settled(page, children, before):
+        before = await probe(page, children, take)
     ctx = ReadContext(page, children, before, previous, signal(before, children),
                       signal(before, children, scrolls=False), options.fresh,
                       lambda: after_check(page))

@@ -20,6 +20,9 @@ class LayoutOptions:
     bounds_space: str = "document"               # the space of each node's "bounds"
     order: str = "front"                         # tab order: "front" tab first, or "strip"
     inline_text_boxes: bool = False              # keep Chromium's InlineTextBox nodes
+    # Hit-test the interactive nodes (each node's "hittable"); off for in-process readers that
+    # do not use it (the agent's snapshot), never from a query: /layout always has them.
+    hit_tests: bool = True
 
     @classmethod
     def from_query(cls, query: Mapping[str, str], bounds_space: str = "document",

@@ -52,8 +52,10 @@ _PROBE = r"""
     // dirty: node -> the change count when it last changed (what patch.py re-reads); below
     // ``floor`` the record is incomplete (overflow); ``wide``: the count at the last change
     // without a node of its own (resize, fonts), which may have restyled anything.
+    // settling: a recount (below) is due; waiters: SETTLE_WAIT's, answered at the recount.
     const state = { token: Math.random().toString(36).slice(2), changes: 0, scrolls: 0,
-                    dirty: new Map(), floor: 0, wide: 0, view: viewOf(w) };
+                    dirty: new Map(), floor: 0, wide: 0, view: viewOf(w),
+                    settling: false, waiters: [] };
     Object.defineProperty(w, KEY, { value: state, configurable: true });
     // Tell the sidecar (Runtime.addBinding, see refresh.py) shortly after a burst of changes,
     // so it can rebuild the layout before it is asked for.
@@ -84,12 +86,15 @@ _PROBE = r"""
       settling.add(node);
       if (settleScheduled || typeof w.requestAnimationFrame !== "function") return;
       settleScheduled = true;
+      state.settling = true;
       w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
         settleScheduled = false;
+        state.settling = false;
         state.changes++;
         for (const n of settling) mark(n);
         settling.clear();
         notify();
+        for (const done of state.waiters.splice(0)) done();
       }));
     };
     const bump = (node) => { state.changes++; mark(node); settle(node); notify(); };
@@ -239,6 +244,7 @@ _PROBE = r"""
   const frames = [];
   let popup = false;          // a <select>'s popup opened or closed since the last probe
   let popupOpen = false;      // a focused <select>'s popup is open now
+  let settling = false;       // a frame's recount of its changed nodes is due
   const walk = (w) => {
     let state;
     try {
@@ -266,6 +272,7 @@ _PROBE = r"""
           }
           state.active = active; state.open = open;
         }
+        if (state.settling) settling = true;
         const running = w.document.getAnimations &&
           w.document.getAnimations().some((a) => a.playState === "running");
         frames.push(running ? "a" : state.token + ":" + state.changes + ":" + state.scrolls);
@@ -278,7 +285,7 @@ _PROBE = r"""
   walk(window);
   const de = document.documentElement;
   return {
-    frames, popup, popupOpen,
+    frames, popup, popupOpen, settling,
     screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
     dpr: devicePixelRatio,
     // The tab shown in its window (the one desktop clicks reach); hidden for background tabs.
@@ -300,6 +307,32 @@ PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_
                                 .replace("__DELAY__", str(NOTIFY_DELAY_MS))
                                 .replace("__MAX_DIRTY__", str(MAX_DIRTY)), "returnByValue": True,
                                 "awaitPromise": False, "silent": True}
+
+
+# Until every frame's due recount (the tracker's "settle") has counted, or SETTLE_LIMIT_MS: a read
+# taken before the recount would be taken again after it. The page's own limit frees the waiter
+# even when nobody waits any more (the sidecar's call has a shorter timeout of its own).
+_SETTLE_WAIT = r"""
+(() => {
+  const KEY = "__KEY__", LIMIT_MS = __LIMIT__, MAX_WAITERS = 64;
+  const waits = [];
+  const walk = (w) => {
+    try {
+      const state = w[KEY];
+      if (state && state.settling && state.waiters.length < MAX_WAITERS) {
+        waits.push(new Promise((done) => { state.waiters.push(done); w.setTimeout(done, LIMIT_MS); }));
+      }
+    } catch (e) { /* cross-origin: its own session waits for it */ }
+    for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]);
+  };
+  walk(window);
+  return Promise.all(waits).then(() => waits.length);
+})()
+"""
+SETTLE_LIMIT_MS = 200
+SETTLE_PARAMS: dict[str, Any] = {"expression": _SETTLE_WAIT.replace("__KEY__", TRACKER_KEY)
+                                 .replace("__LIMIT__", str(SETTLE_LIMIT_MS)),
+                                 "returnByValue": True, "awaitPromise": True, "silent": True}
 
 
 # Run in every new document before its own scripts (Page.addScriptToEvaluateOnNewDocument, once
@@ -342,6 +375,9 @@ class ProbeResult:
     # A focused <select>'s popup is open: while it is, the keys change the select's value and
     # the popup's highlighted option in Chromium's tree with no event or mutation in the page.
     popup_open: bool = False
+    # A frame's tracker counts its changed nodes again within two animation frames: a read
+    # taken now would be taken again (probing.settled waits for it instead).
+    settling: bool = False
 
     @property
     def unreachable_frames(self) -> int:
@@ -396,4 +432,5 @@ def parse_probe(result: dict) -> ProbeResult:
         visible=None if "visibility" not in value else value["visibility"] == "visible",
         popup_changed=bool(value.get("popup")),
         popup_open=bool(value.get("popupOpen")),
+        settling=bool(value.get("settling")),
     )

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .aio import or_exception
-from .probe import PROBE_PARAMS, ProbeResult, parse_probe
-from .seams import ChildSession, Page
+from .probe import PROBE_PARAMS, SETTLE_PARAMS, ProbeResult, parse_probe
+from .seams import ChildSession, Page, Session
+
+SETTLE_WAIT_S = 0.1         # longest wait for a due recount (two animation frames, normally)
 
 
 class Probed(NamedTuple):
@@ -36,6 +38,24 @@ def probe(page: Page, children: list[ChildSession], take: dict | None = None) ->
         calls.append(or_exception(page.send("Runtime.evaluate", take)))
     return asyncio.ensure_future(_probed([asyncio.ensure_future(call) for call in calls],
                                          take is not None, time.monotonic()))
+
+
+async def settled(page: Page, children: list[ChildSession], probed: Probed) -> bool:
+    """Wait until the frames whose trackers have a recount due (probe.py's settling) have made
+    it; False when none had one. Waiting costs at most two animation frames, where reading
+    first would read again after the after-check saw the recount. Not in a hidden tab (it has
+    no animation frames); bounded, since an offscreen iframe's may be throttled."""
+    if probed.probe.visible is False:
+        return False
+    due: list[Session] = [session for session, result in zip([page, *children],
+                                                             [probed.probe, *probed.child_probes])
+                          if result is not None and result.settling]
+    if not due:
+        return False
+    # A call that times out or fails costs nothing more: the after-check still catches it.
+    await asyncio.gather(*(or_exception(session.send("Runtime.evaluate", SETTLE_PARAMS,
+                                                     timeout=SETTLE_WAIT_S)) for session in due))
+    return True
 
 
 # Sends the check that a read holds, behind the read's calls already sent (a reader calls it

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 
 from sidecar.cdp.connection import CDPDisconnected, CDPSessionClosed, CDPTimeout
 
@@ -23,6 +24,8 @@ from .snapshot import CAPTURE_PARAMS, Snapshot
 
 log = logging.getLogger(__name__)
 
+# Iframes' AX trees asked for ahead (the reply, or the exception the call raised), by frame id.
+FrameTrees = dict[str, asyncio.Future[dict | Exception]]
 # An out-of-process iframe's snapshot, its records (None: not asked), its owner iframe element's
 # backendNodeId in the parent, and the records' source.
 ChildRead = tuple[Snapshot, list[Record] | None, int | None, str]
@@ -32,13 +35,17 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
                      inline_text_boxes: bool = False) -> Capture:
     """A full read of the tab. ``inline_text_boxes``: keep Chromium's InlineTextBox nodes, each
     placed at its line box."""
-    frame_tree_call = page.send("Page.getFrameTree")
+    frame_tree_call = asyncio.ensure_future(page.send("Page.getFrameTree"))
+    # The same-process iframes' trees are asked for as soon as the frame tree names them: the
+    # renderer goes on to them right after the page's own calls, while the snapshot is parsed
+    # here (asked for once that names them, they waited for the parse and a round trip).
+    ahead = asyncio.ensure_future(_frame_trees_ahead(page, frame_tree_call, children))
     snapshot_call = parsed_snapshot(page, dpr)
     # Enabled, the domain keeps node ids stable between calls, and a later patch (patch.py)
     # can read a node's ancestors. Idempotent and cheap.
     enable_call = or_exception(page.send("Accessibility.enable")) if not children else nothing()
     ax_call = page.send("Accessibility.getFullAXTree")
-    child_calls = [_read_child(page, child, dpr, inline_text_boxes=inline_text_boxes)
+    child_calls = [read_child(page, child, dpr, inline_text_boxes=inline_text_boxes)
                    for child in children]
     frame_tree, snapshot, enabled, ax_reply, *child_results = await asyncio.gather(
         frame_tree_call, snapshot_call, enable_call, or_exception(ax_call), *child_calls)
@@ -47,7 +54,8 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
         raise PageChanged("the snapshot is of another document than the frame tree")
     sessions: list[tuple[str, list[Record]]] = []
     records, source = await _session_records(page, snapshot, main_frame, ax_reply, "",
-                                             inline_text_boxes=inline_text_boxes)
+                                             inline_text_boxes=inline_text_boxes,
+                                             ahead=await ahead)
     sessions.append((page.target_id, records))
 
     # Out-of-process iframes, parents before children, each placed by its owner element.
@@ -65,7 +73,7 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
             source = "dom"
         # backendNodeIds are per renderer: look for the owner in the parent's session only.
         parent_records = next((recs for key, recs in sessions if key == parents[target_id]), [])
-        _attach(child_records, owner_id, parent_records)
+        attach_oopif(child_records, owner_id, parent_records)
         sessions.append((target_id, child_records))
 
     # The parsed replies (about fifty objects per element) are freed after the answer.
@@ -91,7 +99,7 @@ async def rescan(page: Page, children: list[ChildSession], dpr: float, capture: 
     """The same nodes with boxes from fresh DOM snapshots (after scrolling inside the page)."""
     frame_tree, snapshot_reply, *child_results = await asyncio.gather(
         page.send("Page.getFrameTree"), page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS),
-        *(_read_child(page, child, dpr, accessibility=False) for child in children))
+        *(read_child(page, child, dpr, accessibility=False) for child in children))
     with gc_paused():
         snapshot = Snapshot(snapshot_reply, dpr)
     if not of_frame(snapshot, frame_tree["frameTree"]["frame"]["id"]):
@@ -131,9 +139,11 @@ def _place_text_boxes(records: list[Record], keys: list[str], placed_records: li
 
 async def _session_records(session: Session, snapshot: Snapshot, frame_id: str,
                            ax_reply: dict | BaseException, prefix: str, *,
-                           inline_text_boxes: bool = False) -> tuple[list[Record], str]:
+                           inline_text_boxes: bool = False,
+                           ahead: FrameTrees | None = None) -> tuple[list[Record], str]:
     """The nodes of one session (a page or an OOPIF) and all frames in its process: its AX tree,
-    its same-process iframes' AX trees hung under their iframe nodes, or the DOM fallback."""
+    its same-process iframes' AX trees hung under their iframe nodes, or the DOM fallback.
+    ``ahead``: iframes' AX trees already asked for (_frame_trees_ahead)."""
     if isinstance(ax_reply, BaseException):
         if isinstance(ax_reply, (CDPSessionClosed, CDPDisconnected, CDPTimeout)):
             raise ax_reply
@@ -146,25 +156,51 @@ async def _session_records(session: Session, snapshot: Snapshot, frame_id: str,
             records = axtree.ax_records(ax_reply.get("nodes", []), frame_id, prefix,
                                         inline_text_boxes=inline_text_boxes)
         records += await _same_process_frames(session, snapshot, frame_id, records, prefix,
-                                              inline_text_boxes)
+                                              inline_text_boxes, ahead or {})
         source = "accessibility"
-    _link_frames(snapshot, records)
+    link_frames(snapshot, records)
     target_id = session.target_id
     for record in records:
         record["targetId"] = target_id
     return records, source
 
 
+async def _frame_trees_ahead(page: Page, frame_tree_call: Awaitable[dict],
+                             children: list[ChildSession]) -> FrameTrees:
+    """The AX trees of the page's iframes that are not out-of-process ones, asked for now: the
+    snapshot says later which are in the page's process (one it does not list goes unused)."""
+    try:
+        tree = await frame_tree_call
+    except Exception:        # noqa: BLE001 - read_whole reports it from the same call
+        return {}
+    elsewhere = {child.target_id for child in children}
+    stack = list(tree.get("frameTree", {}).get("childFrames") or ())
+    ahead: FrameTrees = {}
+    while stack:
+        node = stack.pop()
+        frame_id = node.get("frame", {}).get("id")
+        if not frame_id or frame_id in elsewhere:
+            continue                 # an out-of-process iframe: its frames are its session's
+        ahead[frame_id] = asyncio.ensure_future(or_exception(
+            page.send("Accessibility.getFullAXTree", {"frameId": frame_id})))
+        stack.extend(node.get("childFrames") or ())
+    return ahead
+
+
 async def _same_process_frames(session: Session, snapshot: Snapshot, root_frame: str,
                                root_records: list[Record], prefix: str,
-                               inline_text_boxes: bool = False) -> list[Record]:
-    """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones)."""
+                               inline_text_boxes: bool = False,
+                               ahead: FrameTrees | None = None) -> list[Record]:
+    """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones);
+    ``ahead``: those already asked for, by frame id."""
     frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != root_frame]
     if not frames:
         return []
     known = {r["backendDOMNodeId"] for r in root_records}
+    asked = ahead or {}
     replies = await asyncio.gather(*(
-        or_exception(session.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
+        asked.get(doc.frame_id) or or_exception(
+            session.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
         for doc in frames))
     records: list[Record] = []
     for doc, reply in zip(frames, replies):
@@ -179,7 +215,7 @@ async def _same_process_frames(session: Session, snapshot: Snapshot, root_frame:
     return records
 
 
-def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
+def link_frames(snapshot: Snapshot, records: list[Record]) -> None:
     """Hang each same-process frame's root under its iframe element's node."""
     owner_of_doc = {child: owner for doc in snapshot.documents
                     for owner, child in doc.child_documents.items()}
@@ -195,7 +231,7 @@ def _link_frames(snapshot: Snapshot, records: list[Record]) -> None:
             owner["childIds"].append(record["nodeId"])
 
 
-def _attach(child_records: list[Record], owner_id: int | None, parent_records: list[Record]) -> None:
+def attach_oopif(child_records: list[Record], owner_id: int | None, parent_records: list[Record]) -> None:
     """Hang an out-of-process iframe's roots under its owner iframe's node in its parent."""
     if owner_id is None:
         return
@@ -208,7 +244,7 @@ def _attach(child_records: list[Record], owner_id: int | None, parent_records: l
             owner["childIds"].append(record["nodeId"])
 
 
-async def _read_child(page: Page, child: ChildSession, dpr: float, *, accessibility: bool = True,
+async def read_child(page: Page, child: ChildSession, dpr: float, *, accessibility: bool = True,
                       inline_text_boxes: bool = False) -> ChildRead | None:
     """An OOPIF's snapshot, nodes (with its own same-process frames) and owner iframe element
     (its backendNodeId in the parent). None when the iframe went away meanwhile: the rest of

@@ -6,6 +6,8 @@ stays, last, and is what ``?fresh=true`` uses alone: the oracle the others are h
   reuse     the last capture as it is: the probe's signal is the one it was taken at
   rescan    the same nodes with fresh boxes: only scroll counts changed (scrolling inside the page)
   patch     only the subtrees the page's change tracker names read again (read_patch.py)
+  frames    a page with iframes whose top document alone changed: that document's tree read
+            again, the iframes' trees taken over (read_frames.py)
   sections  a full read in pipelined pieces, rendered while read (read_sections.py)
   whole     the AX trees and DOM snapshots of the page and its iframes (read_whole.py)
 """
@@ -19,7 +21,9 @@ from typing import Protocol
 
 from .answer import view_of
 from .capture import Capture
+from .probe import document_token
 from .probing import AfterCheck, Probed, animating, unprovable
+from .read_frames import read_top_document
 from .read_patch import patchable, read_patch
 from .read_sections import read_sections
 from .read_whole import read_whole, rescan
@@ -89,6 +93,32 @@ class Patch:
         return None if patched is None else Read(*patched)
 
 
+class Frames:
+    name, counter = "frames", "frames"
+
+    async def read(self, ctx: ReadContext) -> Read | None:
+        previous, probed = ctx.previous, ctx.probed
+        if ctx.fresh or previous is None or animating(probed) or probed.probe.popup_changed \
+                or not top_document_changed_alone(previous.signal, ctx.signal) \
+                or any(child.parent_target_id != ctx.page.target_id for child in ctx.children):
+            return None
+        capture = await read_top_document(ctx.page, ctx.children, probed.probe.device_pixel_ratio,
+                                          previous)
+        return None if capture is None else Read(capture)
+
+
+def top_document_changed_alone(before: tuple, now: tuple | None) -> bool:
+    """Whether of two signals (probing.signal) only the top document's count differs, in the
+    same document, with the same iframes (same-process ones in the first part, out-of-process
+    ones and their counts after it) and the same view."""
+    if now is None or len(before) != len(now) or not before or not isinstance(before[0], tuple):
+        return False
+    top_before, *frames_before = before[0]
+    top_now, *frames_now = now[0]
+    return bool(frames_now) and frames_now == frames_before and top_now != top_before \
+        and document_token(top_now) == document_token(top_before) and now[1:] == before[1:]
+
+
 class Sections:
     name, counter = "sections", "captures"
 
@@ -110,7 +140,7 @@ class Whole:
         return Read(await read_whole(ctx.page, ctx.children, ctx.probed.probe.device_pixel_ratio))
 
 
-ALL: tuple[Reader, ...] = (Reuse(), Rescan(), Patch(), Sections(), Whole())
+ALL: tuple[Reader, ...] = (Reuse(), Rescan(), Patch(), Frames(), Sections(), Whole())
 NAMES = tuple(reader.name for reader in ALL)
 
 

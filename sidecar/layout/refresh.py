@@ -52,6 +52,7 @@ class RefreshState:
     asked_at: float = 0.0              # monotonic time of the last request
     task: asyncio.Task | None = None
     again: bool = False                # a change arrived while a refresh was running
+    reading: bool = False              # the refresh holds the tab's lock (reads it) now
     refreshes: int = 0
     capture: weakref.ref[Capture] | None = None     # the capture last answered from
     documents: tuple | object = None   # that capture's documents (tokens): a new one needs binding
@@ -164,7 +165,11 @@ class EagerRefresher:
             started = time.monotonic()
             try:
                 async with tab.lock:
-                    await self._refresh_tab(page, tab, state.options, state.signal)
+                    state.reading = True
+                    try:
+                        await self._refresh_tab(page, tab, state.options, state.signal)
+                    finally:
+                        state.reading = False
                 state.refreshes += 1
             except asyncio.CancelledError:
                 raise

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .axtree import Record
-from .encoding import dumps as json_bytes
+from .encoding import DecodedNodes, dumps as json_bytes
 from .click_point import click_point
 from .geometry import Placement, View, content_box
 from .memory import release_later
@@ -29,6 +29,8 @@ class NodeCache:
     # nodeId -> (record, placement, node JSON, record JSON without its closing brace, hittable)
     entries: dict[str, tuple[Record, Placement | None, bytes, bytes, bool | None]] = field(
         default_factory=dict)
+    # The answers' nodes decoded for in-process readers, by their JSON (encoding.NodeList).
+    decoded: DecodedNodes = field(default_factory=DecodedNodes)
 
 
 class _Numbers(dict):

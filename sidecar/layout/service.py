@@ -12,9 +12,10 @@ would give it (sidecar/errors.py) while the others answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from httpapi.errors import ApiError
@@ -146,8 +147,7 @@ class LayoutService:
         at once. Otherwise the request checks freshness itself, usually finding the capture warm."""
         arrived = time.monotonic()
         tab = self.tab(page.target_id)
-        await _preempt_stuck_refresh(tab)
-        async with tab.lock:
+        async with _tab_locked(tab):
             capture = tab.capture
             checked = capture.checked if capture is not None else None
             if checked is not None and checked.sent_at > arrived and not options.fresh \
@@ -171,16 +171,32 @@ class LayoutService:
         self.encoder.prime(page.target_id, options_key(options), layout)
 
 
-async def _preempt_stuck_refresh(tab: TabLayout) -> None:
-    """A background read that holds the tab longer than REFRESH_GRACE_S is cancelled, so the
-    request reads the tab itself: a page that cannot answer the refresh's probe (a JavaScript
-    dialog open, a navigation not committed yet) must not make the request wait for it."""
-    refresh = tab.refresh.task
-    if not tab.lock.locked() or refresh is None or refresh.done():
-        return
-    done, _pending = await asyncio.wait({refresh}, timeout=REFRESH_GRACE_S)
-    if not done:
-        refresh.cancel()
+@contextlib.asynccontextmanager
+async def _tab_locked(tab: TabLayout) -> AsyncIterator[None]:
+    """The tab's lock, as soon as it is free. A background read still holding it after
+    REFRESH_GRACE_S is cancelled, so the request reads the tab itself: a page that cannot answer
+    the refresh's probe (a JavaScript dialog open, a navigation not committed yet) must not make
+    the request wait for it. (Waiting for the lock, not for the refresh's task: that task also
+    pauses between the reads of a busy page, without the lock.)"""
+    acquire = asyncio.ensure_future(tab.lock.acquire())
+    try:
+        done, _pending = await asyncio.wait({acquire}, timeout=REFRESH_GRACE_S)
+        if not done:
+            refresh = tab.refresh.task
+            if refresh is not None and not refresh.done() and tab.refresh.reading:
+                refresh.cancel()
+            await acquire
+    except BaseException:
+        # Cancelled while waiting: never leave the lock taken, nor a waiter queued for it.
+        if acquire.done() and not acquire.cancelled():
+            tab.lock.release()
+        else:
+            acquire.cancel()
+        raise
+    try:
+        yield
+    finally:
+        tab.lock.release()
 
 
 def failed_layout(error: ApiError) -> dict[str, Any]:

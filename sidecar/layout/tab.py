@@ -27,6 +27,7 @@ class LayoutCounters:
     sectioned: int = 0       # ... of which in sections
     patches: int = 0         # incremental reads ...
     wide: int = 0            # ... of which after a page-wide change
+    frames: int = 0          # reads of a page with iframes, its top document's tree only
     restyled: int = 0        # re-rendered elements patches read again
     rescans: int = 0         # the same nodes with fresh boxes (scrolling inside the page)
     reuses: int = 0          # the last capture still right (a request's own check)

@@ -6,7 +6,7 @@ import pytest
 
 from sidecar.agent.keys import KeyError_, parse_combo
 from sidecar.agent.refs import ElementKey, RefTable
-from sidecar.agent.render import RenderOptions, render
+from sidecar.agent.render import LineCache, RenderOptions, render
 from sidecar.agent.tree import agent_nodes
 
 
@@ -65,6 +65,21 @@ def test_budget_depth_interactive_diff() -> None:
     first = render(roots, RenderOptions(), None)
     again = render(roots, RenderOptions(diff=True), first.hashes)
     assert "- iframe [ref=e3] [unchanged]" in again.text and "Email" not in again.text
+
+
+def test_a_tabs_line_cache_reformats_only_changed_nodes_and_new_refs() -> None:
+    lines, table = LineCache(), RefTable("F")
+    nodes = [dict(n) for n in PAGE]
+    first = render(agent_nodes(nodes, {"F": "L1", "G": "L2"}, table), RenderOptions(), None, lines)
+    assert first.text == render(tree(RefTable("F")), RenderOptions(), None).text
+    # The button renamed (a new node dict), the rest the same dicts: the same text as uncached.
+    nodes[4] = {**nodes[4], "name": {"value": "Renamed"}}
+    second = render(agent_nodes(nodes, {"F": "L1", "G": "L2"}, table), RenderOptions(), None, lines)
+    assert '- button "Renamed" [ref=e2] [disabled]' in second.text.splitlines()
+    assert second.text == first.text.replace('"Go"', '"Renamed"')
+    # The iframe's document replaced under the same node dicts: its refs are new, so its lines.
+    third = render(agent_nodes(nodes, {"F": "L1", "G": "L3"}, table), RenderOptions(), None, lines)
+    assert '  - textbox "Email" [ref=f1e2]: "a@b"' in third.text.splitlines()
 
 
 def test_key_combos() -> None:

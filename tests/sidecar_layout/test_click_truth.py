@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from sidecar.layout import LayoutOptions
 from sidecar.window_geometry import default_window_size
 
 from .clicking import NEXT_FRAME_JS
@@ -120,6 +121,23 @@ async def test_covered_nodes_are_not_hittable(chromium, desktopd, page_server):
     clickable = [n for n in nodes.values() if n["fullyVisible"] and n["hittable"]]
     assert clickable
     assert await _click_proof(chromium, desktopd, page, clickable) == (len(clickable), 0)
+
+
+async def test_an_answer_without_hit_tests_is_never_served_to_layout(chromium, desktopd, page_server):
+    """In-process readers may skip the hit tests (the agent's snapshot): /layout, asked next about
+    the same capture, still hit-tests."""
+    page = await _open(chromium, page_server)
+    await chromium.evaluate(page, """window.scrollTo(0, document.getElementById('b-below')
+        .getBoundingClientRect().top + scrollY - 20)""")
+    await chromium.evaluate(page, NEXT_FRAME_JS)
+
+    def below(body: dict) -> dict:
+        return next(n for n in _nodes(body) if n["name"]["value"] == "Below the header")
+
+    for _ in range(2):          # the second time, both answers come from the kept capture
+        quick = await chromium.layout_service.build(LayoutOptions(hit_tests=False))
+        assert below(quick)["fullyVisible"] and below(quick)["hittable"] is None
+        assert below(await chromium.layout())["hittable"] is False
 
 
 async def test_a_checkbox_under_its_label_is_not_hittable(chromium, desktopd, page_server):

@@ -185,3 +185,66 @@ async def test_a_waiting_request_is_answered_by_a_check_sent_after_it_arrived(mo
     assert await asked_during_a_refresh(LayoutOptions(tab="T"), True, popup_probe) == "checked by the request"
     assert own_checks == [LayoutOptions(tab="T"), fresh, LayoutOptions(tab="T")]
     service.stop()
+
+
+async def test_a_request_waits_for_the_tab_not_for_a_refresh_pausing_between_reads(monkeypatch):
+    conn, page = FakeConn(), FakePage("T", "S")
+    service = LayoutService(conn, FakeTracker(page))
+    reads: list[str] = []
+
+    async def read(_page, _tab, _options, _readers, _counters):
+        reads.append("read")
+        return "read by the request"
+
+    monkeypatch.setattr(service_module, "read_tab", read)
+    monkeypatch.setattr(service_module, "REFRESH_GRACE_S", 0.05)
+    tab = service.tab("T")
+
+    def layout(body):
+        return body["tabs"][0]["layout"]
+
+    # A busy page's refresh reading when the request arrives, then pausing before its next
+    # read (the tab free): the request reads as soon as the tab is free; the refresh goes on.
+    pause, read_done = asyncio.Event(), asyncio.Event()
+
+    async def busy() -> None:
+        async with tab.lock:
+            tab.refresh.reading = True
+            await read_done.wait()
+            tab.refresh.reading = False
+        await pause.wait()
+
+    tab.refresh.task = pausing = asyncio.ensure_future(busy())
+    await asyncio.sleep(0)
+    request = asyncio.ensure_future(service.build(LayoutOptions(tab="T")))
+    for _ in range(5):                       # the request's tasks start, find the tab taken
+        await asyncio.sleep(0)
+    read_done.set()
+    assert layout(await request) == "read by the request"
+    await asyncio.sleep(0)                   # (a cancellation would have ended it by now)
+    assert not pausing.done()
+
+    # A refresh that holds the tab past the grace (its page does not answer): cancelled.
+    async def stuck() -> None:
+        async with tab.lock:
+            tab.refresh.reading = True
+            try:
+                await asyncio.Event().wait()
+            finally:
+                tab.refresh.reading = False
+
+    tab.refresh.task = blocked = asyncio.ensure_future(stuck())
+    await asyncio.sleep(0)
+    assert layout(await service.build(LayoutOptions(tab="T"))) == "read by the request"
+    assert blocked.cancelled() and not tab.lock.locked()
+
+    # Another request holding the tab is waited for, and a pausing refresh is left alone.
+    await tab.lock.acquire()
+    request = asyncio.ensure_future(service.build(LayoutOptions(tab="T")))
+    await asyncio.sleep(0.1)                 # past the grace
+    assert not request.done() and not pausing.done()
+    tab.lock.release()
+    assert layout(await request) == "read by the request" and reads == ["read"] * 3
+    pause.set()
+    await pausing
+    service.stop()

@@ -56,3 +56,21 @@ def test_node_list_reads_as_the_nodes_a_client_parses():
                                                            "nodes": list(nodes)})
     with pytest.raises(TypeError):
         json.dumps(layout)          # only the sidecar's encoder knows the node list
+
+
+def test_node_lists_of_one_cache_decode_only_the_nodes_whose_json_is_new():
+    records = axtree.preorder(axtree.ax_records(TREE, "F"))
+    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
+    cache = render.NodeCache()
+    first = NodeList(render.nodes(records, placements, _view(), cache), cache.decoded)
+    before = list(first)
+    # One node moved: the next answer's other nodes are the same dicts, the moved one is new.
+    placements[2] = Placement(Rect(0, 500, 100, 10))
+    second = NodeList(render.nodes(records, placements, _view(), cache), cache.decoded)
+    after = list(second)
+    assert after == [json.loads(j) for j in second.json]
+    assert after[2]["bounds"]["y"] == 500 and before[2]["bounds"]["y"] == 20
+    assert all(a is b for i, (a, b) in enumerate(zip(before, after)) if i != 2)
+    assert after[2] is not before[2]
+    # Only the last answer's nodes are kept.
+    assert len(cache.decoded.by_json) == len(records)
