@@ -163,6 +163,8 @@ PAIR_ATTEMPTS = 6     # pairs of reads per step, while the page changes between 
 CHOSEN = tuple(filter(None, os.environ.get("DESKTOPD_TRUTH_KINDS", "").split(","))) or KINDS
 
 
+# A long run takes longer than the suite's per-test budget: about a second a step at the most.
+@pytest.mark.timeout(max(120, STEPS))
 async def test_cached_reads_equal_full_reads_after_random_actions(chromium, desktopd, page_server):
     page = await chromium.page()
     await chromium.navigate(page, page_server.url("truth.html"))
