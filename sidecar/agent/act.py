@@ -18,6 +18,7 @@ from ..layout import LayoutService
 from .keys import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
 from .aim import quick_aim
+from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
 from .resolve import Element, element_node, resolve
 from .events import TabEvents
 from .session import AgentSession
@@ -42,18 +43,6 @@ _ARRIVAL = """function (type, ms) {
     win.addEventListener(type, () => r(true), {once: true, capture: true});
     setTimeout(() => r(false), ms);
   });
-}"""
-_NEXT_FRAME = """function () {
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
-}"""
-_NEXT_FRAME_EXPRESSION = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
-# The same, at once for a hidden tab (it draws no frames; its input goes by CDP).
-_PAINTED = "document.hidden || " + _NEXT_FRAME_EXPRESSION
-# Instantly (a page's smooth scrolling would move it after the read), then a frame for the
-# frames above to follow.
-_TO_MIDDLE = """function () {
-  this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
 _TEXT_ARRIVED = """function (text) {
   const value = 'value' in this ? String(this.value) : this.textContent;
@@ -144,7 +133,7 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
         # The browser sends input to an out-of-process iframe by the page's last frame on
         # screen: until the page drew one after a scroll (this act's or an earlier one's), a
         # click at the iframe's new place reaches the page's iframe element instead.
-        await ctx.page.send("Runtime.evaluate", {"expression": _PAINTED, "awaitPromise": True},
+        await ctx.page.send("Runtime.evaluate", {"expression": PAINTED, "awaitPromise": True},
                             timeout=ctx.timeout)
     return aimed
 
@@ -169,17 +158,17 @@ async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], di
     if element.session is not element.page:
         # An out-of-process iframe asks its parent's renderer to scroll the page too, and that
         # lands a frame or two later: let the tab render it before the box is read.
-        await ctx.page.send("Runtime.evaluate", {"expression": _NEXT_FRAME_EXPRESSION,
+        await ctx.page.send("Runtime.evaluate", {"expression": NEXT_FRAME,
                                                  "awaitPromise": True}, timeout=ctx.timeout)
     node, viewport = await element_node(ctx.layout, element, ctx.health)
     if ctx.mode == "visible" and not node.get("visible"):
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
-        await element.call(_NEXT_FRAME, timeout=ctx.timeout, await_promise=True)
+        await element.call(NEXT_FRAME_FUNCTION, timeout=ctx.timeout, await_promise=True)
         node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
     if node.get("visible") and node.get("hittable") is False:
         # Something else would take the click there (a sticky header over an element the
         # scroll left at the edge): once more from the middle of the view.
-        await element.call(_TO_MIDDLE, timeout=ctx.timeout, await_promise=True)
+        await element.call(TO_MIDDLE_DRAWN, timeout=ctx.timeout, await_promise=True)
         node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
     summary = await _element_summary(element, node)
     if ctx.mode == "cdp":

@@ -35,8 +35,10 @@ from httpapi.errors import ApiError
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget
 from ..layout.answer import view_of
-from ..layout.geometry import View
+from ..layout.click_point import largest_centre, screen_point
+from ..layout.geometry import Rect, View
 from ..layout.probe import parse_probe
+from .page_scripts import NEXT_FRAME, TO_MIDDLE
 from .resolve import Element
 
 # The window's geometry, as /layout's probe reads it (here without its change tracking).
@@ -132,10 +134,6 @@ _OWNER = """function (parts, dpr) {
   point.window = %s;
   return point;
 }""" % _WINDOW
-_NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
-_TO_MIDDLE = """function () {
-  this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
-}"""
 # Whether a node is this element or inside it (its shadow roots too).
 _CONTAINS = """function (hit) {
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
@@ -166,15 +164,14 @@ async def quick_aim(element: Element, main_frame_id: str, timeout: float) -> Aim
 
 
 def _aim(view: View, x: float, y: float) -> Aim:
-    scale = view.pinch_scale * view.device_pixel_ratio
-    return Aim((x, y), (round(view.origin_x + x * scale), round(view.origin_y + y * scale)))
+    return Aim((x, y), screen_point((x, y), view))
 
 
 async def _frame_aim(element: Element, timeout: float) -> Aim | None:
     """An element of a same-process iframe: measured where it is, else from the middle."""
     for attempt in range(2):
         if attempt:
-            await element.call(_TO_MIDDLE, timeout=timeout)
+            await element.call(TO_MIDDLE, timeout=timeout)
         page = element.page
         quads, metrics, window = await asyncio.gather(
             page.send("DOM.getContentQuads", {"objectId": element.object_id}, timeout=timeout),
@@ -199,15 +196,14 @@ async def _frame_aim(element: Element, timeout: float) -> Aim | None:
 
 def _largest_visible_centre(quads: list[list[float]], view: View) -> tuple[float, float] | None:
     """The centre of the largest part of the quads' boxes inside the visual viewport (CSS px)."""
-    best, best_area = None, 0.0
+    parts = []
     for quad in quads:
         xs, ys = quad[0::2], quad[1::2]
         left, top = max(min(xs), 0.0), max(min(ys), 0.0)
         right, bottom = min(max(xs), view.visual_width), min(max(ys), view.visual_height)
-        area = (right - left) * (bottom - top)
-        if right - left >= 1 and bottom - top >= 1 and area > best_area:
-            best, best_area = ((left + right) / 2, (top + bottom) / 2), area
-    return best
+        if right - left >= 1 and bottom - top >= 1:
+            parts.append(Rect(left, top, right - left, bottom - top))
+    return largest_centre(parts)
 
 
 async def _reaches(element: Element, point: tuple[float, float], view: View, timeout: float) -> bool:
@@ -255,7 +251,7 @@ async def _child_frame_aim(element: Element, child: ChildTarget, timeout: float)
         return None
     if local["scrolled"]:
         # The iframe asked the page to scroll it into view too, which lands a frame or two later.
-        await page.send("Runtime.evaluate", {"expression": _NEXT_FRAME, "awaitPromise": True},
+        await page.send("Runtime.evaluate", {"expression": NEXT_FRAME, "awaitPromise": True},
                         timeout=timeout)
     try:
         resolved = await page.send("DOM.resolveNode", {"backendNodeId": owner["backendNodeId"]},

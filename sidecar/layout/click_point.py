@@ -36,13 +36,22 @@ def visible_parts(placement: Placement, view: View) -> list[Rect]:
 
 def click_point(placement: Placement, view: View) -> tuple[int, int] | None:
     """The screen pixel to click (None: nothing of the node is visible)."""
-    parts = visible_parts(placement, view)
+    centre = largest_centre(visible_parts(placement, view))
+    return None if centre is None else screen_point(centre, view)
+
+
+def largest_centre(parts: list[Rect]) -> tuple[float, float] | None:
+    """The centre of the largest of ``parts`` (the first of equals); None if there are none."""
     if not parts:
         return None
     best = max(parts, key=lambda r: r.width * r.height)
+    return best.x + best.width / 2, best.y + best.height / 2
+
+
+def screen_point(point: tuple[float, float], view: View) -> tuple[int, int]:
+    """A point of the visual viewport (CSS px) as the screen pixel it is drawn at."""
     k = view.pinch_scale * view.device_pixel_ratio
-    return (round(view.origin_x + (best.x + best.width / 2) * k),
-            round(view.origin_y + (best.y + best.height / 2) * k))
+    return round(view.origin_x + point[0] * k), round(view.origin_y + point[1] * k)
 
 
 def viewport_point(point: tuple[int, int], view: View) -> tuple[float, float]:
