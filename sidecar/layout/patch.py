@@ -37,7 +37,7 @@ from sidecar.cdp.connection import CDPError
 from . import axtree, splice
 from .axtree import Record
 from .seams import Session
-from .probe import TRACKER_KEY
+from .probe import OPEN_SELECT, TRACKER_KEY
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
 MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
@@ -76,12 +76,7 @@ _TAKE = r"""
   // highlighted option in the accessibility tree with no event or mutation, so nothing proves
   // its subtree unchanged: it is read again at every request while open (probe.py's popupOpen
   // keeps the capture from being reused meanwhile).
-  const active = doc.activeElement;
-  let open = false;
-  try {
-    open = !!(active && active.localName === "select" && active.matches(":open"));
-  } catch (e) { /* old engine */ }
-  if (open) roots.add(active);
+  if ((__OPEN_SELECT__)(doc.activeElement)) roots.add(doc.activeElement);
   // First the page-wide change's element (its own node and ancestors are read again), or null.
   const top = wide ? doc.body || doc.documentElement : null;
   if (wide && !top) return null;
@@ -114,6 +109,7 @@ def take_params(frame_signal: str) -> dict[str, Any] | None:
     if len(parts) != 3 or not parts[1].isdigit():
         return None
     expression = (_TAKE.replace("__KEY__", json.dumps(TRACKER_KEY))
+                  .replace("__OPEN_SELECT__", OPEN_SELECT)
                   .replace("__TOKEN__", json.dumps(parts[0])).replace("__SINCE__", parts[1])
                   .replace("__MAX_ROOTS__", str(MAX_ROOTS))
                   .replace("__MAX_REFERRERS__", str(MAX_REFERRERS)))

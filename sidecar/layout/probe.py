@@ -39,6 +39,11 @@ from typing import Any
 
 from .geometry import WindowMetrics
 
+# Whether an element is a <select> with its popup open (for the probe and patch.py's take).
+OPEN_SELECT = r"""(el) => {
+  try { return !!(el && el.localName === "select" && el.matches(":open")); } catch (e) { return false; /* old engine */ }
+}"""
+
 _PROBE = r"""
 (() => {
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
@@ -258,8 +263,7 @@ _PROBE = r"""
         // A <select>'s popup opened or closed from the keyboard reaches the page as no event
         // (the popup has the keys): its open state is compared at each probe instead.
         const active = w.document.activeElement;
-        let open = false;
-        try { open = !!(active && active.localName === "select" && active.matches(":open")); } catch (e) { /* old engine */ }
+        const open = (__OPEN_SELECT__)(active);
         if (open) popupOpen = true;
         if (state.active !== active || state.open !== open) {
           if (state.active !== undefined && (open || state.open)) {
@@ -302,6 +306,7 @@ BINDING = "__desktopdLayoutChanged"        # the Runtime.addBinding function (re
 NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
 MAX_DIRTY = 512              # changed nodes remembered per frame; beyond: a full capture
 PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_KEY)
+                                .replace("__OPEN_SELECT__", OPEN_SELECT)
                                 .replace("__SHADOW_KEY__", SHADOW_KEY)
                                 .replace("__BINDING__", BINDING)
                                 .replace("__DELAY__", str(NOTIFY_DELAY_MS))

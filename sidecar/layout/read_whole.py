@@ -189,17 +189,15 @@ async def _frame_trees_ahead(page: Page, frame_tree_call: Awaitable[dict],
 
 async def _same_process_frames(session: Session, snapshot: Snapshot, root_frame: str,
                                root_records: list[Record], prefix: str,
-                               inline_text_boxes: bool = False,
-                               ahead: FrameTrees | None = None) -> list[Record]:
+                               inline_text_boxes: bool, ahead: FrameTrees) -> list[Record]:
     """AX trees of the iframes rendered in the session's own process (e.g. same-origin ones);
     ``ahead``: those already asked for, by frame id."""
     frames = [doc for doc in snapshot.documents[1:] if doc.frame_id and doc.frame_id != root_frame]
     if not frames:
         return []
     known = {r["backendDOMNodeId"] for r in root_records}
-    asked = ahead or {}
     replies = await asyncio.gather(*(
-        asked.get(doc.frame_id) or or_exception(
+        ahead.get(doc.frame_id) or or_exception(
             session.send("Accessibility.getFullAXTree", {"frameId": doc.frame_id}))
         for doc in frames))
     records: list[Record] = []
