@@ -8,7 +8,7 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..cdp.connection import CDPConnection, CDPError
@@ -32,14 +32,20 @@ class AgentConfig:
     call_timeout: float
 
 
+@dataclass
+class TabState:
+    """What the agent keeps of one tab, dropped together when the tab closes."""
+    refs: RefTable
+    events: TabEvents = field(default_factory=TabEvents)
+    lines: LineCache = field(default_factory=LineCache)       # for its next snapshot
+
+
 class AgentSession:
     def __init__(self, conn: CDPConnection, tracker: TargetTracker, config: AgentConfig) -> None:
         self.conn = conn
         self.tracker = tracker
         self.config = config
-        self._refs: dict[str, RefTable] = {}
-        self._events: dict[str, TabEvents] = {}
-        self._lines: dict[str, LineCache] = {}
+        self._tabs: dict[str, TabState] = {}
         self._diffs: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
         self.downloads: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
@@ -83,24 +89,21 @@ class AgentSession:
 
     # -- per-tab state ----------------------------------------------------------------------
 
+    def _tab(self, target_id: str) -> TabState:
+        state = self._tabs.get(target_id)
+        if state is None:
+            state = self._tabs[target_id] = TabState(RefTable(target_id))
+        return state
+
     def refs(self, target_id: str) -> RefTable:
-        table = self._refs.get(target_id)
-        if table is None:
-            table = self._refs[target_id] = RefTable(target_id)
-        return table
+        return self._tab(target_id).refs
 
     def lines(self, target_id: str) -> LineCache:
         """The tab's snapshot lines, kept for its next snapshot (render.LineCache)."""
-        cache = self._lines.get(target_id)
-        if cache is None:
-            cache = self._lines[target_id] = LineCache()
-        return cache
+        return self._tab(target_id).lines
 
     def events(self, target_id: str) -> TabEvents:
-        events = self._events.get(target_id)
-        if events is None:
-            events = self._events[target_id] = TabEvents()
-        return events
+        return self._tab(target_id).events
 
     def previous_snapshot(self, client: str, target_id: str) -> dict[str, str] | None:
         hashes = self._diffs.get((client, target_id))
@@ -146,10 +149,8 @@ class AgentSession:
 
     def _on_detached(self, params: dict, _parent: str | None) -> None:
         target_id = params.get("targetId")
-        if target_id and target_id in self._refs and self.tracker.find_page(target_id) is None:
-            self._refs.pop(target_id, None)
-            self._events.pop(target_id, None)
-            self._lines.pop(target_id, None)
+        if target_id and target_id in self._tabs and self.tracker.find_page(target_id) is None:
+            del self._tabs[target_id]
 
     async def _configure(self, session_id: str) -> None:
         # All at once: a page that loads right after it attached is watched sooner.
