@@ -8,10 +8,10 @@ per element): most of the cost of a ``/layout`` asked right after an action. An 
    whose accessibility subtrees may differ. It widens the set for labels (a label names a control
    outside the change), radio groups (checking one unchecks the others silently) and elements
    named or described through ``aria-labelledby``/``aria-describedby``.
-2. For each root, ``Accessibility.queryAXTree`` (no filter: the whole subtree, ignored nodes
-   included) and ``Accessibility.getAXNodeAndAncestors`` (the root's ancestors: their names can
-   come from the changed content, and their childIds from the changed structure) are read, all
-   pipelined on the one connection.
+2. For each root, ``Accessibility.getAXNodeAndAncestors`` (the root's node and ancestors: their
+   names can come from the changed content, and their childIds from the changed structure),
+   then the root's subtree with ``Accessibility.getChildAXNodes``, level by level, each level's
+   reads pipelined on the one connection.
 3. The old subtrees are replaced by the new ones, the ancestors refreshed, the rest kept as is.
 
 Node ids are Chromium's AXObject ids, stable between calls while the domain is enabled, so the
@@ -177,28 +177,33 @@ def _backend_id(item: dict[str, Any]) -> int | None:
     return backend_id if isinstance(backend_id, int) else None
 
 
-# A root's subtree (no filter: ignored nodes included) and its node with its ancestors.
-QUERY = "Accessibility.queryAXTree"
+# A root's node with its ancestors; a node's children (through ignored ones: ignored nodes and
+# their children come in the same reply). Both answer at once. Accessibility.queryAXTree is not
+# used: Chromium answers it only at the document's next accessibility update, so a navigation
+# that commits first leaves it unanswered for good, and the renderer has then crashed (SIGSEGV)
+# on a later navigation.
 ANCESTORS = "Accessibility.getAXNodeAndAncestors"
+CHILDREN = "Accessibility.getChildAXNodes"
+QUERY = "Accessibility.queryAXTree"       # the sections reader's until it goes (not the patch's)
+MAX_LEVELS = 64              # a subtree deeper than this (in reads) is left to a full read
 
 
 @dataclass
 class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
-    futures: list[asyncio.Future]             # per root: its subtree, then its ancestors
-    # Set when a root had to be read again from an ancestor (settle): a read sent after
-    # whatever the caller sent behind the first ones (e.g. its check that nothing changed).
+    futures: list[asyncio.Future]             # per root: its node and ancestors
+    # Set when a root had to be read again from an ancestor (settle, sections only).
     late: bool = False
     top: asyncio.Future | None = None         # Take.top's node and ancestors
     # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
-    # roots added) does not repeat their reads from an ancestor.
+    # roots added) does not repeat their reads.
     settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
 
 
 def start_reads(session: Session, roots: list[int], top: int | None = None) -> Reads:
-    """Send every root's two reads now (before anything the caller sends next: the renderer
-    answers in order), for ``patched_records``; and ``top``'s node and ancestors."""
+    """Send every root's node-and-ancestors read now, for ``patched_records`` (which reads
+    the subtrees below them); and ``top``'s node and ancestors."""
     reads = Reads(_sent(session, roots))
     if top is not None:
         reads.top = asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": top}))
@@ -206,22 +211,54 @@ def start_reads(session: Session, roots: list[int], top: int | None = None) -> R
 
 
 def add_reads(session: Session, reads: Reads, roots: list[int]) -> None:
-    """Read these roots too, sent now: after whatever was sent since ``start_reads`` (the
-    caller checks again that nothing changed, behind them)."""
+    """Read these roots too, sent now."""
     reads.futures.extend(_sent(session, roots))
 
 
 def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
-    return [asyncio.ensure_future(session.send(method, {"backendNodeId": root}))
-            for root in roots for method in (QUERY, ANCESTORS)]
+    return [asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": root})) for root in roots]
 
 
 async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
-    """Every root's (subtree, chain) (see settle); those settled by an earlier call kept."""
-    replies = await asyncio.gather(*reads.futures[2 * len(reads.settled):])
-    reads.settled.extend(await asyncio.gather(*(settle(session, replies[i], replies[i + 1], reads)
-                                                for i in range(0, len(replies), 2))))
+    """Every root's (subtree, chain) (see subtree_of); those settled by an earlier call kept."""
+    replies = await asyncio.gather(*reads.futures[len(reads.settled):])
+    reads.settled.extend(await asyncio.gather(*(subtree_of(session, reply) for reply in replies)))
     return reads.settled
+
+
+async def subtree_of(session: Session, chain_reply: dict) -> tuple[list[dict], list[dict]] | None:
+    """A root's accessibility subtree (its node first, ignored nodes included) and the chain from
+    it to the document's node. A root that is not in the tree itself (e.g. a plain <span>: its
+    text hangs under the parent's node) is read from its nearest ancestor that is; None if that
+    is the document's own node, or the subtree is deeper than MAX_LEVELS reads."""
+    chain = chain_reply.get("nodes") or []
+    index = next((i for i in range(len(chain) - 1) if in_tree(chain, i)), None)
+    if index is None:
+        return None
+    subtree = await descendants(session, chain[index])
+    return None if subtree is None else (subtree, chain[index:])
+
+
+async def descendants(session: Session, node: dict) -> list[dict] | None:
+    """``node`` and every node below it, read level by level (each level's reads pipelined):
+    a reply holds a node's children, and the whole subtree of each ignored child. None when
+    deeper than MAX_LEVELS reads."""
+    found, known, level = [node], {str(node.get("nodeId"))}, [node]
+    for _ in range(MAX_LEVELS):
+        unread = [n for n in level if any(str(c) not in known for c in n.get("childIds", ()))]
+        if not unread:
+            return found
+        replies = await asyncio.gather(*(session.send(CHILDREN, {"id": str(n["nodeId"])})
+                                         for n in unread))
+        level = []
+        for reply in replies:
+            for child in reply.get("nodes") or ():
+                child_id = str(child.get("nodeId"))
+                if child_id not in known:
+                    known.add(child_id)
+                    found.append(child)
+                    level.append(child)
+    return None
 
 
 async def patched_records(session: Session, records: list[Record], reads: Reads,

@@ -37,19 +37,19 @@ async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: dict
                      after_check: AfterCheck,
                      ) -> tuple[Capture, asyncio.Future[Probed | Exception] | None] | None:
     """The capture with only the changed subtrees read again and fresh boxes, and the
-    after-check already sent behind its reads (None: check now); None when the change needs a
-    full read. ``roots_reply`` is the take's (take_params)."""
+    after-check already sent behind its reads; None when the change needs a full read.
+    ``roots_reply`` is the take's (take_params)."""
     take = patch.parse_take(roots_reply)
     before = capture.render
     if take is None or before is None:
         return None
-    # The renderer answers in order: the accessibility reads first, so splicing them in
-    # overlaps the snapshot, the renderer's longest job; then the check that nothing changed
-    # meanwhile, which is answered by the time the nodes are placed.
+    # The renderer answers in order: the roots' ancestors first, then the snapshot, the
+    # renderer's longest job; the subtrees are read level by level meanwhile, and the check that
+    # nothing changed goes out behind the last of those reads, answered by the time the nodes
+    # are placed.
     reads = patch.start_reads(page, take.roots, take.top)
     snapshot_call = asyncio.ensure_future(parsed_snapshot(page, dpr, boxes=False))
-    after_call = after_check()
-    spliced = asyncio.ensure_future(patch.patched_records(page, capture.records, reads, capture.frame_id))
+    spliced = asyncio.ensure_future(_spliced_then_checked(page, capture, reads, after_check))
     # CSS can re-render more than the changed nodes (a class on <body>, :has(), :focus-within):
     # the rendering tells what (restyle.py). Its last side is worked out while Chromium makes
     # the new snapshot (once the calls above are on their way: one turn of the loop sends them).
@@ -58,24 +58,28 @@ async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: dict
     snapshot = await snapshot_call
     rendering = snapshot.render_state()
     restyled = None if rendering is None else rendering.restyled_roots(before, take.roots)
-    records = await spliced         # right unless more was re-rendered, as is most often
+    records, after_call = await spliced     # right unless more was re-rendered, as is most often
     if restyled is None:
         release_later(snapshot)
         await after_call
         return None
-    if restyled:                    # spliced again with those, as one tree that must add up
-        await after_call            # (answered long ago) checked anew, behind these reads:
+    if restyled:                    # spliced again with those, as one tree that must add up,
+        await after_call            # and checked anew behind their reads
         patch.add_reads(page, reads, restyled)
-        reads.late = False          # reads from an ancestor so far were all sent before it
-        after_call = after_check()
-        await asyncio.sleep(0)      # (all sent) the snapshot's boxes are read meanwhile
+        await asyncio.sleep(0)      # (sent) the snapshot's boxes are read meanwhile
         snapshot.read_boxes()
-        records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
+        records, after_call = await _spliced_then_checked(page, capture, reads, after_check)
     patched = one_document(page, records, snapshot, capture.frame_id)
     if patched is None:
         await after_call
         return None
     patched.wide, patched.restyled = take.top is not None, len(restyled)
-    # A root read again from its ancestor, or a re-rendered one, was read after that check:
-    # check once more.
-    return patched, (None if reads.late else after_call)
+    return patched, after_call
+
+
+async def _spliced_then_checked(page: Page, capture: Capture, reads: patch.Reads, after_check: AfterCheck,
+                                ) -> tuple[list | None, asyncio.Future[Probed | Exception]]:
+    """The capture's records with the reads spliced in, and the after-check, sent as soon as
+    the last of those reads is answered (it vouches for every read before it)."""
+    records = await patch.patched_records(page, capture.records, reads, capture.frame_id)
+    return records, after_check()
