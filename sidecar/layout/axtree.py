@@ -79,7 +79,7 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
     ``inline_text_boxes``: keep Chromium's InlineTextBox nodes (otherwise DROPPED_ROLES).
 
     Links to the nodes never reported (DROPPED_ROLES) are left out here, so a record is final
-    when made (nothing later edits it: its JSON can be made ahead, render.record_json).
+    when made (nothing later edits it).
     The cold path's hottest Python loop (one pass over thousands of nodes): its
     look-ups are inlined and bound to locals rather than made through small helper calls.
     """
