@@ -24,7 +24,6 @@ from .seams import Page
 log = logging.getLogger(__name__)
 
 MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
-EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as render_layout keys them)
 
 
 def view_of(probe: ProbeResult, metrics: dict) -> View:
