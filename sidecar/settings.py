@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,15 @@ from .url_policy import default_file_roots
 DEFAULT_PORT = 8122
 # /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background
 # read after a page's change, refresh.py). The whole read, ?fresh=true's, is always there.
-LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "frames", "sections", "refresh")
+LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "frames", "refresh")
+# Strategies that were dropped, and why: an operator's setting that still names one keeps
+# starting the sidecar (the word is ignored, with a warning).
+REMOVED_LAYOUT_STRATEGIES = {
+    "sections": "its Accessibility.queryAXTree reads could go unanswered when a navigation "
+                "committed, and Chromium's renderer then crashed",
+}
+
+log = logging.getLogger("sidecar.settings")
 
 
 class SettingsError(ValueError):
@@ -163,6 +172,17 @@ def _number(raw: str | None, name: str, default: float, kind: type = float) -> f
         raise SettingsError(f"{name} must be a number, got {raw!r}") from None
 
 
+def _strategies(text: str) -> tuple[str, ...]:
+    """The layout strategies a comma-separated list names ("none": none); a removed one is
+    left out with a warning, so that an old setting still starts the sidecar."""
+    names = [name.strip().lower() for name in text.split(",")]
+    names = [name for name in names if name and name != "none"]
+    for name in dict.fromkeys(name for name in names if name in REMOVED_LAYOUT_STRATEGIES):
+        log.warning("layout strategy %r was removed and is ignored: %s", name,
+                    REMOVED_LAYOUT_STRATEGIES[name])
+    return tuple(name for name in names if name not in REMOVED_LAYOUT_STRATEGIES)
+
+
 def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -287,9 +307,8 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         recover_crashed_tabs=args.recover_crashed_tabs,
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
-        layout_strategies=LAYOUT_STRATEGIES if args.layout_strategies is None else tuple(
-            name.strip().lower() for name in args.layout_strategies.split(",")
-            if name.strip() and name.strip().lower() != "none"),
+        layout_strategies=LAYOUT_STRATEGIES if args.layout_strategies is None else _strategies(
+            args.layout_strategies),
         expose_cdp=_address(args.expose_cdp) if args.expose_cdp else None,
         playwright=args.playwright,
         desktopd_url=args.desktopd_url.rstrip("/") if args.desktopd_url else None,

@@ -12,8 +12,8 @@ again, keep), ``readers`` (the ways to read a tab behind one interface, each swi
 change notifications), ``encoding`` (bodies as bytes, reused while unchanged; ETag, gzip).
 
 The readers: ``read_whole`` (the reference read, and the rescan after scrolling), ``read_patch``
-with ``patch``, ``splice`` and ``restyle`` (only the changed subtrees), ``read_sections`` with
-``sections`` (a full read in pipelined pieces).
+with ``patch``, ``splice`` and ``restyle`` (only the changed subtrees), ``read_frames`` (a
+page's top document alone).
 
 What they stand on: ``seams`` (the Protocols of sessions, tabs, tracker), ``probing`` and
 ``probe`` (the in-page change signal), ``capture`` (what a read makes; placing nodes),

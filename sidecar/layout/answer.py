@@ -15,7 +15,7 @@ from .axtree import Record
 from .capture import Capture
 from .encoding import NodeList
 from .geometry import Placement, View, viewport_origin
-from .memory import gc_paused, release_later
+from .memory import gc_paused
 from .options import LayoutOptions
 from .probe import ProbeResult
 from .probing import layout_scroll
@@ -24,7 +24,6 @@ from .seams import Page
 log = logging.getLogger(__name__)
 
 MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
-EVERY_NODE = LayoutOptions()   # the options of an answer with every node (as render_layout keys them)
 
 
 def view_of(probe: ProbeResult, metrics: dict) -> View:
@@ -102,11 +101,8 @@ def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: 
             capture.node_caches.pop(next(iter(capture.node_caches)))
         node_cache = capture.node_caches[options] = render.NodeCache()
     with gc_paused():
-        node_json = render.nodes(records, placements, view, node_cache, capture.record_json,
-                                 options.bounds_space, hit_results)
-    if capture.record_json is not None:
-        release_later(capture.record_json)       # in the node cache now
-        capture.record_json = None
+        node_json = render.nodes(records, placements, view, node_cache, options.bounds_space,
+                                 hit_results)
     layout = dict(
         source=capture.source,
         boundsSpace=options.bounds_space,

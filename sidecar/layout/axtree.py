@@ -79,7 +79,7 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
     ``inline_text_boxes``: keep Chromium's InlineTextBox nodes (otherwise DROPPED_ROLES).
 
     Links to the nodes never reported (DROPPED_ROLES) are left out here, so a record is final
-    when made (nothing later edits it: its JSON can be made ahead, render.record_json).
+    when made (nothing later edits it).
     The cold path's hottest Python loop (one pass over thousands of nodes): its
     look-ups are inlined and bound to locals rather than made through small helper calls.
     """
@@ -209,39 +209,6 @@ def truncate(records: list[Record], limit: int) -> list[Record]:
             result.append(dict(record, childIds=[c for c in record["childIds"] if c in ids],
                                parentId=record["parentId"] if record["parentId"] in ids else None))
     return result
-
-
-def subtree_preorder(records: list[Record]) -> list[Record] | None:
-    """``records``, one node's whole subtree with that node first, in tree pre-order (as
-    ``preorder`` orders them); None unless each is reached exactly once from the first and
-    every child and parent link but the first node's parent stays among them. Nothing is
-    changed."""
-    by_id = {r["nodeId"]: r for r in records}
-    if not records or len(by_id) != len(records):
-        return None
-    ordered: list[Record] = []
-    seen: set[str] = set()
-    stack = [records[0]]
-    pop, push, visit, add = stack.pop, stack.extend, ordered.append, seen.add
-    while stack:
-        record = pop()
-        node_id = record["nodeId"]
-        if node_id in seen:
-            return None
-        add(node_id)
-        visit(record)
-        child_ids = record["childIds"]
-        if child_ids:
-            try:
-                push([by_id[c] for c in reversed(child_ids)])
-            except KeyError:
-                return None
-    if len(ordered) != len(records):
-        return None
-    for record in ordered[1:]:
-        if record["parentId"] not in by_id:
-            return None
-    return ordered
 
 
 def preorder(records: list[Record]) -> list[Record]:

@@ -13,7 +13,7 @@ from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probing import Probed, layout_scroll, same_scroll
-from .render import NodeCache, RecordJson
+from .render import NodeCache
 from .restyle import RenderState
 from .seams import ChildSession, Page, Session
 from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
@@ -44,7 +44,6 @@ class Capture:
     # Incremental updates (patch.py): only for a tab of one document in one session, read
     # through the accessibility tree. ``frames`` is its change signal when it was taken.
     patchable: bool = False
-    sectioned: bool = False                      # read in sections (sections.py), not whole
     frame_id: str = ""
     frames: tuple[str, ...] = ()
     render: RenderState | None = None            # its snapshot's rendering (restyle.py)
@@ -53,8 +52,6 @@ class Capture:
     # Per query options, the last answer's nodes and their JSON: handed on to the tab's next
     # capture, which reuses those whose record and box did not change (render.py).
     node_caches: dict[LayoutOptions, NodeCache] = field(default_factory=dict)
-    # The records' JSON made during a read in sections; used (then dropped) by the first answer.
-    record_json: RecordJson | None = None
     # The last check that found the page as captured (then the signal held): a request that
     # arrived before it was sent needs no check of its own (service.LayoutService).
     checked: Probed | None = None
@@ -112,29 +109,20 @@ def _oopif_root(parent: Snapshot, parent_placements: dict[int, DocumentPlacement
                                   owner_id, root.scroll_x, root.scroll_y)
 
 
-_UNKNOWN: Any = object()
-
-
-def placements(records: list[Record], keys: list[str], placed: Placed,
-               known: dict[str, Placement | None] | None = None) -> list[Placement | None]:
-    """Each record's placement (``keys``: each one's session); ``known``: some already worked
-    out from ``placed``, by nodeId (the same objects, so the render cache compares identities)."""
-    if not known and (not keys or keys.count(keys[0]) == len(keys)):      # one session
+def placements(records: list[Record], keys: list[str], placed: Placed) -> list[Placement | None]:
+    """Each record's placement (``keys``: each one's session)."""
+    if not keys or keys.count(keys[0]) == len(keys):      # one session
         session = placed.get(keys[0]) if keys else None
         if session is None:
             return [None] * len(records)
         return session[0].placements_of([r.get("backendDOMNodeId") for r in records], session[1])
-    result: list[Placement | None] = [known.get(r["nodeId"], _UNKNOWN) for r in records] if known \
-        else [_UNKNOWN] * len(records)
+    result: list[Placement | None] = [None] * len(records)
     by_session: dict[str, list[int]] = {}
-    for index, made in enumerate(result):
-        if made is _UNKNOWN:
-            by_session.setdefault(keys[index], []).append(index)
+    for index, key in enumerate(keys):
+        by_session.setdefault(key, []).append(index)
     for key, indices in by_session.items():
         session = placed.get(key)
         if session is None:
-            for index in indices:
-                result[index] = None
             continue
         made_now = session[0].placements_of([records[i].get("backendDOMNodeId") for i in indices],
                                             session[1])
@@ -173,21 +161,18 @@ async def parsed_snapshot(session: Session, dpr: float, *, boxes: bool = True) -
 
 
 def one_document(page: Page, records: list[Record] | None, snapshot: Snapshot, frame_id: str,
-                 *, sectioned: bool = False, placed: Placed | None = None,
-                 known: dict[str, Placement | None] | None = None) -> Capture | None:
-    """A capture of a tab of one document read through its accessibility tree (patched or in
-    sections), placed by ``snapshot``; None without records, or when the snapshot holds more
-    than that document or another one. ``placed`` and ``known``: that snapshot's documents
-    placed, and placements by nodeId, worked out already (read_sections.Ahead)."""
+                 ) -> Capture | None:
+    """A capture of a tab of one document read through its accessibility tree (patched),
+    placed by ``snapshot``; None without records, or when the snapshot holds more than that
+    document or another one."""
     release_later(snapshot)
     if records is None or len(snapshot.documents) != 1 or not of_frame(snapshot, frame_id):
         return None
-    if placed is None or placed[page.target_id][0] is not snapshot:
-        placed, known = place_sessions(page, snapshot, [], {}), None
+    placed = place_sessions(page, snapshot, [], {})
     keys = [page.target_id] * len(records)
     with gc_paused():
-        return Capture(signal=(), records=records, placements=placements(records, keys, placed, known),
+        return Capture(signal=(), records=records, placements=placements(records, keys, placed),
                        source="accessibility", sticky=sticky(placed), sessions=keys,
-                       patchable=True, sectioned=sectioned, frame_id=frame_id,
+                       patchable=True, frame_id=frame_id,
                        render=snapshot.render_state(), ancestry=Ancestry(snapshot.ancestry()),
                        scroll=scroll_of(snapshot))

@@ -108,7 +108,7 @@ def _keep(tab: TabLayout, capture: Capture, checked: Probed, children: list[Chil
     capture.checked = checked if cacheable else None
     previous = tab.capture
     if previous is not None and previous is not capture:
-        # Those the capture made itself (sections rendered ahead) win over the handed-on.
+        # Handed on: the next answer reuses the JSON of the nodes that did not change.
         capture.node_caches = {**previous.node_caches, **capture.node_caches}
         release_later(previous)
     tab.capture = capture
@@ -116,8 +116,6 @@ def _keep(tab: TabLayout, capture: Capture, checked: Probed, children: list[Chil
 
 def _count(counters: LayoutCounters, counter: str, capture: Capture) -> None:
     setattr(counters, counter, getattr(counters, counter) + 1)
-    if capture.sectioned:
-        counters.sectioned += 1
     if counter == "patches":
         counters.wide += capture.wide
         counters.restyled += capture.restyled

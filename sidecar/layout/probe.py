@@ -375,7 +375,7 @@ class ProbeResult:
     client_height: float
     visible: bool | None = None  # document.visibilityState == "visible"; None if not reported
     # A <select>'s popup opened or closed since the last probe: Chromium's tree shows that in a
-    # whole read (getFullAXTree) only, not yet in subtree reads (patches, sections).
+    # whole read (getFullAXTree) only, not yet in subtree reads (patches).
     popup_changed: bool = False
     # A focused <select>'s popup is open: while it is, the keys change the select's value and
     # the popup's highlighted option in Chromium's tree with no event or mutation in the page.

@@ -8,7 +8,6 @@ stays, last, and is what ``?fresh=true`` uses alone: the oracle the others are h
   patch     only the subtrees the page's change tracker names read again (read_patch.py)
   frames    a page with iframes whose top document alone changed: that document's tree read
             again, the iframes' trees taken over (read_frames.py)
-  sections  a full read in pipelined pieces, rendered while read (read_sections.py)
   whole     the AX trees and DOM snapshots of the page and its iframes (read_whole.py)
 """
 
@@ -19,13 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .answer import view_of
 from .capture import Capture
 from .probe import document_token
 from .probing import AfterCheck, Probed, animating, unprovable
 from .read_frames import read_top_document
 from .read_patch import patchable, read_patch
-from .read_sections import read_sections
 from .read_whole import read_whole, rescan
 from .seams import ChildSession, Page
 
@@ -119,20 +116,6 @@ def top_document_changed_alone(before: tuple, now: tuple | None) -> bool:
         and document_token(top_now) == document_token(top_before) and now[1:] == before[1:]
 
 
-class Sections:
-    name, counter = "sections", "captures"
-
-    async def read(self, ctx: ReadContext) -> Read | None:
-        # A page that cannot be cached (always animating) is read as ?fresh=true reads it: the
-        # sections' machinery only pays off for a capture kept.
-        probed = ctx.probed
-        if ctx.fresh or ctx.children or animating(probed) or probed.probe.popup_changed:
-            return None
-        capture, after = await read_sections(ctx.page, probed.probe.device_pixel_ratio,
-                                             view_of(probed.probe, probed.metrics), ctx.after_check)
-        return None if capture is None else Read(capture, after)
-
-
 class Whole:
     name, counter = "whole", "captures"
 
@@ -140,7 +123,7 @@ class Whole:
         return Read(await read_whole(ctx.page, ctx.children, ctx.probed.probe.device_pixel_ratio))
 
 
-ALL: tuple[Reader, ...] = (Reuse(), Rescan(), Patch(), Frames(), Sections(), Whole())
+ALL: tuple[Reader, ...] = (Reuse(), Rescan(), Patch(), Frames(), Whole())
 NAMES = tuple(reader.name for reader in ALL)
 
 

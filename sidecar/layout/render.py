@@ -76,23 +76,11 @@ _JSON_BOOL = {True: "true", False: "false"}
 _JSON_HIT = {True: "true", False: "false", None: "null"}
 
 
-# nodeId -> (record, its size, childIds and parentId then, its JSON without the closing brace)
-RecordJson = dict[str, tuple[Record, int, list[str], "str | None", bytes]]
-
-
-def record_json(records: list[Record]) -> RecordJson:
-    """The records' JSON made ahead (a full read makes it for each section while Chromium makes
-    the next one); ``nodes`` uses it for a record still the same object with the same links."""
-    return {record["nodeId"]: (record, len(record), record["childIds"], record["parentId"],
-                               record_bytes(record)[:-1]) for record in records}
-
-
 def nodes(records: list[Record], placements: list[Placement | None], view: View,
-          cache: NodeCache, known: RecordJson | None = None,
+          cache: NodeCache,
           bounds_space: str = "document", hits: dict[str, bool | None] | None = None) -> list[bytes]:
-    """The JSON of each record with its bounds for ``view``; updates ``cache``. ``known``: the
-    JSON of records made ahead (record_json). ``bounds_space``: the space of each node's
-    "bounds" (one of BOUNDS_SPACES; the "viewport" and "screen" members are always theirs).
+    """The JSON of each record with its bounds for ``view``; updates ``cache``. ``bounds_space``:
+    the space of each node's "bounds" (one of BOUNDS_SPACES; the "viewport" and "screen" members are always theirs).
     ``hits``: nodeId -> "hittable" of the nodes hit-tested for this view (hits.py)."""
     if cache.view != view:
         cache.view, cache.entries = view, {}
@@ -118,15 +106,7 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             continue
         # A node's JSON is its record's members, then its geometry's: a record that only moved
         # keeps the JSON of its members.
-        if same_record:
-            prefix = hit[3]
-        else:
-            made = known.get(node_id) if known else None
-            if made is not None and made[0] is record and made[1] == len(record) \
-                    and made[2] is record["childIds"] and made[3] == record["parentId"]:
-                prefix = made[4]
-            else:
-                prefix = record_bytes(record)[:-1]
+        prefix = hit[3] if same_record else record_bytes(record)[:-1]
         if placement is None:
             encoded = prefix + _NO_GEOMETRY_JSON
         else:

@@ -23,8 +23,7 @@ class TabLayout:
 class LayoutCounters:
     """Reads of every tab since the connection was made, by the reader that made them."""
 
-    captures: int = 0        # full reads (whole or in sections) ...
-    sectioned: int = 0       # ... of which in sections
+    captures: int = 0        # full reads
     patches: int = 0         # incremental reads ...
     wide: int = 0            # ... of which after a page-wide change
     frames: int = 0          # reads of a page with iframes, its top document's tree only

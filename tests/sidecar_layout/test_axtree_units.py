@@ -3,12 +3,9 @@ the interesting filter."""
 
 from __future__ import annotations
 
-
-import pytest
-
 from sidecar.layout import axtree
 
-from .unit_inputs import TREE, _ax, _record
+from .unit_inputs import TREE, _ax
 
 
 def test_ax_records_states_properties_and_dropped_text_boxes():
@@ -51,30 +48,6 @@ def test_ax_records_leave_out_links_to_dropped_nodes_and_take_the_target_id():
                for r, (children, parent) in zip(records, links))
     assert [r["nodeId"] for r in ordered] == ["p:1", "p:2", "p:3", "p:4", "p:5"]
 
-def test_subtree_preorder_orders_one_subtree_as_preorder_does():
-    # 2 > (3 > 6, 4 > 5), given in another order; its top's parent (1) is not among them.
-    records = [_record("2", "1", ("3", "4")), _record("4", "2", ("5",)), _record("5", "4"),
-               _record("3", "2", ("6",)), _record("6", "3")]
-    ordered = axtree.subtree_preorder(records)
-    assert [r["nodeId"] for r in ordered] == ["2", "3", "6", "4", "5"]
-    assert all(a is b for a, b in zip(ordered, sorted(records, key=ordered.index)))
-    assert [r["nodeId"] for r in axtree.preorder([_record("1", None, ("2",))] + records)][1:] \
-        == ["2", "3", "6", "4", "5"]
-
-
-@pytest.mark.parametrize("records", [
-    [_record("2", "1", ("3", "9")), _record("3", "2")],               # a child not among them
-    [_record("2", "1", ("3",)), _record("3", "2"), _record("4", "2")],  # one not reached
-    [_record("2", "1", ("3", "3")), _record("3", "2")],               # reached twice
-    [_record("2", "1", ("3",)), _record("3", "2", ("2",))],           # a cycle
-    [_record("2", "1", ("3",)), _record("3", "8")],                   # a parent outside
-    [_record("2", "1"), _record("2", "1")],                           # one id twice
-    [],
-])
-def test_subtree_preorder_is_none_unless_the_records_are_one_whole_subtree(records):
-    before = [(r["childIds"], r["parentId"]) for r in records]
-    assert axtree.subtree_preorder(records) is None
-    assert [(r["childIds"], r["parentId"]) for r in records] == before     # nothing changed
 
 def test_interesting_filter_reparents_children_and_keeps_order():
     records = axtree.preorder(axtree.ax_records(TREE, "F"))

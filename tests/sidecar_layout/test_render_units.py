@@ -1,5 +1,5 @@
-"""Unit tests of render and encoding: each node's JSON for a view, made ahead or reused, and read
-back as clients parse it."""
+"""Unit tests of render and encoding: each node's JSON for a view, reused, and read back as
+clients parse it."""
 
 from __future__ import annotations
 
@@ -12,22 +12,6 @@ from sidecar.layout.encoding import NodeList, dumps, dumps_layout
 from sidecar.layout.geometry import Placement, Rect
 
 from .unit_inputs import TREE, _view
-
-
-def test_nodes_use_json_made_ahead_only_for_records_left_as_they_were():
-    records = axtree.preorder(axtree.ax_records(TREE, "F", target_id="T"))
-    placements = [Placement(Rect(0, 10.0 * i, 100, 10)) for i in range(len(records))]
-    expected = render.nodes(records, placements, _view(), render.NodeCache())
-    made = render.record_json(records)
-    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == expected
-    # Edited after their JSON was made: a new child list, a new parent, one more member.
-    records[1]["childIds"] = ["3"]
-    records[3]["parentId"] = None
-    records[4]["level"] = 1
-    fresh = render.nodes(records, placements, _view(), render.NodeCache())
-    assert render.nodes(records, placements, _view(), render.NodeCache(), made) == fresh
-    assert fresh[1] != expected[1] and fresh[3] != expected[3] and fresh[4] != expected[4]
-    assert fresh[0] == expected[0]
 
 
 def test_nodes_found_equal_keep_the_new_objects_for_the_next_answer():

@@ -36,10 +36,6 @@ TREE = [
 ]
 
 
-def _record(node_id: str, parent: str | None, children: tuple[str, ...] = ()) -> dict:
-    return {"nodeId": node_id, "parentId": parent, "childIds": list(children)}
-
-
 def _snapshot(dpr=1.0):
     strings = ["F0", "F1", "HTML", "IFRAME", "BUTTON", "static", "fixed", "2px", "3px", "0px",
                "http://a/", "http://a/f"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from sidecar.settings import SettingsError, parse_settings
@@ -113,3 +115,24 @@ def test_layout_strategies_are_switched_by_name_and_a_wrong_name_is_refused():
     assert [r.name for r in readers_named(())] == ["whole"]
     with pytest.raises(SettingsError, match="layout strategies"):
         parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": "reuse,guess"})
+
+
+def test_a_removed_layout_strategy_is_ignored_with_one_warning(caplog):
+    from sidecar.settings import LAYOUT_STRATEGIES
+
+    assert "sections" not in LAYOUT_STRATEGIES
+    with caplog.at_level(logging.WARNING, logger="sidecar.settings"):
+        chosen = parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": "reuse,Sections,patch,sections"})
+    assert chosen.layout_strategies == ("reuse", "patch")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "'sections' was removed" in warnings[0]
+    assert "queryAXTree" in warnings[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="sidecar.settings"):
+        alone = parse_settings(["--layout-strategies", "sections"], {})
+    assert alone.layout_strategies == () and len(caplog.records) == 1
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="sidecar.settings"):
+        parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": "reuse,patch"})
+        parse_settings([], {})
+    assert not caplog.records
