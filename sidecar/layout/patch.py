@@ -144,24 +144,6 @@ def parse_take(reply: dict[str, Any]) -> Take | None:
     return Take(roots, top)  # type: ignore[arg-type]
 
 
-def parse_groups(reply: dict[str, Any]) -> list[list[int]] | None:
-    """The backendNodeIds of an evaluation that returned an array of elements, in groups that
-    ``null`` items separate; None when it returned anything else."""
-    items = _serialized_items(reply)
-    if items is None:
-        return None
-    groups: list[list[int]] = [[]]
-    for item in items:
-        if item.get("type") == "null":
-            groups.append([])
-            continue
-        root = _backend_id(item)
-        if root is None:
-            return None
-        groups[-1].append(root)
-    return [group for group in groups if group]
-
-
 def _serialized_items(reply: dict[str, Any]) -> list[dict[str, Any]] | None:
     if "exceptionDetails" in reply:
         return None
@@ -184,7 +166,6 @@ def _backend_id(item: dict[str, Any]) -> int | None:
 # on a later navigation.
 ANCESTORS = "Accessibility.getAXNodeAndAncestors"
 CHILDREN = "Accessibility.getChildAXNodes"
-QUERY = "Accessibility.queryAXTree"       # the sections reader's until it goes (not the patch's)
 MAX_LEVELS = 64              # a subtree deeper than this (in reads) is left to a full read
 
 
@@ -193,8 +174,6 @@ class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
     futures: list[asyncio.Future]             # per root: its node and ancestors
-    # Set when a root had to be read again from an ancestor (settle, sections only).
-    late: bool = False
     top: asyncio.Future | None = None         # Take.top's node and ancestors
     # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
     # roots added) does not repeat their reads.
@@ -307,29 +286,6 @@ async def patched_records(session: Session, records: list[Record], reads: Reads,
     return axtree.preorder(kept + new)
 
 
-async def settle(session: Session, subtree_reply: dict, chain_reply: dict, reads: Reads,
-                  ) -> tuple[list[dict], list[dict]] | None:
-    """A root's accessibility subtree and its ancestors (root first, document last). A root that
-    is not in the tree itself (e.g. a plain <span>: its text hangs under the parent's node) is
-    read again from its nearest ancestor that is; None if that is the document's own node."""
-    subtree, chain = subtree_reply.get("nodes") or [], chain_reply.get("nodes") or []
-    if not chain:
-        return None
-    if subtree and in_tree(chain, 0) and str(subtree[0].get("nodeId")) == str(chain[0].get("nodeId")):
-        return subtree, chain
-    for index in range(1, len(chain) - 1):
-        if in_tree(chain, index):
-            backend_id = chain[index].get("backendDOMNodeId")
-            if not isinstance(backend_id, int):
-                return None
-            reads.late = True
-            subtree = (await session.send(QUERY, {"backendNodeId": backend_id})).get("nodes") or []
-            if subtree and str(subtree[0].get("nodeId")) == str(chain[index].get("nodeId")):
-                return subtree, chain[index:]
-            return None
-    return None
-
-
 def in_tree(chain: list[dict], index: int) -> bool:
     """Whether chain[index] is one of its parent's children (the last one is the root)."""
     if index + 1 >= len(chain):
@@ -341,8 +297,8 @@ _NO_ROLE = {"type": "role", "value": "none"}
 
 
 def as_in_full_tree(nodes: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """queryAXTree reports an ignored node's own role and name; getFullAXTree reports role
-    "none" and no name: keep the full tree's shape, so a patched tree equals a full read."""
+    """An ignored node as getFullAXTree reports it (role "none", no name), whichever call read
+    it, so a patched tree equals a full read."""
     for node in nodes:
         if node.get("ignored"):
             node = dict(node, role=_NO_ROLE)
