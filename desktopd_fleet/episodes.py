@@ -46,6 +46,7 @@ class EpisodeResult:
     desktop: str = ""                  # the lease's name
     node: str = ""                     # the Ray node's IP (empty in-process)
     attempts: int = 1                  # 1 + how often it was retried on a new desktop
+    desktop_start_failures: int = 0    # desktops that died while starting, before it ran
     record_dir: str | None = None
     reset_s: float = 0.0
     step_s: list[float] = field(default_factory=list)   # wall time of each step call

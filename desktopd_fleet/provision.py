@@ -17,6 +17,7 @@ import requests
 DEFAULT_IMAGE = "desktopd/chromium:latest"
 HEALTH_TIMEOUT = 240.0
 LABEL = "desktopd.fleet"
+LOG_TAIL_LINES = 40        # of a desktop that died while starting, in the error that says so
 
 
 class DesktopLost(RuntimeError):
@@ -138,7 +139,12 @@ class DockerDesktops:
             ports = {port: int(container.ports[f"{port}/tcp"][0]["HostPort"]) for port in (8080, 8122)}
             lease.endpoint = Endpoint(f"http://127.0.0.1:{ports[8080]}", f"http://127.0.0.1:{ports[8122]}",
                                       token)
-            wait_healthy(lease.endpoint, self.health_timeout, lease.running)
+            try:
+                wait_healthy(lease.endpoint, self.health_timeout, lease.running)
+            except DesktopLost as error:
+                # Say why, before the container (and its log) goes: the desktop's watchdog logs
+                # which program failed.
+                raise DesktopLost(f"{name}: {error}; its log ends:\n{lease.log_tail()}") from None
         except BaseException:
             lease.release()
             raise
@@ -187,6 +193,13 @@ class DockerLease:
 
     def alive(self) -> bool:
         return self.running() and healthy(self.endpoint)
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        """The container's last log lines (empty when it is gone)."""
+        try:
+            return self.container.logs(tail=lines).decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001 - a container that is gone has no log
+            return ""
 
     def memory_bytes(self) -> int | None:
         """The container's memory now as `docker stats` counts it, or None."""

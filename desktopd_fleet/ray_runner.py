@@ -47,6 +47,7 @@ class RolloutStats:
     episodes: int = 0
     episode_retries: int = 0          # episodes run again after their desktop died
     desktops_replaced: int = 0
+    desktop_start_failures: int = 0   # desktops that died before they were healthy (started anew)
     actors_replaced: int = 0
 
 
@@ -63,6 +64,7 @@ class DesktopWorker:
         self._lease: Lease | None = None
         self._env: StepEnv | None = None
         self.desktops_replaced = 0
+        self.start_failures = 0          # desktops that died while starting
 
     def desktop(self) -> dict:
         """The desktop this worker holds now (its name and URLs), starting one if it has none."""
@@ -72,6 +74,7 @@ class DesktopWorker:
 
     def run(self, spec: EpisodeSpec) -> EpisodeResult:
         """The episode, retried on a new desktop when its desktop died under it."""
+        failures_before = self.start_failures
         for attempt in range(1, self._max_attempts + 1):
             lease = self._ensure_desktop()
             try:
@@ -87,6 +90,7 @@ class DesktopWorker:
                     raise DesktopLost(f"episode {spec.episode_id}: {attempt} desktops died under it") from error
                 continue
             result.attempts, result.desktop, result.node = attempt, lease.name, _node_ip()
+            result.desktop_start_failures = self.start_failures - failures_before
             return result
         raise AssertionError("unreachable")
 
@@ -94,8 +98,20 @@ class DesktopWorker:
         self._drop_desktop()
 
     def _ensure_desktop(self) -> Lease:
-        if self._lease is None:
-            self._lease = self._source.start()
+        """The worker's desktop, started if it has none. One that dies before it is healthy (a
+        program of it failing under load) is started anew, up to max_attempts starts: the fault
+        stays with that desktop instead of failing the whole rollout."""
+        for attempt in range(1, self._max_attempts + 1):
+            if self._lease is not None:
+                break
+            try:
+                self._lease = self._source.start()
+            except DesktopLost as error:
+                self.start_failures += 1
+                if attempt == self._max_attempts:
+                    raise DesktopLost(f"no desktop started in {attempt} attempts; the last: {error}") from error
+                log.warning("a desktop died while starting (%s): starting another", error)
+        assert self._lease is not None
         return self._lease
 
     def _ensured_env(self, lease: Lease) -> StepEnv:
@@ -214,6 +230,7 @@ class RolloutRunner:
                 self.stats.episodes += 1
                 self.stats.episode_retries += result.attempts - 1
                 self.stats.desktops_replaced += result.attempts - 1
+                self.stats.desktop_start_failures += result.desktop_start_failures
                 yield result
                 self._submit(actor, pending, running)
         finally:

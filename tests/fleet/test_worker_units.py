@@ -111,3 +111,33 @@ def test_retries_are_bounded() -> None:
     with pytest.raises(DesktopLost):
         worker.run(EpisodeSpec("e"))
     assert len(source.leases) == 2 and all(lease.released for lease in source.leases)
+
+
+@dataclass
+class FailingStarts(FakeSource):
+    """Its first ``failures`` desktops die before they are healthy."""
+    failures: int = 0
+
+    def start(self) -> FakeLease:
+        if self.failures > 0:
+            self.failures -= 1
+            raise DesktopLost("desk stopped before it was healthy")
+        return super().start()
+
+
+def test_a_desktop_that_dies_while_starting_is_started_anew() -> None:
+    source = FailingStarts(failures=2)
+    worker = DesktopWorker(source, lambda lease: CountingEnv(lease), lambda obs: {}, max_attempts=3)
+    result = worker.run(EpisodeSpec("e"))
+    assert result.steps == 3 and result.attempts == 1 and result.desktop == "desk-0"
+    assert result.desktop_start_failures == 2 and worker.start_failures == 2
+    # The next episode on the same desktop had no start to fail.
+    assert worker.run(EpisodeSpec("f")).desktop_start_failures == 0
+
+
+def test_desktop_starts_are_bounded() -> None:
+    worker = DesktopWorker(FailingStarts(failures=5), lambda lease: CountingEnv(lease), lambda obs: {},
+                           max_attempts=2)
+    with pytest.raises(DesktopLost, match="no desktop started in 2 attempts"):
+        worker.run(EpisodeSpec("e"))
+    assert worker.start_failures == 2
