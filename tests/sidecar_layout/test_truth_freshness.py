@@ -128,11 +128,17 @@ async def _read_pair(chromium: Chromium, page) -> tuple[dict, dict, str]:
     for _attempt in range(PAIR_ATTEMPTS):
         state = await chromium.evaluate(page, STATE_JS)
         before = counters.as_dict()
-        cached = await chromium.layout(tab=page.target_id)
-        answered.append(_reader_of(before, counters.as_dict()))
-        full = await chromium.layout(tab=page.target_id, fresh="true")
-        if await chromium.evaluate(page, STATE_JS) == state:
-            return cached, full, " / ".join(answered)
+        try:
+            cached = await chromium.layout(tab=page.target_id)
+            answered.append(_reader_of(before, counters.as_dict()))
+            full = await chromium.layout(tab=page.target_id, fresh="true")
+        except PageChanging:
+            # 409 page_changing: the page changed under every capture of a read (a box's smooth
+            # scroll still landing). An answer refused is not a stale one: read once it is still.
+            answered.append("409 page_changing")
+        else:
+            if await chromium.evaluate(page, STATE_JS) == state:
+                return cached, full, " / ".join(answered)
         await chromium.evaluate(page, STILL_JS)
     raise AssertionError(f"the page changed across every pair of reads: {answered}")
 
