@@ -167,6 +167,36 @@ def _backend_id(item: dict[str, Any]) -> int | None:
 ANCESTORS = "Accessibility.getAXNodeAndAncestors"
 CHILDREN = "Accessibility.getChildAXNodes"
 MAX_LEVELS = 64              # a subtree deeper than this (in reads) is left to a full read
+# A read per node that has children costs far more per node than one getFullAXTree: a patch
+# that reads again more than 1/PATCH_SHARE of the page's nodes is left to a full read.
+PATCH_SHARE = 8
+MIN_NODE_BUDGET = 256        # nodes a patch may read again on any page (small pages included)
+
+
+@dataclass
+class NodeBudget:
+    """How many more nodes a patch may read again before a full read is the cheaper one."""
+
+    left: int
+
+    def spend(self, nodes: int) -> bool:
+        self.left -= nodes
+        return self.left >= 0
+
+
+def node_budget(records: list[Record]) -> NodeBudget:
+    return NodeBudget(max(MIN_NODE_BUDGET, len(records) // PATCH_SHARE))
+
+
+def old_subtree_nodes(records: list[Record], roots: list[int]) -> int:
+    """How many nodes the roots' subtrees had in ``records`` (pre-order; roots without a node of
+    their own there count nothing): what a patch of them will likely read again."""
+    wanted = set(roots)
+    found = [index for index, record in enumerate(records) if record.get("backendDOMNodeId") in wanted]
+    if not found:
+        return 0
+    positions = {record["nodeId"]: index for index, record in enumerate(records)}
+    return sum(len(splice.subtree_ids(records, positions, records[index]["nodeId"])) for index in found)
 
 
 @dataclass
@@ -174,16 +204,17 @@ class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
     futures: list[asyncio.Future]             # per root: its node and ancestors
+    budget: NodeBudget                        # the nodes the subtree reads may still read
     top: asyncio.Future | None = None         # Take.top's node and ancestors
     # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
     # roots added) does not repeat their reads.
     settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
 
 
-def start_reads(session: Session, roots: list[int], top: int | None = None) -> Reads:
+def start_reads(session: Session, roots: list[int], budget: NodeBudget, top: int | None = None) -> Reads:
     """Send every root's node-and-ancestors read now, for ``patched_records`` (which reads
-    the subtrees below them); and ``top``'s node and ancestors."""
-    reads = Reads(_sent(session, roots))
+    the subtrees below them, within ``budget``); and ``top``'s node and ancestors."""
+    reads = Reads(_sent(session, roots), budget)
     if top is not None:
         reads.top = asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": top}))
     return reads
@@ -201,29 +232,34 @@ def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
 async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
     """Every root's (subtree, chain) (see subtree_of); those settled by an earlier call kept."""
     replies = await asyncio.gather(*reads.futures[len(reads.settled):])
-    reads.settled.extend(await asyncio.gather(*(subtree_of(session, reply) for reply in replies)))
+    reads.settled.extend(await asyncio.gather(*(subtree_of(session, reply, reads.budget)
+                                                for reply in replies)))
     return reads.settled
 
 
-async def subtree_of(session: Session, chain_reply: dict) -> tuple[list[dict], list[dict]] | None:
+async def subtree_of(session: Session, chain_reply: dict, budget: NodeBudget,
+                     ) -> tuple[list[dict], list[dict]] | None:
     """A root's accessibility subtree (its node first, ignored nodes included) and the chain from
     it to the document's node. A root that is not in the tree itself (e.g. a plain <span>: its
     text hangs under the parent's node) is read from its nearest ancestor that is; None if that
-    is the document's own node, or the subtree is deeper than MAX_LEVELS reads."""
+    is the document's own node, or the subtree is deeper than MAX_LEVELS reads or larger than
+    the budget."""
     chain = chain_reply.get("nodes") or []
     index = next((i for i in range(len(chain) - 1) if in_tree(chain, i)), None)
     if index is None:
         return None
-    subtree = await descendants(session, chain[index])
+    subtree = await descendants(session, chain[index], budget)
     return None if subtree is None else (subtree, chain[index:])
 
 
-async def descendants(session: Session, node: dict) -> list[dict] | None:
+async def descendants(session: Session, node: dict, budget: NodeBudget) -> list[dict] | None:
     """``node`` and every node below it, read level by level (each level's reads pipelined):
     a reply holds a node's children, and the whole subtree of each ignored child. None when
-    deeper than MAX_LEVELS reads."""
+    deeper than MAX_LEVELS reads, or when the nodes read overdraw ``budget``."""
     found, known, level = [node], {str(node.get("nodeId"))}, [node]
     for _ in range(MAX_LEVELS):
+        if not budget.spend(len(level)):
+            return None
         unread = [n for n in level if any(str(c) not in known for c in n.get("childIds", ()))]
         if not unread:
             return found

@@ -47,7 +47,10 @@ async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: dict
     # renderer's longest job; the subtrees are read level by level meanwhile, and the check that
     # nothing changed goes out behind the last of those reads, answered by the time the nodes
     # are placed.
-    reads = patch.start_reads(page, take.roots, take.top)
+    budget = patch.node_budget(capture.records)
+    if patch.old_subtree_nodes(capture.records, take.roots) > budget.left:
+        return None                 # most of the page changed: a full read is cheaper
+    reads = patch.start_reads(page, take.roots, budget, take.top)
     snapshot_call = asyncio.ensure_future(parsed_snapshot(page, dpr, boxes=False))
     spliced = asyncio.ensure_future(_spliced_then_checked(page, capture, reads, after_check))
     # CSS can re-render more than the changed nodes (a class on <body>, :has(), :focus-within):

@@ -8,8 +8,17 @@ import random
 
 import pytest
 
+from sidecar.layout import patch
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+
+@pytest.fixture
+def unbounded_patches(monkeypatch):
+    """Patches of any size: this small page's changes at <main> re-read most of it, which the
+    patch leaves to a full read as the cheaper one (patch.NodeBudget); here the patch itself,
+    not that choice, is under test."""
+    monkeypatch.setattr(patch, "MIN_NODE_BUDGET", 1_000_000)
 
 
 def _counts(chromium) -> dict[str, int]:
@@ -52,6 +61,7 @@ async def _open(chromium, page_server):
     return page
 
 
+@pytest.mark.usefixtures("unbounded_patches")
 @pytest.mark.parametrize("seed", [20261121, 1812])
 async def test_patched_layouts_equal_full_reads_after_random_changes(chromium, page_server, seed):
     page = await _open(chromium, page_server)
@@ -74,6 +84,7 @@ async def test_patched_layouts_equal_full_reads_after_random_changes(chromium, p
     assert patches >= 24, (before, after)
 
 
+@pytest.mark.usefixtures("unbounded_patches")
 async def test_every_kind_of_change_is_patched_and_exact(chromium, page_server):
     page = await _open(chromium, page_server)
     count = await chromium.evaluate(page, "window.mutations.length")
@@ -191,6 +202,7 @@ PAGE_WIDE = [(f"document.body.classList.toggle('{name}')", shows)
 ]
 
 
+@pytest.mark.usefixtures("unbounded_patches")
 async def test_page_wide_changes_are_patched_with_what_they_re_rendered(chromium, page_server):
     page = await _open(chromium, page_server)
     for script, shows in PAGE_WIDE + [(s, shows) for s, shows in PAGE_WIDE if "toggle" in s]:
@@ -278,3 +290,26 @@ async def test_unchanged_nodes_are_reused_and_the_spliced_json_is_exact(chromium
         # The spliced body is the JSON of its nodes decoded and encoded again, byte for byte:
         # the template writes what json.dumps would.
         assert LayoutEncoder().encode(body).data == dumps(body)
+
+
+# Half of a 2,000-element page's sections moved into one <div>, whose content is then replaced.
+WRAP_HALF = """(() => { const d = document.createElement('div'); d.id = 'big';
+  const s = [...document.querySelectorAll('body > section')]; s[0].before(d);
+  for (const x of s.slice(0, s.length / 2)) d.append(x); return 0; })()"""
+REPLACE_HALF = """(() => { const el = document.getElementById('big');
+  el.innerHTML = el.innerHTML.replace(/Button (\\d+)/g, 'Knopf $1'); return 0; })()"""
+REPLACE_SMALL = "document.querySelector('#big section').innerHTML += '<p>one more</p>'; 0"
+
+
+async def test_a_change_to_most_of_the_page_is_read_whole_a_small_one_patched(chromium, page_server):
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("/gen/2000"))
+    await chromium.evaluate(page, WRAP_HALF)
+    await chromium.layout(tab=page.target_id)
+    await chromium.layout(tab=page.target_id)
+    for script, patched in ((REPLACE_HALF, 0), (REPLACE_SMALL, 1)):
+        layout, moved = await _observed(chromium, page, script)
+        assert (moved["patches"], moved["captures"]) == (patched, 1 - patched), (script, moved)
+        full = await chromium.layout(tab=page.target_id, fresh="true")
+        assert _comparable(layout) == _comparable(full), _first_difference(
+            _comparable(layout), _comparable(full))

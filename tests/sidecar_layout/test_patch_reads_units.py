@@ -39,6 +39,10 @@ def _children(node_id: str) -> list[dict]:
     return out
 
 
+def _plenty() -> patch.NodeBudget:
+    return patch.NodeBudget(1000)
+
+
 class FakeSession:
     target_id = session_id = "page"
 
@@ -57,7 +61,7 @@ class FakeSession:
 
 def test_a_subtree_is_read_level_by_level_through_ignored_nodes() -> None:
     session = FakeSession()
-    found = asyncio.run(patch.descendants(session, TREE["main"]))
+    found = asyncio.run(patch.descendants(session, TREE["main"], _plenty()))
     assert found is not None
     assert found[0] is TREE["main"]
     assert sorted(n["nodeId"] for n in found) == ["item1", "item2", "list", "main", "text0", "text1"]
@@ -69,18 +73,18 @@ def test_a_subtree_is_read_level_by_level_through_ignored_nodes() -> None:
 
 def test_a_leaf_costs_no_read() -> None:
     session = FakeSession()
-    assert asyncio.run(patch.descendants(session, TREE["footer"])) == [TREE["footer"]]
+    assert asyncio.run(patch.descendants(session, TREE["footer"], _plenty())) == [TREE["footer"]]
     assert session.sent == []
 
 
 def test_a_subtree_deeper_than_the_limit_is_left_to_a_full_read(monkeypatch) -> None:
     monkeypatch.setattr(patch, "MAX_LEVELS", 1)
-    assert asyncio.run(patch.descendants(FakeSession(), TREE["main"])) is None
+    assert asyncio.run(patch.descendants(FakeSession(), TREE["main"], _plenty())) is None
 
 
 def test_a_root_comes_with_its_chain_to_the_document() -> None:
     session = FakeSession()
-    settled = asyncio.run(patch.subtree_of(session, {"nodes": _chain("main")}))
+    settled = asyncio.run(patch.subtree_of(session, {"nodes": _chain("main")}, _plenty()))
     assert settled is not None
     subtree, chain = settled
     assert [n["nodeId"] for n in chain] == ["main", "doc"]
@@ -91,7 +95,7 @@ def test_a_root_outside_the_tree_is_read_from_its_nearest_ancestor_in_it() -> No
     # A root whose node its parent does not list as a child (a plain <span>'s text hangs under
     # the parent's node): read from the parent.
     orphan = {"nodeId": "span", "childIds": []}
-    settled = asyncio.run(patch.subtree_of(FakeSession(), {"nodes": [orphan, *_chain("item1")]}))
+    settled = asyncio.run(patch.subtree_of(FakeSession(), {"nodes": [orphan, *_chain("item1")]}, _plenty()))
     assert settled is not None
     subtree, chain = settled
     assert chain[0]["nodeId"] == "item1"
@@ -99,5 +103,27 @@ def test_a_root_outside_the_tree_is_read_from_its_nearest_ancestor_in_it() -> No
 
 
 def test_no_node_below_the_document_means_a_full_read() -> None:
-    assert asyncio.run(patch.subtree_of(FakeSession(), {"nodes": [TREE["doc"]]})) is None
-    assert asyncio.run(patch.subtree_of(FakeSession(), {"nodes": []})) is None
+    assert asyncio.run(patch.subtree_of(FakeSession(), {"nodes": [TREE["doc"]]}, _plenty())) is None
+    assert asyncio.run(patch.subtree_of(FakeSession(), {"nodes": []}, _plenty())) is None
+
+
+def test_a_subtree_larger_than_the_budget_is_left_to_a_full_read() -> None:
+    # main's subtree has 6 nodes: a budget of 5 is overdrawn once the third level is in.
+    session = FakeSession()
+    assert asyncio.run(patch.descendants(session, TREE["main"], patch.NodeBudget(5))) is None
+    assert asyncio.run(patch.descendants(FakeSession(), TREE["main"], patch.NodeBudget(6))) is not None
+
+
+def test_the_budget_is_a_share_of_the_page_and_the_old_subtrees_predict_the_reads() -> None:
+    records = [{"nodeId": str(i), "childIds": [], "backendDOMNodeId": 100 + i} for i in range(4000)]
+    assert patch.node_budget(records).left == 4000 // patch.PATCH_SHARE
+    assert patch.node_budget(records[:10]).left == patch.MIN_NODE_BUDGET
+    # root 100 holds 1..3 below it; 200 is not in the tree; 103 is a leaf
+    tree = [{"nodeId": "r", "childIds": ["a", "d"], "backendDOMNodeId": 100},
+            {"nodeId": "a", "childIds": ["b", "c"], "backendDOMNodeId": 101},
+            {"nodeId": "b", "childIds": [], "backendDOMNodeId": 102},
+            {"nodeId": "c", "childIds": [], "backendDOMNodeId": 103},
+            {"nodeId": "d", "childIds": [], "backendDOMNodeId": 104}]
+    assert patch.old_subtree_nodes(tree, [101]) == 3
+    assert patch.old_subtree_nodes(tree, [101, 104, 200]) == 4
+    assert patch.old_subtree_nodes(tree, [200]) == 0
