@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import time
 from pathlib import Path
 from urllib.parse import quote
 
 import docker
 import pytest
+import requests
 
 from desktopd_fleet.episodes import EpisodeResult, EpisodeSpec
 from desktopd_fleet.local_cluster import LocalRayCluster
@@ -56,6 +58,31 @@ def fleet_containers(prefix: str) -> list:
     return docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={prefix}"})
 
 
+def shows_the_episode_page(container) -> bool:
+    """Whether the desktop's browser shows PAGE: its worker reset it for an episode."""
+    container.reload()
+    published = container.ports.get("8122/tcp") if container.status == "running" else None
+    if not published:
+        return False
+    env = dict(item.split("=", 1) for item in container.attrs["Config"]["Env"] if "=" in item)
+    try:
+        tabs = requests.get(f"http://127.0.0.1:{published[0]['HostPort']}/tabs", timeout=5,
+                            headers={"Authorization": f"Bearer {env.get('DESKTOPD_TOKEN', '')}"}).json()
+    except (requests.RequestException, ValueError):
+        return False
+    return isinstance(tabs, list) and any(tab.get("title") == "fleet" for tab in tabs)
+
+
+def a_desktop_mid_episode(prefix: str, other_than: str):
+    """A desktop of the fleet, not ``other_than``, whose worker is in an episode (bounded wait)."""
+    for _ in range(240):
+        for container in fleet_containers(prefix):
+            if container.name != other_than and shows_the_episode_page(container):
+                return container
+        time.sleep(0.25)
+    raise AssertionError("no other desktop was ever in an episode")
+
+
 def test_rollouts_on_two_nodes_survive_a_killed_desktop(tmp_path: Path) -> None:
     require(docker_available(), "a Docker engine (docker.io; scripts/test.sh starts dockerd)")
     build_images()
@@ -79,11 +106,12 @@ def test_rollouts_on_two_nodes_survive_a_killed_desktop(tmp_path: Path) -> None:
         for result in runner.run(episodes):
             results.append(result)
             if killed is None:
-                # The other workers are mid-episode (the queue is not empty): kill one's desktop.
-                busy = [c for c in fleet_containers(prefix) if c.name != result.desktop and c.status == "running"]
-                assert len(busy) == WORKERS - 1
-                killed = busy[0].name
-                busy[0].kill()
+                # Kill the desktop of a worker that is mid-episode (the queue is not empty). Not
+                # just any running one: a desktop still starting is not in an episode yet (its
+                # worker starts another, no episode is retried).
+                victim = a_desktop_mid_episode(prefix, other_than=result.desktop)
+                killed = victim.name
+                victim.kill()
                 check_sockets(cluster)
         stats = runner.stats
         left_after_run = fleet_containers(prefix)
