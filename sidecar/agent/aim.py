@@ -38,7 +38,7 @@ from ..layout.answer import view_of
 from ..layout.click_point import largest_centre, screen_point
 from ..layout.geometry import Rect, View
 from ..layout.probe import parse_probe
-from .page_scripts import NEXT_FRAME, TO_MIDDLE
+from .page_scripts import CENTRE, NEXT_FRAME, TO_MIDDLE
 from .resolve import Element
 
 # The window's geometry, as /layout's probe reads it (here without its change tracking).
@@ -49,7 +49,7 @@ _WINDOW = """{screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight
 
 # {x, y, parts} (CSS px from the visual viewport's top-left; parts: [left, top, right, bottom] of
 # each visible box) or null. Scrolls the element to the middle first when no part of it can be
-# hit where it is, instantly (a page's smooth scrolling would move it after it was measured).
+# hit where it is.
 _MEASURE = """function () {
   const measure = () => {
     const vv = window.visualViewport;
@@ -73,7 +73,7 @@ _MEASURE = """function () {
   };
   let point = measure(), scrolled = false;
   if (!point) {
-    this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+    %s;
     point = measure();
     scrolled = true;
   }
@@ -81,7 +81,7 @@ _MEASURE = """function () {
   point.window = %s;
   point.scrolled = scrolled;
   return point;
-}""" % _WINDOW
+}""" % (CENTRE, _WINDOW)
 # Whether a click at (x, y) of the element's own viewport reaches it.
 _HIT = """function (x, y) {
   const root = this.getRootNode();
@@ -127,13 +127,13 @@ _OWNER = """function (parts, dpr) {
   };
   let point = place();
   if (!point) {
-    this.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+    %s;
     point = place();
   }
   if (!point) return null;
   point.window = %s;
   return point;
-}""" % _WINDOW
+}""" % (CENTRE, _WINDOW)
 # Whether a node is this element or inside it (its shadow roots too).
 _CONTAINS = """function (hit) {
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;

@@ -7,9 +7,9 @@ NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame
 NEXT_FRAME_FUNCTION = "function () { return %s; }" % NEXT_FRAME
 # At once for a hidden tab: it draws no frames (its input goes by CDP).
 PAINTED = "document.hidden || " + NEXT_FRAME
-# The element to the middle of its view, instantly (a page's smooth scrolling would move it
-# after it was measured).
-_CENTRE = 'this.scrollIntoView({block: "center", inline: "center", behavior: "instant"})'
-TO_MIDDLE = "function () { %s; }" % _CENTRE
+# The element (``this``) to the middle of its view, instantly (a page's smooth scrolling would
+# move it after it was measured): a statement.
+CENTRE = 'this.scrollIntoView({block: "center", inline: "center", behavior: "instant"})'
+TO_MIDDLE = "function () { %s; }" % CENTRE
 # The same, resolving once the frames above followed it.
-TO_MIDDLE_DRAWN = "function () { %s; return %s; }" % (_CENTRE, NEXT_FRAME)
+TO_MIDDLE_DRAWN = "function () { %s; return %s; }" % (CENTRE, NEXT_FRAME)
