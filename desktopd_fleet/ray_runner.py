@@ -101,18 +101,18 @@ class DesktopWorker:
         """The worker's desktop, started if it has none. One that dies before it is healthy (a
         program of it failing under load) is started anew, up to max_attempts starts: the fault
         stays with that desktop instead of failing the whole rollout."""
+        if self._lease is not None:
+            return self._lease
         for attempt in range(1, self._max_attempts + 1):
-            if self._lease is not None:
-                break
             try:
                 self._lease = self._source.start()
+                return self._lease
             except DesktopLost as error:
                 self.start_failures += 1
                 if attempt == self._max_attempts:
                     raise DesktopLost(f"no desktop started in {attempt} attempts; the last: {error}") from error
                 log.warning("a desktop died while starting (%s): starting another", error)
-        assert self._lease is not None
-        return self._lease
+        raise AssertionError("unreachable")
 
     def _ensured_env(self, lease: Lease) -> StepEnv:
         if self._env is None:

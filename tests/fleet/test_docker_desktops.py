@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 
-import docker
 import pytest
 
-from desktopd_fleet.provision import LABEL, DesktopLost, DockerDesktops
+from desktopd_fleet.provision import DesktopLost, DockerDesktops
 from tests.containers.support import CHROMIUM_IMAGE, build_images
+from tests.fleet.support import fleet_containers
 from tests.support.capability import docker_available, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
@@ -25,7 +25,7 @@ def test_a_desktop_that_dies_while_starting_is_reported_with_its_log_and_removed
     try:
         with pytest.raises(DesktopLost) as caught:
             source.start()
-        left = docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={prefix}"})
+        left = fleet_containers(prefix)
     finally:
         source.cleanup()
     message = str(caught.value)

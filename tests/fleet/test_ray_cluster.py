@@ -13,15 +13,15 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-import docker
 import pytest
 import requests
 
 from desktopd_fleet.episodes import EpisodeResult, EpisodeSpec
 from desktopd_fleet.local_cluster import LocalRayCluster
-from desktopd_fleet.provision import LABEL, DockerDesktops, Lease
+from desktopd_fleet.provision import DockerDesktops, Lease
 from desktopd_fleet.ray_runner import GIB, RolloutRunner
 from tests.containers.support import CHROMIUM_IMAGE, build_images
+from tests.fleet.support import fleet_containers
 from tests.support.capability import docker_available, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
@@ -52,10 +52,6 @@ class PressTheMiddle:
     def __call__(self, observation) -> dict:
         height, width = observation["screenshot"].shape[:2]
         return {"type": "click", "x": width // 2, "y": height // 2}
-
-
-def fleet_containers(prefix: str) -> list:
-    return docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={prefix}"})
 
 
 def shows_the_episode_page(container) -> bool:
@@ -109,6 +105,8 @@ def test_rollouts_on_two_nodes_survive_a_killed_desktop(tmp_path: Path) -> None:
                 # Kill the desktop of a worker that is mid-episode (the queue is not empty). Not
                 # just any running one: a desktop still starting is not in an episode yet (its
                 # worker starts another, no episode is retried).
+                others = [c for c in fleet_containers(prefix) if c.name != result.desktop and c.status == "running"]
+                assert len(others) == WORKERS - 1
                 victim = a_desktop_mid_episode(prefix, other_than=result.desktop)
                 killed = victim.name
                 victim.kill()
