@@ -18,6 +18,7 @@ from aiohttp import web
 
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.x11
 
@@ -39,15 +40,6 @@ def wait_until(predicate, timeout: float = 15.0, step: float = 0.05) -> bool:
             return True
         time.sleep(step)
     return predicate()
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
 def test_a_command_whose_client_left_is_killed_with_its_group(desktopd, tmp_path: Path) -> None:

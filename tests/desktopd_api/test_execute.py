@@ -6,6 +6,8 @@ import os
 import signal
 import time
 
+from tests.support.processes import alive
+
 
 async def run(client, **body):
     resp = await client.post("/api/v1/execute", json=body)
@@ -41,9 +43,9 @@ async def test_timeout_kills_the_whole_process_group(client, tmp_path):
     assert out["timed_out"] is True and out["signal"] == "SIGKILL"
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10
-    while _alive(child) and time.monotonic() < deadline:  # reaped by init shortly after the kill
+    while alive(child) and time.monotonic() < deadline:  # reaped by init shortly after the kill
         time.sleep(0.05)
-    assert not _alive(child)
+    assert not alive(child)
 
 
 async def test_background_child_holding_stdout_does_not_hang(client):
@@ -55,18 +57,10 @@ async def test_detach_returns_a_live_pid_in_its_own_session(client, tmp_path):
     out = await run(client, command=["sleep", "30"], detach=True)
     pid = out["pid"]
     try:
-        assert _alive(pid)
+        assert alive(pid)
         assert os.getsid(pid) == pid  # a new session, detached from desktopd's
     finally:
         os.kill(pid, signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def test_detached_output_goes_to_the_app_log_dir(make_client, tmp_path):
@@ -74,7 +68,7 @@ async def test_detached_output_goes_to_the_app_log_dir(make_client, tmp_path):
     out = await run(client, command=["sh", "-c", "echo from-the-app"], detach=True)
     assert out["log"].startswith(str(tmp_path / "logs"))
     deadline = time.monotonic() + 10
-    while _alive(out["pid"]) and time.monotonic() < deadline:  # the app is short-lived
+    while alive(out["pid"]) and time.monotonic() < deadline:  # the app is short-lived
         time.sleep(0.02)
     with open(out["log"]) as fh:
         assert fh.read() == "from-the-app\n"
