@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,14 +24,15 @@ from tests.support.processes import alive
 pytestmark = pytest.mark.x11
 
 
-def send_and_hang_up(url: str, path: str, body: dict, after_s: float) -> None:
-    """POST ``body`` with a raw socket and close the connection ``after_s`` later, unanswered."""
+def send_and_hang_up(url: str, path: str, body: dict, under_way: Callable[[], bool]) -> None:
+    """POST ``body`` with a raw socket and close the connection, unanswered, once ``under_way()``
+    says the work has started (a client leaving before that is never served at all)."""
     parts = urlsplit(url)
     data = json.dumps(body).encode()
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
-        time.sleep(after_s)   # the request is under way; then the client goes
+        assert wait_until(under_way), f"{path} did not start"
 
 
 def wait_until(predicate, timeout: float = 15.0, step: float = 0.05) -> bool:
@@ -46,11 +48,16 @@ def test_a_command_whose_client_left_is_killed_with_its_group(desktopd, tmp_path
     pids = tmp_path / "pids"
     # The shell and a background child of its own: both must go.
     command = f"sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait"
-    send_and_hang_up(desktopd.url, "/api/v1/execute", {"command": command, "timeout": 600}, after_s=0.5)
-    assert wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+    send_and_hang_up(desktopd.url, "/api/v1/execute", {"command": command, "timeout": 600},
+                     under_way=lambda: pids.exists() and len(pids.read_text().split()) == 2)
     child, shell = (int(pid) for pid in pids.read_text().split())
-    assert wait_until(lambda: not alive(child) and not alive(shell)), "the command outlived its client"
-    assert any("left: its work was cancelled" in line for line in desktopd.log), "".join(desktopd.log[-20:])
+    assert wait_until(lambda: not alive(child) and not alive(shell)), "".join(desktopd.log[-20:])
+    assert wait_until(lambda: cancelled(desktopd, "POST /api/v1/execute")), "".join(desktopd.log[-20:])
+
+
+def cancelled(desktopd, route: str) -> bool:
+    """desktopd logged that the client of ``route`` left and its work was cancelled."""
+    return any(f"client of {route} left: its work was cancelled" in line for line in desktopd.log)
 
 
 def pointer(display: str) -> tuple[int, int]:
@@ -65,9 +72,10 @@ def test_a_slow_drag_stops_when_its_client_leaves(desktopd, xvfb) -> None:
     assert desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": 10, "y": 10}).status_code == 200
     # 20 s from (10,10) to (1010,710): about 50 px a second along x.
     send_and_hang_up(desktopd.url, "/api/v1/tablet",
-                     {"action": "drag", "path": [[10, 10], [1010, 710]], "duration_ms": 20000}, after_s=1.0)
-    assert wait_until(lambda: any("left: its work was cancelled" in line for line in desktopd.log)), \
-        "".join(desktopd.log[-20:])
+                     {"action": "drag", "path": [[10, 10], [1010, 710]], "duration_ms": 20000},
+                     under_way=lambda: pointer(xvfb.display)[0] > 20)
+    # desktopd serves the whole module: wait for this drag's own line, not an earlier request's.
+    assert wait_until(lambda: cancelled(desktopd, "POST /api/v1/tablet")), "".join(desktopd.log[-20:])
     stopped = pointer(xvfb.display)
     assert 10 < stopped[0] < 300, stopped   # it moved, and stopped early
     # A drag still running would move the pointer ~25 px in this time; it holds still.
