@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from httpapi.bounded import within
+
 READ_CHUNK = 64 * 1024
 # After the main process exits, children that still hold its stdout/stderr get this long before
 # the group is killed: execute returns, it does not wait for background daemons (use detach).
@@ -124,7 +126,7 @@ async def run(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: b
     timed_out = False
     try:
         try:
-            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout)
+            await within(asyncio.shield(protocol.exited), timeout)
         except asyncio.TimeoutError:
             timed_out = True
             kill_group(pid)

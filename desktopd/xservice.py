@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from httpapi.bounded import within
 from httpapi.errors import ApiError, invalid, not_found, unavailable
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ class XService:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self.executor, self._run, fn, args, kwargs)
         try:
-            return await asyncio.wait_for(future, timeout)
+            return await within(future, timeout)
         except asyncio.TimeoutError:
             raise unavailable(f"the X server did not answer within {timeout:g} s",
                               retry_after=5) from None
@@ -133,7 +134,7 @@ class XService:
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait_for(loop.run_in_executor(self.executor, self.desktop.close), 10)
+            await within(loop.run_in_executor(self.executor, self.desktop.close), 10)
         except Exception as exc:  # shutting down: log, never block the exit
             log.warning("closing the X connection failed: %s", exc)
         self.executor.shutdown(wait=False)  # the service owns the X thread's lifetime

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .bounded import within
 from .deadlines import BODY_DEADLINE, BODY_DEADLINE_S
 
 
@@ -64,7 +65,7 @@ async def read_body(request: web.Request) -> bytes:
     """The raw body, or a 408 when the client does not send it within BODY_DEADLINE_S."""
     deadline = request.app.get(BODY_DEADLINE, BODY_DEADLINE_S)
     try:
-        return await asyncio.wait_for(request.read(), deadline)
+        return await within(request.read(), deadline)
     except asyncio.TimeoutError:
         raise ApiError(408, "request_timeout",
                        f"the request body did not arrive within {deadline:g} s") from None

@@ -16,6 +16,8 @@ import shutil
 import tempfile
 from typing import Any
 
+from httpapi.bounded import within
+
 from .agent.session import AgentConfig, AgentSession
 from .cdp.connection import CDPConnection, CDPError
 from .cdp.targets import TargetTracker
@@ -205,7 +207,7 @@ class ChromiumSupervisor:
             event = self._state_changed
             try:
                 # Tab changes do not signal this event: re-check at least every half second.
-                await asyncio.wait_for(event.wait(), min(remaining, 0.5))
+                await within(event.wait(), min(remaining, 0.5))
             except asyncio.TimeoutError:
                 pass
 

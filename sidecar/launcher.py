@@ -19,6 +19,8 @@ import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from httpapi.bounded import within
+
 log = logging.getLogger(__name__)
 
 _DEVTOOLS_LINE = re.compile(rb"DevTools listening on (ws://\S+)")
@@ -153,7 +155,7 @@ class ChromiumProcess:
         if self.process.returncode is None:
             _kill_group(self.process.pid, signal.SIGTERM)
             try:
-                await asyncio.wait_for(self.process.wait(), timeout)
+                await within(self.process.wait(), timeout)
             except asyncio.TimeoutError:
                 log.warning("Chromium %d ignored SIGTERM for %.0f s; killing it", self.pid, timeout)
                 _kill_group(self.process.pid, signal.SIGKILL)
@@ -193,7 +195,7 @@ async def launch(options: LaunchOptions, user_data_dir: str, url: str | None = N
         raise LaunchError(f"cannot execute {options.chromium_path!r}: {exc}") from exc
     chromium = ChromiumProcess(process=process, ws_url="", command=cmd)
     try:
-        chromium.ws_url = await asyncio.wait_for(_read_ws_url(chromium), options.start_timeout)
+        chromium.ws_url = await within(_read_ws_url(chromium), options.start_timeout)
     except asyncio.TimeoutError:
         await chromium.stop()
         raise LaunchError(f"Chromium did not open its DevTools endpoint within "

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from httpapi.bounded import within
+
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 300.0
 # What is kept of the code's stdout and stderr each; the rest is read and dropped.
@@ -75,14 +77,14 @@ async def run_playwright(code: str, ws_url: str, target_id: str | None, timeout_
             process.stdin.write(json.dumps({"code": code, "ws_url": ws_url,
                                             "target_id": target_id}).encode())
             process.stdin.close()
-            await asyncio.wait_for(process.wait(), timeout_s)
+            await within(process.wait(), timeout_s)
         except asyncio.TimeoutError:
             timed_out = True
         finally:
             # Also when the caller went away (cancelled): nothing of the run is left behind.
             _kill_group(process)
             try:
-                await asyncio.wait_for(asyncio.shield(readers), DRAIN_S)
+                await within(asyncio.shield(readers), DRAIN_S)
             except asyncio.TimeoutError:
                 readers.cancel()
             await process.wait()

@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from httpapi.bodies import json_body, optional_json_body
+from httpapi.bounded import within
 from httpapi.errors import ApiError
 from httpapi.openapi import build_openapi
 from httpapi.routing import Route, register
@@ -319,7 +320,7 @@ async def layout(request: web.Request) -> web.Response:
         service = request.app[keys.SUPERVISOR].layout_service()
         # The same question about the same browser: one read answers every request waiting.
         key = (id(service), options.tab, options.fresh, options.order, options_key(options))
-        body = await asyncio.wait_for(request.app[keys.LAYOUT_READS].read(
+        body = await within(request.app[keys.LAYOUT_READS].read(
             key, lambda: service.build(options, _tab_health(request))), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None

@@ -17,6 +17,8 @@ from typing import Any
 from dbus_next import Message, MessageType
 from dbus_next.aio import MessageBus
 
+from httpapi.bounded import within
+
 log = logging.getLogger(__name__)
 
 REGISTRY = "org.a11y.atspi.Registry"
@@ -58,7 +60,7 @@ async def close_bus(bus: MessageBus) -> None:
     if bus.connected:
         bus.disconnect()
         try:
-            await asyncio.wait_for(bus.wait_for_disconnect(), 5)
+            await within(bus.wait_for_disconnect(), 5)
         except Exception:  # the error it disconnected with: we are closing anyway
             pass
     for name in ("_stream", "_sock"):
@@ -140,7 +142,7 @@ class AtspiBus:
                 return self._bus
             self._bus = None
             try:
-                self._bus = await asyncio.wait_for(self._open(), self._connect_timeout)
+                self._bus = await within(self._open(), self._connect_timeout)
             except BusUnavailable as exc:
                 self.last_error = str(exc)
                 raise
@@ -162,7 +164,7 @@ class AtspiBus:
                           signature=signature, body=list(body))
         try:
             async with self._in_flight:
-                reply = await (bus.call(message) if timeout is None else asyncio.wait_for(bus.call(message), timeout))
+                reply = await (bus.call(message) if timeout is None else within(bus.call(message), timeout))
         except asyncio.TimeoutError:
             raise CallTimedOut(f"{destination} did not answer {member} within {timeout} s") from None
         except Exception as exc:  # dbus-next fails pending calls with the transport's error

@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from httpapi.bounded import within
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
@@ -499,6 +500,6 @@ async def settle(ctx: ActContext, events: TabEvents, budget: float) -> None:
 
     while navigating() and not events.modal.is_set() and loop.time() < deadline:
         try:
-            await asyncio.wait_for(events.change.wait(), min(0.25, max(0.0, deadline - loop.time())))
+            await within(events.change.wait(), min(0.25, max(0.0, deadline - loop.time())))
         except asyncio.TimeoutError:
             pass

@@ -38,6 +38,8 @@ from typing import Any
 import websockets
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from httpapi.bounded import within
+
 log = logging.getLogger(__name__)
 
 EventCallback = Callable[[dict, "str | None"], None]
@@ -155,7 +157,7 @@ class EventStream:
             if remaining is not None and remaining <= 0:
                 raise CDPTimeout(f"no {sorted(self.methods)} event within {timeout} s")
             try:
-                await asyncio.wait_for(self._wakeup.wait(), remaining)
+                await within(self._wakeup.wait(), remaining)
             except asyncio.TimeoutError:
                 raise CDPTimeout(f"no {sorted(self.methods)} event within {timeout} s") from None
         return self._items.popleft()
@@ -194,7 +196,7 @@ class CDPConnection:
                       max_size: int = MAX_MESSAGE_BYTES) -> CDPConnection:
         """Open the WebSocket; CDPDisconnected (never a hang) when Chromium does not accept it."""
         try:
-            ws = await asyncio.wait_for(
+            ws = await within(
                 websockets.connect(ws_url, **_connect_kwargs(open_timeout, max_size)),
                 open_timeout + 1)
         except (OSError, WebSocketException, asyncio.TimeoutError, ValueError) as exc:
@@ -240,7 +242,7 @@ class CDPConnection:
                 raise CDPDisconnected(f"socket closed while sending: {exc}", method=method) from None
             self._sent += 1
             try:
-                return await asyncio.wait_for(future, limit)
+                return await within(future, limit)
             except asyncio.TimeoutError:
                 raise CDPTimeout(f"no reply within {limit} s", method=method) from None
         finally:
@@ -276,7 +278,7 @@ class CDPConnection:
         if self.close_reason is None:
             self.close_reason = "closed by the client"
         try:
-            await asyncio.wait_for(self._ws.close(), 3)
+            await within(self._ws.close(), 3)
         except (asyncio.TimeoutError, OSError, WebSocketException):
             pass
         if self._reader is not None:

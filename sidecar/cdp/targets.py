@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from httpapi.bounded import within
+
 from .connection import CDPConnection, CDPError, CDPTimeout
 
 log = logging.getLogger(__name__)
@@ -159,7 +161,7 @@ class TargetTracker:
                 raise CDPTimeout(f"targets did not reach the expected state within {timeout} s")
             event = self._change
             try:
-                await asyncio.wait_for(event.wait(), min(remaining, 1.0))
+                await within(event.wait(), min(remaining, 1.0))
             except asyncio.TimeoutError:
                 pass  # re-check the predicate and the connection at least once a second
 
@@ -168,7 +170,7 @@ class TargetTracker:
         await self.wait_for(lambda: target_id in self._pages, timeout)
         page = self._pages[target_id]
         try:
-            await asyncio.wait_for(page.ready.wait(), timeout)
+            await within(page.ready.wait(), timeout)
         except asyncio.TimeoutError:
             raise CDPTimeout(f"page {target_id} attached but was not configured in {timeout} s") from None
         return page

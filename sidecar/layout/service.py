@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from httpapi.bounded import within
 from httpapi.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, PageChanging, RendererCrashed,
@@ -130,7 +131,7 @@ class LayoutService:
                                    "it answers")
         budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
         try:
-            return await asyncio.wait_for(self._locked_read(page, options), budget)
+            return await within(self._locked_read(page, options), budget)
         except asyncio.TimeoutError:
             if health is not None:
                 health.mark(page)
@@ -165,7 +166,7 @@ class LayoutService:
         known = tab.capture
         if signal and known is not None and signal in known.frames:
             return      # the request that ran meanwhile captured this change already
-        layout = await asyncio.wait_for(self._read(page, tab, options), TAB_TIMEOUT)
+        layout = await within(self._read(page, tab, options), TAB_TIMEOUT)
         self.counters.refreshes += 1
         # The HTTP body too: the next request just sends bytes.
         self.encoder.prime(page.target_id, options_key(options), layout)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from httpapi.appkeys import app_key
+from httpapi.bounded import within
 from httpapi.errors import ApiError
 
 Scope = MutableMapping[str, Any]
@@ -142,6 +143,6 @@ def serve_mcp(app: web.Application, asgi_app: StarletteLike, self_address: SelfA
             yield
         finally:
             stop.set()
-            await asyncio.wait_for(task, STOP_TIMEOUT_S)
+            await within(task, STOP_TIMEOUT_S)
 
     app.cleanup_ctx.append(lifespan)
