@@ -10,6 +10,7 @@ frame n was grabbed about ``started_monotonic + n / fps``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import shutil
 import signal
@@ -19,7 +20,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from httpapi.errors import ApiError
+from desktopd.recording_retention import AGE, Retention, StoredRecording, expired, stored_recordings
+from httpapi.errors import ApiError, not_found
 
 CONTAINERS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
 DEFAULT_CRF = {"h264": 28, "vp9": 40}
@@ -27,6 +29,9 @@ FIRST_FRAME_TIMEOUT_S = 15.0
 STOP_GRACE_S = 15.0       # for "q": ffmpeg flushes the encoder and closes the file
 SIGNAL_GRACE_S = 5.0
 POLL_S = 0.05
+DEFAULT_RETENTION = Retention(max_age_s=3600.0, max_bytes=2 << 30)
+REMEMBERED_DELETIONS = 1024   # ids whose 404 says why they are gone
+HASH_CHUNK = 1 << 20
 
 
 def encoder_args(codec: str, crf: int, fps: int) -> list[str]:
@@ -54,6 +59,17 @@ def ffmpeg_argv(ffmpeg: str, display: str, region: tuple[int, int, int, int], fp
             "-fps_mode", "cfr", "-r", str(fps),
             # every packet reaches the file at once: the first frame on disk marks the start
             *encoder_args(codec, crf, fps), "-flush_packets", "1", "-y", path]
+
+
+def file_sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256()
+            while chunk := fh.read(HASH_CHUNK):
+                digest.update(chunk)
+            return digest.hexdigest()
+    except FileNotFoundError:
+        return None
 
 
 def read_progress(path: str) -> dict[str, str]:
@@ -99,13 +115,16 @@ class Recording:
 
 
 class ScreenRecorder:
-    """One per app: the current recording and the finished ones (by id, for download)."""
+    """One per app: the current recording and the finished ones (by id, for download), which are
+    deleted on request (DELETE) or by the retention limits (recording_retention.py)."""
 
-    def __init__(self, display: str, directory: str) -> None:
+    def __init__(self, display: str, directory: str, retention: Retention = DEFAULT_RETENTION) -> None:
         self.display = display
         self.directory = directory
+        self.retention = retention
         self.current: Recording | None = None
         self.finished: dict[str, Recording] = {}
+        self.deleted: dict[str, str] = {}    # id -> why, for the 404 of a later download
         self._lock = asyncio.Lock()
 
     async def start(self, region: tuple[int, int, int, int], fps: int, codec: str, crf: int | None,
@@ -166,9 +185,11 @@ class ScreenRecorder:
                       "duration": frames / rec.fps,   # constant frame rate, as ffprobe reports it
                       "wall_duration": max(0.0, rec.stopped_monotonic - rec.started_monotonic)
                       if rec.started_monotonic else 0.0,
-                      "exit_code": rec.process.returncode}
+                      "exit_code": rec.process.returncode,
+                      "sha256": await asyncio.get_running_loop().run_in_executor(None, file_sha256, rec.path)}
         self.finished[rec.id] = rec
         self.current = None
+        self._sweep()
 
     @staticmethod
     def _stop_process(process: subprocess.Popen) -> None:
@@ -204,6 +225,55 @@ class ScreenRecorder:
                 return fh.read()[-limit:].decode("utf-8", "replace").strip()
         except OSError:
             return "(no log)"
+
+    def finished_recording(self, rec_id: str) -> Recording:
+        """A finished recording still on disk: 409 while it runs, 404 (saying why) otherwise."""
+        if self.current is not None and self.current.id == rec_id:
+            raise ApiError(409, "conflict", "this recording is still running; stop it first")
+        rec = self.finished.get(rec_id)
+        if rec is None or not os.path.exists(rec.path):
+            raise not_found(f"recording {rec_id} was deleted ({self.deleted[rec_id]})" if rec_id in self.deleted
+                            else f"no finished recording {rec_id!r}")
+        return rec
+
+    async def delete(self, rec_id: str) -> dict[str, Any]:
+        async with self._lock:
+            self.finished_recording(rec_id)
+            stored = [r for r in stored_recordings(self.directory) if r.id == rec_id]
+            freed = sum(self._remove(r, "deleted by a client") for r in stored)
+            return {"id": rec_id, "deleted": True, "freed_bytes": freed}
+
+    def _sweep(self) -> list[str]:
+        """Deletes the finished recordings the retention limits expire; returns their ids."""
+        running = self.current.id if self.current is not None else None
+        finished = [r for r in stored_recordings(self.directory) if r.id != running]
+        gone = expired(finished, self.retention, time.time())
+        for stored, limit in gone:
+            why = (f"older than the age limit, {self.retention.max_age_s:g} s" if limit == AGE
+                   else f"over the size limit, {self.retention.max_bytes} bytes")
+            self._remove(stored, why)
+        return [stored.id for stored, _ in gone]
+
+    def _remove(self, stored: StoredRecording, why: str) -> int:
+        freed = 0
+        for path in stored.paths:
+            try:
+                freed += os.path.getsize(path)
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        self.finished.pop(stored.id, None)
+        self.deleted[stored.id] = why
+        while len(self.deleted) > REMEMBERED_DELETIONS:
+            self.deleted.pop(next(iter(self.deleted)))
+        return freed
+
+    async def sweep_forever(self) -> None:
+        """The age limit, checked every retention.sweep_interval_s (a task of the app's life)."""
+        while True:
+            await asyncio.sleep(self.retention.sweep_interval_s)
+            async with self._lock:
+                self._sweep()
 
     async def close(self) -> None:
         if self.current is not None:
