@@ -2,9 +2,12 @@
 whose output goes to a log file, stopped gracefully ("q" on stdin, then SIGINT, then SIGKILL).
 
 MP4 files are written fragmented (a moov up front, fragments at keyframes), so even a recording
-whose ffmpeg was killed stays playable up to its last fragment. The start timestamps are taken
-when the first frame is on disk, so a step recorder can place its steps on the video's timeline:
-frame n was grabbed about ``started_monotonic + n / fps``.
+whose ffmpeg was killed stays playable up to its last fragment. The start timestamps are the
+instant ffmpeg grabbed the first frame (x11grab stamps frames with the wall clock and ffmpeg logs
+the input's start), so a step recorder can place its steps on the video's timeline: frame n was
+grabbed about ``started_at + n / fps``. The first frame reaches the disk later, by as long as the
+encoder takes to start (0.1 to 0.7 s seen on a loaded machine): timing the video by that instant
+put a step's time on a frame of an earlier step.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,6 +33,8 @@ FIRST_FRAME_TIMEOUT_S = 15.0
 STOP_GRACE_S = 15.0       # for "q": ffmpeg flushes the encoder and closes the file
 SIGNAL_GRACE_S = 5.0
 POLL_S = 0.05
+# ffmpeg's input line "Duration: N/A, start: 1795800313.452423, bitrate: ...": x11grab's first frame
+INPUT_START = re.compile(r"^Input #0, x11grab.*?\n\s+Duration: [^,]*, start: (\d+\.\d+)", re.M | re.S)
 DEFAULT_RETENTION = Retention(max_age_s=3600.0, max_bytes=2 << 30)
 REMEMBERED_DELETIONS = 1024   # ids whose 404 says why they are gone
 HASH_CHUNK = 1 << 20
@@ -99,6 +105,7 @@ class Recording:
     process: subprocess.Popen | None = None
     started_at: float = 0.0
     started_monotonic: float = 0.0
+    on_disk_at: float = 0.0
     stopped_monotonic: float | None = None
     result: dict[str, Any] | None = field(default=None)
 
@@ -111,6 +118,7 @@ class Recording:
                 "region": {"x": self.region[0], "y": self.region[1], "width": self.region[2],
                            "height": self.region[3]},
                 "started_at": self.started_at, "started_monotonic": self.started_monotonic,
+                "first_frame_on_disk_at": self.on_disk_at,
                 "log": self.log_path}
 
 
@@ -162,7 +170,10 @@ class ScreenRecorder:
                 raise ApiError(502, "recording_failed",
                                f"ffmpeg exited with {rec.process.returncode}: {self._log_tail(rec)}")
             if os.path.exists(rec.path) and os.path.getsize(rec.path) > 0:
-                rec.started_at, rec.started_monotonic = time.time(), time.monotonic()
+                now, now_monotonic = time.time(), time.monotonic()
+                grabbed = self._first_grab(rec, now)
+                rec.on_disk_at, rec.started_at = now, grabbed
+                rec.started_monotonic = now_monotonic - (now - grabbed)
                 return
             await asyncio.sleep(POLL_S)
         raise ApiError(502, "recording_failed", "ffmpeg wrote no frame in time: " + self._log_tail(rec))
@@ -217,6 +228,18 @@ class ScreenRecorder:
                     continue
         elif process.stdin and not process.stdin.closed:
             process.stdin.close()
+
+    @staticmethod
+    def _first_grab(rec: Recording, on_disk: float) -> float:
+        """The Unix time ffmpeg grabbed the first frame, from its log; ``on_disk`` when the log
+        does not say (or says something impossible)."""
+        try:
+            with open(rec.log_path, encoding="utf-8", errors="replace") as fh:
+                found = INPUT_START.search(fh.read())
+        except OSError:
+            return on_disk
+        grabbed = float(found.group(1)) if found else on_disk
+        return grabbed if on_disk - FIRST_FRAME_TIMEOUT_S <= grabbed <= on_disk else on_disk
 
     @staticmethod
     def _log_tail(rec: Recording, limit: int = 600) -> str:

@@ -39,7 +39,10 @@ RECORDING = {"type": "object", "properties": {
     "id": {"type": "string"}, "path": {"type": "string", "description": "The file, on the desktop."},
     "codec": {"enum": ["h264", "vp9"]}, "fps": {"type": "integer"},
     "region": {"type": "object"}, "log": {"type": "string", "description": "ffmpeg's log file."},
-    "started_at": {"type": "number", "description": "Unix time of the first frame on disk."},
+    "started_at": {"type": "number", "description": "Unix time ffmpeg grabbed the first frame: "
+                                                   "the video's time 0 (frame n: started_at + n / fps)."},
+    "first_frame_on_disk_at": {"type": "number", "description": "Unix time the first frame was "
+                                                               "on disk (the answer came then)."},
     "started_monotonic": {"type": "number", "description": "The same instant, desktopd's "
                                                           "CLOCK_MONOTONIC (time.monotonic())."}}}
 STOPPED = {"type": "object", "properties": {

@@ -47,9 +47,14 @@ def record(desktopd, body, tmp_path, seconds=1.0):
         desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": 160 + 10 * x, "y": 170})
         time.sleep(seconds / 5)
     stopped = desktopd.request("POST", "/api/v1/recording/stop")
+    stopped_at = time.time()
     assert stopped.status_code == 200, stopped.text
     result = stopped.json()
     assert result["id"] == info["id"] and result["exit_code"] == 0
+    # started_at is the first frame's grab, before it was on disk: the video's frames span no
+    # more than started_at to the stop (a frame and a half of slack for the cfr rounding).
+    assert info["started_at"] < info["first_frame_on_disk_at"]
+    assert result["duration"] <= stopped_at - info["started_at"] + 1.5 / body["fps"]
     video = desktopd.request("GET", f"/api/v1/recording/{info['id']}")
     assert video.status_code == 200
     path = tmp_path / f"video-{body.get('codec', 'h264')}"
