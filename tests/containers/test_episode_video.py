@@ -56,10 +56,12 @@ def middle(observation) -> dict:
     return {"type": "click", "x": width // 2, "y": height // 2}
 
 
-def frame_at(video, seconds: float) -> np.ndarray:
-    """The video's frame at ``seconds``, scaled to the observation's size (RGB)."""
-    out = subprocess.run(["ffmpeg", "-v", "error", "-ss", f"{seconds:.3f}", "-i", str(video), "-frames:v", "1",
-                          "-f", "image2pipe", "-c:v", "png", "-"], capture_output=True, timeout=60)
+def frame_at(video, seconds: float, fps: int) -> np.ndarray:
+    """The frame a player shows at ``seconds`` (the last one that started by then: frame
+    floor(seconds * fps)), scaled to the observation's size (RGB)."""
+    number = int(seconds * fps)
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-vf", f"select=eq(n\\,{number})",
+                          "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"], capture_output=True, timeout=60)
     assert out.returncode == 0 and out.stdout, out.stderr
     image = Image.open(io.BytesIO(out.stdout)).convert("RGB").resize(OBSERVATION, Image.Resampling.BILINEAR)
     return np.asarray(image, dtype=np.float32)
@@ -105,10 +107,14 @@ def test_an_episode_brings_its_video_home_and_a_killed_desktop_leaves_a_valid_re
     times = [s.record["video_time_s"] for s in steps]
     assert 0 <= min(times) and max(times) <= float(probed["format"]["duration"])
 
-    # The frame at a step's time shows that step's observation; another step's frame does not.
-    # Step 1 is left out: its page may still be painting after the reset.
+    # The frame at a step's observation shows what the step observed; another step's frame does
+    # not. (Its video_time_s is its action's start, where the screen changes: ffmpeg's constant
+    # frame rate moves a frame by up to a frame interval, so the frame there may show the
+    # action's effect.) Step 1 is left out: its page may still be painting after the reset.
+    started = episode.episode["recording"]["started_wall"]
     shots = {s.index: np.asarray(s.image().resize(OBSERVATION), dtype=np.float32) for s in steps}
-    frames = {s.index: frame_at(episode.video_path, s.record["video_time_s"]) for s in steps}
+    frames = {s.index: frame_at(episode.video_path, s.record["timestamps"]["observe"]["wall"] - started,
+                                video["fps"]) for s in steps}
     measured = []
     for index in range(2, STEPS + 1):
         other = index + 1 if index < STEPS else index - 1
