@@ -89,7 +89,7 @@ def bring_home(desktop: Desktop, info: dict, directory: Path, step_times: Sequen
     name = f"video.{extension}"
     try:
         saved = desktop.download_recording(info["id"], directory / name)
-    except DesktopError as error:
+    except (DesktopError, OSError) as error:    # the desktop gone, or no room for the file here
         why = f"the desktop's recording could not be downloaded: {error}"
         if "error" in stop:
             why = f"recording/stop failed ({stop['error']}: {stop.get('detail')}); {why}"
