@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -31,8 +32,11 @@ CONTAINERS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
 DEFAULT_CRF = {"h264": 28, "vp9": 40}
 FIRST_FRAME_TIMEOUT_S = 15.0
 STOP_GRACE_S = 15.0       # for "q": ffmpeg flushes the encoder and closes the file
+CATCH_UP_S = 5.0          # at most this long a stop waits for the video to reach its request
+PROGRESS_PERIOD_S = 0.1   # how often ffmpeg writes its -progress block
 SIGNAL_GRACE_S = 5.0
 POLL_S = 0.05
+log = logging.getLogger(__name__)
 # ffmpeg's input line "Duration: N/A, start: 1795800313.452423, bitrate: ...": x11grab's first frame
 INPUT_START = re.compile(r"^Input #0, x11grab.*?\n\s+Duration: [^,]*, start: (\d+\.\d+)", re.M | re.S)
 DEFAULT_RETENTION = Retention(max_age_s=3600.0, max_bytes=2 << 30)
@@ -53,7 +57,7 @@ def ffmpeg_argv(ffmpeg: str, display: str, region: tuple[int, int, int, int], fp
                 crf: int, max_seconds: float, path: str, progress: str) -> list[str]:
     x, y, width, height = region
     return [ffmpeg, "-hide_banner", "-nostats", "-loglevel", "info",
-            "-progress", progress,
+            "-progress", progress, "-stats_period", str(PROGRESS_PERIOD_S),
             "-f", "x11grab", "-draw_mouse", "1", "-framerate", str(fps),
             "-video_size", f"{width}x{height}", "-i", f"{display}+{x},{y}",
             "-t", f"{max_seconds:g}",
@@ -179,12 +183,29 @@ class ScreenRecorder:
         raise ApiError(502, "recording_failed", "ffmpeg wrote no frame in time: " + self._log_tail(rec))
 
     async def stop(self) -> Recording:
+        requested = time.time()
         async with self._lock:
             rec = self.current
             if rec is None:
                 raise ApiError(409, "conflict", "no recording is running")
+            await self._catch_up(rec, requested)
             await self._finish(rec)
             return rec
+
+    @staticmethod
+    async def _catch_up(rec: Recording, until: float) -> None:
+        """Waits (bounded) until the video holds the screen up to Unix time ``until``: on a busy
+        machine the encoder runs behind the screen, and a "q" at once would end the video before
+        the last things a client did before stopping it."""
+        wanted_us = (until - rec.started_at) * 1e6
+        deadline = time.monotonic() + CATCH_UP_S
+        while rec.process.poll() is None and time.monotonic() < deadline:
+            try:
+                if int(read_progress(rec.progress_path).get("out_time_us", "0")) >= wanted_us:
+                    return
+            except ValueError:      # "N/A" before the first frame is out
+                pass
+            await asyncio.sleep(POLL_S)
 
     async def _finish(self, rec: Recording) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self._stop_process, rec.process)
@@ -296,7 +317,10 @@ class ScreenRecorder:
         while True:
             await asyncio.sleep(self.retention.sweep_interval_s)
             async with self._lock:
-                self._sweep()
+                try:
+                    self._sweep()
+                except OSError:    # the directory unreadable now: said, and tried again next time
+                    log.warning("sweeping %s failed", self.directory, exc_info=True)
 
     async def close(self) -> None:
         if self.current is not None:

@@ -46,6 +46,7 @@ def record(desktopd, body, tmp_path, seconds=1.0):
     for x in range(5):  # something moves while it records
         desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": 160 + 10 * x, "y": 170})
         time.sleep(seconds / 5)
+    stop_requested = time.time()
     stopped = desktopd.request("POST", "/api/v1/recording/stop")
     stopped_at = time.time()
     assert stopped.status_code == 200, stopped.text
@@ -55,6 +56,8 @@ def record(desktopd, body, tmp_path, seconds=1.0):
     # more than started_at to the stop (a frame and a half of slack for the cfr rounding).
     assert info["started_at"] < info["first_frame_on_disk_at"]
     assert result["duration"] <= stopped_at - info["started_at"] + 1.5 / body["fps"]
+    # ... and reach the stop's request: what a client did before stopping is in the video.
+    assert result["duration"] >= stop_requested - info["started_at"]
     video = desktopd.request("GET", f"/api/v1/recording/{info['id']}")
     assert video.status_code == 200
     path = tmp_path / f"video-{body.get('codec', 'h264')}"
