@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -14,6 +15,7 @@ from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.recording import ScreenRecorder
+from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
@@ -59,9 +61,13 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         await service.close()
 
     async def recorder_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.RECORDER] = ScreenRecorder(settings.display, settings.recording_dir)
+        recorder = ScreenRecorder(settings.display, settings.recording_dir,
+                                  Retention(settings.recording_max_age, settings.recording_max_bytes))
+        app[keys.RECORDER] = recorder
+        sweeps = asyncio.create_task(recorder.sweep_forever())
         yield
-        await app[keys.RECORDER].close()   # a recording still running is finished, not cut
+        sweeps.cancel()
+        await recorder.close()   # a recording still running is finished, not cut
 
     app.cleanup_ctx.append(x_context)
     app.cleanup_ctx.append(recorder_context)

@@ -151,7 +151,17 @@ ROUTES: list[Route] = [
           id_description="The id POST /api/v1/recording/start returned.",
           id_pattern=recording.ID_PATTERN,
           success={"video/mp4": {"schema": {"type": "string", "format": "binary"}},
-                   "video/webm": {"schema": {"type": "string", "format": "binary"}}}),
+                   "video/webm": {"schema": {"type": "string", "format": "binary"}}},
+          description="The recording stays on the desktop until DELETE, or until the retention "
+                      "limits end it (DESKTOPD_RECORDING_MAX_AGE, DESKTOPD_RECORDING_MAX_BYTES); "
+                      "the 404 of a deleted one says why it went."),
+    Route("DELETE", "/api/v1/recording/{id}", recording.delete, "Delete a finished recording",
+          "recording", uses_x=False, not_found=True, extra_errors=(409,),
+          id_description="The id POST /api/v1/recording/start returned.",
+          id_pattern=recording.ID_PATTERN,
+          success={"application/json": {"schema": recording.DELETED}},
+          description="Removes the video and ffmpeg's log from the desktop (a client does this "
+                      "once it has the file); 409 while it is still recording."),
     Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
           body=reset.RESET_BODY, body_optional=True, extra_errors=(502,),
           success={"application/json": {"schema": reset.RESULT}},

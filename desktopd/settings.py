@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.models import TREE_FORMATS
+from desktopd.recording import DEFAULT_RETENTION
 from httpapi.daemon import server_problem, truthy
 from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
@@ -50,6 +51,10 @@ class Settings:
     body_deadline: float = 30.0
     # Where POST /api/v1/recording/start writes its videos and ffmpeg's logs.
     recording_dir: str = field(default_factory=lambda: default_recording_dir())
+    # Finished recordings are deleted this long after they stopped, and oldest first beyond this
+    # many bytes together (recording_retention.py); a client deletes its own after download.
+    recording_max_age: float = DEFAULT_RETENTION.max_age_s
+    recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -62,6 +67,10 @@ class Settings:
         if self.tree_format not in TREE_FORMATS:
             raise SettingsError(f"DESKTOPD_TREE_FORMAT must be one of {', '.join(TREE_FORMATS)}, "
                                 f"got {self.tree_format!r}")
+        if not self.recording_max_age > 0:
+            raise SettingsError(f"DESKTOPD_RECORDING_MAX_AGE must be more than 0 seconds, got {self.recording_max_age!r}")
+        if not self.recording_max_bytes > 0:
+            raise SettingsError(f"DESKTOPD_RECORDING_MAX_BYTES must be more than 0, got {self.recording_max_bytes!r}")
         problem = guard_problem(self.allowed_hosts, self.allowed_origins) or \
             deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
@@ -69,6 +78,17 @@ class Settings:
 
 
 
+
+
+def _number(flag: float | int | None, env: Mapping[str, str], name: str, kind: type, default: float | int):
+    """The flag, else the environment variable (a SettingsError naming it when it is no number)."""
+    if flag is not None:
+        return flag
+    raw = env.get(name)
+    try:
+        return kind(raw) if raw else default
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, got {raw!r}") from None
 
 
 def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -102,9 +122,18 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--recording-dir", default=env.get("DESKTOPD_RECORDING_DIR") or default_recording_dir(),
                         help="directory for screen recordings (env DESKTOPD_RECORDING_DIR; default "
                              "desktopd-recordings-<uid> in the temp dir)")
+    parser.add_argument("--recording-max-age", type=float, default=None,
+                        help="seconds a finished recording is kept after it stopped (env "
+                             f"DESKTOPD_RECORDING_MAX_AGE; default {DEFAULT_RETENTION.max_age_s:g})")
+    parser.add_argument("--recording-max-bytes", type=int, default=None,
+                        help="bytes all finished recordings may take; the oldest go first, the newest "
+                             f"stays (env DESKTOPD_RECORDING_MAX_BYTES; default {DEFAULT_RETENTION.max_bytes})")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
+    max_age = _number(args.recording_max_age, env, "DESKTOPD_RECORDING_MAX_AGE", float, DEFAULT_RETENTION.max_age_s)
+    max_bytes = _number(args.recording_max_bytes, env, "DESKTOPD_RECORDING_MAX_BYTES", int,
+                        DEFAULT_RETENTION.max_bytes)
 
     port = args.port
     if port is None:
@@ -130,6 +159,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         sidecar_configured=args.sidecar_url is not None,
                         sidecar_token=sidecar_token,
                         tree_format=args.tree_format, recording_dir=args.recording_dir,
+                        recording_max_age=max_age, recording_max_bytes=max_bytes,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -47,7 +47,7 @@ class EpisodeResult:
     node: str = ""                     # the Ray node's IP (empty in-process)
     attempts: int = 1                  # 1 + how often it was retried on a new desktop
     desktop_start_failures: int = 0    # desktops that died while starting, before it ran
-    record_dir: str | None = None
+    record_dir: str | None = None      # where the env wrote the episode's record (DesktopEnv's record_dir)
     reset_s: float = 0.0
     step_s: list[float] = field(default_factory=list)   # wall time of each step call
 
@@ -57,10 +57,20 @@ class EpisodeResult:
         return self.steps / total if total > 0 else 0.0
 
 
+def record_id(spec: EpisodeSpec, attempt: int) -> str:
+    """The record directory's name of an attempt: the episode id, then ``<id>-attempt2``, ...
+    (a retried episode keeps the partial record of the desktop that died under it)."""
+    return spec.episode_id if attempt == 1 else f"{spec.episode_id}-attempt{attempt}"
+
+
 def run_episode(env: StepEnv, policy: Policy | Callable[[Observation], Action], spec: EpisodeSpec,
-                ) -> EpisodeResult:
-    """Reset with the episode's start URLs and seed, then step the policy's actions."""
-    options = {"urls": list(spec.urls)} if spec.urls else None
+                attempt: int = 1) -> EpisodeResult:
+    """Reset with the episode's start URLs, seed and record id (DesktopEnv's ``episode_id``
+    option; ``metadata`` says which episode and attempt), then step the policy's actions."""
+    options: dict = {"episode_id": record_id(spec, attempt),
+                     "metadata": {"episode_id": spec.episode_id, "attempt": attempt}}
+    if spec.urls:
+        options["urls"] = list(spec.urls)
     started = time.monotonic()
     observation, info = env.reset(seed=spec.seed, options=options)
     result = EpisodeResult(spec.episode_id, 0, 0.0, False, False, reset_s=time.monotonic() - started,

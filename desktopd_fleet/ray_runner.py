@@ -78,7 +78,7 @@ class DesktopWorker:
         for attempt in range(1, self._max_attempts + 1):
             lease = self._ensure_desktop()
             try:
-                result = run_episode(self._ensured_env(lease), self._policy, spec)
+                result = run_episode(self._ensured_env(lease), self._policy, spec, attempt)
             except Exception as error:  # noqa: BLE001 - sorted below: the desktop's death or the policy's bug
                 if lease.alive():
                     raise  # the desktop is fine: the error is the episode's own

@@ -6,10 +6,13 @@ awaitable of the same result. Coordinates are screen pixels throughout."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
-from .calls import JSON, Call, Reply, body, json_reply, no_content, query
+from .calls import JSON, Call, Reply, body, json_reply, no_content, query, saved_file
+from .download import Saved
 from .screenshot import Screenshot
 
 Point = Sequence[int] | Mapping[str, int]
@@ -249,9 +252,21 @@ class DesktopApi:
         return self._call(Call("desktopd", "POST", "/api/v1/recording/stop", json_reply, extra_timeout=60.0))
 
     def recording(self, recording_id: str) -> bytes:
-        """A finished recording's video file (MP4 or WebM)."""
+        """A finished recording's video file (MP4 or WebM), in memory: download_recording()
+        streams a long one to disk instead."""
         return self._call(Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
                                lambda reply: reply.body, extra_timeout=300.0))
+
+    def download_recording(self, recording_id: str, path: str | os.PathLike) -> Saved:
+        """Streams a finished recording into ``path`` (complete, or not there at all); returns
+        its size and SHA-256, to check against recording_stop()'s."""
+        return self._call(Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
+                               saved_file, extra_timeout=300.0, save_to=Path(path)))
+
+    def delete_recording(self, recording_id: str) -> dict:
+        """Deletes a finished recording from the desktop (once it is downloaded)."""
+        return self._call(Call("desktopd", "DELETE", f"/api/v1/recording/{_path_segment(recording_id)}",
+                               json_reply))
 
     def reset(self, urls: Sequence[str] | None = None, *, close_windows: bool | None = None,
               keep: Sequence[str] | None = None, clear_clipboard: bool | None = None,

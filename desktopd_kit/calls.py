@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
+from .download import Saved
 from .errors import DesktopError
 
 T = TypeVar("T")
@@ -20,6 +22,7 @@ class Reply:
     status: int
     headers: Mapping[str, str]
     body: bytes
+    saved: Saved | None = None          # a download's file (Call.save_to), its body left empty
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Call(Generic[T]):
     json: JSON = None
     extra_timeout: float = 0.0          # a call that waits on purpose (execute, navigate) waits longer
     ok_statuses: tuple[int, ...] = (200, 201, 204)
+    save_to: Path | None = None         # a successful answer's body is streamed into this file
+
+    def saves(self, status: int) -> bool:
+        return self.save_to is not None and status == 200
 
     @property
     def idempotent(self) -> bool:
@@ -72,3 +79,8 @@ def json_reply(reply: Reply) -> object:
 
 def no_content(reply: Reply) -> None:
     return None
+
+
+def saved_file(reply: Reply) -> Saved:
+    assert reply.saved is not None, "a Call with save_to"
+    return reply.saved

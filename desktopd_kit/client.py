@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from .api import DesktopApi, healthy
 from .calls import Call, Reply
+from .download import CHUNK_BYTES, FileSink
 from .errors import DesktopError
 from .retry import RetryPolicy
 
@@ -76,14 +77,24 @@ class Desktop(DesktopApi):
     def _send(self, call: Call, url: str) -> Reply:
         requests = self._requests
         try:
-            response = self._session.request(
-                call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                json=call.json, timeout=self.endpoints.timeout_of(call))
+            with self._session.request(
+                    call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
+                    json=call.json, timeout=self.endpoints.timeout_of(call),
+                    stream=call.save_to is not None) as response:
+                if call.saves(response.status_code):
+                    sink = FileSink(call.save_to)
+                    try:
+                        for chunk in response.iter_content(CHUNK_BYTES):
+                            sink.write(chunk)
+                    except BaseException:
+                        sink.abandon()
+                        raise
+                    return Reply(response.status_code, response.headers, b"", sink.finish())
+                return Reply(response.status_code, response.headers, response.content)
         except requests.Timeout as exc:
             raise DesktopError(None, "timeout", str(exc), method=call.method, url=url) from None
         except requests.RequestException as exc:
             raise DesktopError(None, "connection_error", str(exc), method=call.method, url=url) from None
-        return Reply(response.status_code, response.headers, response.content)
 
     def wait_until_healthy(self, timeout: float = 60.0, interval: float = 0.25) -> dict:
         """Polls /health (and the sidecar's) until both say ok; DesktopError(code "unhealthy")
@@ -146,6 +157,15 @@ class AsyncDesktop(DesktopApi):
             async with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
                     json=call.json, timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
+                if call.saves(response.status):
+                    sink = FileSink(call.save_to)
+                    try:
+                        async for chunk in response.content.iter_chunked(CHUNK_BYTES):
+                            sink.write(chunk)   # a file write of one chunk: short enough for the loop
+                    except BaseException:
+                        sink.abandon()
+                        raise
+                    return Reply(response.status, response.headers, b"", sink.finish())
                 return Reply(response.status, response.headers, await response.read())
         except asyncio.TimeoutError as exc:
             raise DesktopError(None, "timeout", str(exc) or "no answer in time", method=call.method, url=url) from None

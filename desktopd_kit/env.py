@@ -33,7 +33,8 @@ from gymnasium import spaces
 from .actions import Format
 from .client import Desktop
 from .observe import Acted, Observation, ObserveOptions, Observer
-from .records.recorder import VideoClock, episode_fields, new_episode_id
+from .records.recorder import episode_fields, new_episode_id
+from .records.video import VideoClock
 from .records.writer import EpisodeWriter
 
 ENV_ID = "desktopd/Desktop-v0"
@@ -126,7 +127,8 @@ class DesktopEnv(gym.Env):
                 self._video = VideoClock(self.desktop)
                 self._writer.set_recording(self._video.start())
         observation = self._observe()
-        return observation, {"reset": answer, "episode_id": self._writer.episode_id if self._writer else None}
+        return observation, {"reset": answer, "episode_id": self._writer.episode_id if self._writer else None,
+                             "record_dir": str(self._writer.dir) if self._writer else None}
 
     def step(self, action: Mapping[str, Any]) -> tuple[dict, float, bool, bool, dict]:
         if self._last is None:
@@ -180,7 +182,8 @@ class DesktopEnv(gym.Env):
         if self._writer is None:
             return
         if self._video is not None:
-            self._writer.episode["recording"] = self._video.stop()
+            # The video comes home into the episode directory (or the record says it was lost).
+            self._writer.episode["recording"] = self._video.finish(self._writer.dir, self._writer.video_times)
             self._video = None
         self._writer.close({"total_reward": self._total_reward, "terminated": terminated, "truncated": truncated})
         self._writer = None

@@ -1,7 +1,8 @@
-"""POST /api/v1/recording/start|stop and GET /api/v1/recording/{id}: screen video (ffmpeg)."""
+"""POST /api/v1/recording/start|stop, GET and DELETE /api/v1/recording/{id}: screen video (ffmpeg)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from aiohttp import web
@@ -10,7 +11,7 @@ from desktopd import keys
 from httpapi.fields import F, Enum, Int, Model, Number, Str
 from desktopd.models import parse_region, region_problem
 from desktopd.recording import ScreenRecorder
-from httpapi.errors import ApiError, invalid, not_found
+from httpapi.errors import invalid
 
 from .common import optional_json_body, xservice
 from .screenshot import check_region
@@ -38,13 +39,21 @@ RECORDING = {"type": "object", "properties": {
     "id": {"type": "string"}, "path": {"type": "string", "description": "The file, on the desktop."},
     "codec": {"enum": ["h264", "vp9"]}, "fps": {"type": "integer"},
     "region": {"type": "object"}, "log": {"type": "string", "description": "ffmpeg's log file."},
-    "started_at": {"type": "number", "description": "Unix time of the first frame on disk."},
+    "started_at": {"type": "number", "description": "Unix time ffmpeg grabbed the first frame: "
+                                                   "the video's time 0 (frame n: started_at + n / fps)."},
+    "first_frame_on_disk_at": {"type": "number", "description": "Unix time the first frame was "
+                                                               "on disk (the answer came then)."},
     "started_monotonic": {"type": "number", "description": "The same instant, desktopd's "
                                                           "CLOCK_MONOTONIC (time.monotonic())."}}}
 STOPPED = {"type": "object", "properties": {
     **RECORDING["properties"], "frames": {"type": "integer"}, "size": {"type": "integer"},
     "duration": {"type": "number", "description": "Seconds of video."},
-    "wall_duration": {"type": "number"}, "exit_code": {"type": ["integer", "null"]}}}
+    "wall_duration": {"type": "number"}, "exit_code": {"type": ["integer", "null"]},
+    "sha256": {"type": ["string", "null"], "description": "The file's SHA-256 (hex): a download "
+                                                          "can check it arrived whole."}}}
+DELETED = {"type": "object", "required": ["id", "deleted", "freed_bytes"], "properties": {
+    "id": {"type": "string"}, "deleted": {"const": True},
+    "freed_bytes": {"type": "integer", "description": "The video's and its logs' bytes."}}}
 ID_PATTERN = r"^[0-9a-f]{32}$"
 
 
@@ -70,14 +79,18 @@ async def stop(request: web.Request) -> web.Response:
     return web.json_response(rec.result)
 
 
-async def download(request: web.Request) -> web.StreamResponse:
+def recording_id(request: web.Request) -> str:
     rec_id = request.match_info["id"]
-    screen_recorder = recorder(request)
-    current = screen_recorder.current
-    if current is not None and current.id == rec_id:
-        raise ApiError(409, "conflict", "this recording is still running; stop it first")
-    rec = screen_recorder.finished.get(rec_id)
-    if rec is None:
-        raise not_found(f"no finished recording {rec_id!r}")
+    if not re.fullmatch(ID_PATTERN, rec_id):
+        raise invalid("id", f"expected the 32 hex digits recording/start answered, got {rec_id!r}")
+    return rec_id
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    rec = recorder(request).finished_recording(recording_id(request))
     return web.FileResponse(rec.path, headers={"Content-Type": rec.media_type,
                                                "Cache-Control": "no-store"})
+
+
+async def delete(request: web.Request) -> web.Response:
+    return web.json_response(await recorder(request).delete(recording_id(request)))

@@ -1,5 +1,6 @@
 """python -m desktopd_kit.records export --format mind2web EPISODE_OR_ROOT... --out DIR
-python -m desktopd_kit.records validate EPISODE_OR_ROOT...   (needs jsonschema)"""
+python -m desktopd_kit.records validate EPISODE_OR_ROOT...   (needs jsonschema; checks the files
+the records name too: images, layouts, the video with its checksum and the steps' times in it)"""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from .checks import problems
 from .export import export_mind2web
 from .format import schema
 from .reader import EpisodeReader
@@ -28,9 +30,9 @@ def validate(paths: list[str]) -> int:
         jsonschema.validate(episode.episode, episode_schema)
         for step in episode:
             jsonschema.validate(step.record, step_schema)
-            if not step.image_path.is_file():
-                raise SystemExit(f"{episode.directory}: step {step.index}: {step.image_path} is missing")
             count += 1
+        for problem in problems(episode):
+            raise SystemExit(f"{episode.directory}: {problem}")
     print(json.dumps({"episodes": len(_episodes(paths)), "steps": count, "valid": True}))
     return 0
 

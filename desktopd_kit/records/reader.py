@@ -48,6 +48,12 @@ class EpisodeReader:
         self.directory = Path(directory)
         self.episode = json.loads((self.directory / EPISODE_FILE).read_text())
 
+    @property
+    def video_path(self) -> Path | None:
+        """The episode's screen video in its directory; None when it has none (or it was lost)."""
+        video = (self.episode.get("recording") or {}).get("video")
+        return self.directory / video["file"] if video and video["file"] else None
+
     def __iter__(self) -> Iterator[StepView]:
         with open(self.directory / STEPS_FILE, encoding="utf-8") as lines:
             for line in lines:

@@ -14,38 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..client import Desktop
-from ..errors import DesktopError
 from ..observe import Acted, Observation, ObserveOptions, Observer
+from .video import VideoClock
 from .writer import EpisodeWriter
-
-
-class VideoClock:
-    """Seconds since desktopd's screen recording started (when one runs)."""
-
-    def __init__(self, desktop: Desktop) -> None:
-        self.desktop = desktop
-        self.info: dict | None = None
-
-    def start(self) -> dict:
-        answer = self.desktop.recording_start()
-        # started_at: desktopd's Unix time of the video's first frame (its clock: the desktop's).
-        self.info = {"id": str(answer["id"]), "started_mono": time.monotonic(),
-                     "started_wall": float(answer.get("started_at") or time.time()),
-                     "start": answer, "stop": None}
-        return self.info
-
-    def at(self, wall: float) -> float | None:
-        """Seconds into the video at Unix time ``wall``."""
-        return None if self.info is None else wall - self.info["started_wall"]
-
-    def stop(self) -> dict | None:
-        if self.info is None:
-            return None
-        try:
-            self.info["stop"] = self.desktop.recording_stop()
-        except DesktopError as error:
-            self.info["stop"] = {"error": error.code, "detail": error.message}
-        return self.info
 
 
 def new_episode_id() -> str:
@@ -105,7 +76,11 @@ class Recorder:
         return acted, line
 
     def close(self, *, terminated: bool = False, truncated: bool = False) -> None:
-        recording = self.video.stop()
+        """Ends the episode: with video, the recording is stopped and brought into the episode
+        directory (also after an error: a lost desktop's record says the video was lost)."""
+        if self.writer.closed:
+            return
+        recording = self.video.finish(self.writer.dir, self.writer.video_times)
         if recording is not None:
             self.writer.episode["recording"] = recording
         self.writer.close({"total_reward": self.total_reward, "terminated": terminated,

@@ -21,6 +21,7 @@ class EpisodeWriter:
         self.episode = {"format": FORMAT, "version": VERSION, "created_wall": time.time(),
                         "ended_wall": None, "steps": 0, "recording": None, "outcome": None, **episode}
         self._steps = open(self.dir / STEPS_FILE, "a", encoding="utf-8")
+        self.video_times: list[tuple[int, float]] = []    # (index, video_time_s) of the steps with one
         self._write_episode()
 
     @property
@@ -70,10 +71,16 @@ class EpisodeWriter:
         self._steps.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")
         self._steps.flush()
         self.episode["steps"] = index
+        if video_time_s is not None:
+            self.video_times.append((index, video_time_s))
         return line
 
+    @property
+    def closed(self) -> bool:
+        return self._steps.closed
+
     def close(self, outcome: dict | None = None) -> None:
-        if self._steps.closed:
+        if self.closed:
             return
         self._steps.close()
         self.episode["ended_wall"] = time.time()

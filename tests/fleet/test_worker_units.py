@@ -49,8 +49,8 @@ class CountingEnv:
         self.lease, self.length, self.die_at, self.t, self.closed = lease, length, die_at, 0, False
 
     def reset(self, *, seed=None, options=None):
-        self.t = 0
-        return {"t": 0}, {}
+        self.t, self.options = 0, options
+        return {"t": 0}, {"record_dir": f"/records/{options['episode_id']}"}
 
     def step(self, action):
         if self.die_at is not None and self.t == self.die_at:
@@ -87,6 +87,10 @@ def test_a_dead_desktop_is_replaced_and_the_episode_run_again() -> None:
     worker = DesktopWorker(source, factory, lambda obs: {})
     result = worker.run(EpisodeSpec("e"))
     assert result.attempts == 2 and result.desktop == "desk-1" and result.steps == 3
+    # Each attempt records under its own id: the lost one's partial record stays beside the retry's.
+    assert [env.options["episode_id"] for env in made] == ["e", "e-attempt2"]
+    assert made[1].options["metadata"] == {"episode_id": "e", "attempt": 2}
+    assert result.record_dir == "/records/e-attempt2"
     assert worker.desktops_replaced == 1
     assert source.leases[0].released and made[0].closed and not source.leases[1].released
     worker.close()

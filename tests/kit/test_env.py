@@ -3,7 +3,10 @@ Anthropic and OpenAI actions, recording, and a vector env over two desktops."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
+import sys
 
 import gymnasium as gym
 import jsonschema
@@ -84,6 +87,41 @@ def test_openai_episode_and_recorded_video(desktopd, tmp_path):
     times = [s.record["video_time_s"] for s in reader]
     assert all(t is not None and t >= 0 for t in times) and times == sorted(times)
     assert reader.episode["outcome"]["truncated"] is True
+    # The video is home: in the episode directory, as desktopd recorded it, and gone from the desktop.
+    video = recording["video"]
+    assert (video["status"], video["file"], video["bytes"]) == ("complete", "video.mp4", recording["stop"]["size"])
+    assert hashlib.sha256(reader.video_path.read_bytes()).hexdigest() == video["sha256"] == recording["stop"]["sha256"]
+    assert video["measured_by"] == "ffprobe" and video["frames"] > 0 and max(times) <= video["duration_s"]
+    assert desktopd.request("GET", f"/api/v1/recording/{recording['id']}").status_code == 404
+    checked = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "validate", str(reader.directory)],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # A changed byte is found by validate.
+    with open(reader.video_path, "r+b") as fh:
+        fh.seek(video["bytes"] // 2)
+        byte = fh.read(1)
+        fh.seek(video["bytes"] // 2)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    checked = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "validate", str(reader.directory)],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode != 0 and "not the one recorded" in checked.stderr
+
+
+def test_without_ffprobe_the_video_is_measured_by_desktopd_and_says_so(desktopd, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))      # a client machine without ffmpeg
+    env = DesktopEnv(desktopd.url, record_dir=str(tmp_path), record_video=True, settle_s=0, max_steps=2)
+    try:
+        env.reset()
+        for _ in range(2):
+            env.step({"type": "move", "x": 10, "y": 10})
+    finally:
+        env.close()
+    reader = next(EpisodeReader.all(tmp_path))
+    video, stop = reader.episode["recording"]["video"], reader.episode["recording"]["stop"]
+    assert (video["status"], video["measured_by"]) == ("complete", "desktopd")
+    assert "ffprobe is not installed" in video["measure_note"]
+    assert (video["duration_s"], video["frames"]) == (stop["duration"], stop["frames"])
+    assert reader.video_path.is_file()
 
 
 def test_a_vector_env_over_two_desktops(desktopd, xvfb):

@@ -10,6 +10,7 @@ import sys
 import jsonschema
 import pytest
 
+from desktopd_kit import AsyncDesktop, Desktop, DesktopError
 from desktopd_kit.actions import detect_format
 from desktopd_kit.observe import ObserveOptions
 from desktopd_kit.records import EpisodeReader, Recorder, schema
@@ -88,3 +89,20 @@ def test_operation_mapping():
     assert operation({"kind": "keys", "issued": {"type": "keypress", "keys": ["ENTER"]}})["original_op"] == "ENTER"
     assert operation({"kind": "move", "issued": {}}) == {"op": "CLICK", "original_op": "HOVER", "value": ""}
     assert operation({"kind": "drag", "issued": {}})["op"] == "OTHER"
+
+
+async def test_a_download_is_streamed_into_its_file_whole_or_not_at_all(desktopd, tmp_path):
+    with Desktop(desktopd.url) as desktop:
+        started = desktop.recording_start(fps=5)
+        desktop.move(10, 10)
+        stopped = desktop.recording_stop()
+        saved = desktop.download_recording(started["id"], tmp_path / "sync.mp4")
+        with pytest.raises(DesktopError) as caught:
+            desktop.download_recording("0" * 32, tmp_path / "missing.mp4")
+    async with AsyncDesktop(desktopd.url) as desktop:
+        saved_async = await desktop.download_recording(started["id"], tmp_path / "async.mp4")
+        assert (await desktop.delete_recording(started["id"]))["deleted"] is True
+    assert (saved.bytes, saved.sha256) == (saved_async.bytes, saved_async.sha256) == (stopped["size"], stopped["sha256"])
+    assert (tmp_path / "sync.mp4").read_bytes() == (tmp_path / "async.mp4").read_bytes()
+    assert caught.value.status == 404
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["async.mp4", "sync.mp4"]   # no .part, no empty file

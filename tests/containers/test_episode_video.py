@@ -1,0 +1,149 @@
+"""An episode recorded with video against the real Chromium container: the video comes home into
+the episode directory (it plays, covers every step, and the frame at a step's time shows that
+step's observation), the desktop keeps no copy, and a desktop killed mid-episode leaves a valid
+partial record that says its video was lost."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from desktopd_kit import DesktopError
+from desktopd_kit.env import DesktopEnv
+from desktopd_kit.records import EpisodeReader
+from tests.support.capability import have_program, require
+
+from .support import remove, start_desktop
+
+OBSERVATION = (640, 400)
+COLOURS = ["#ff0000", "#00c000", "#0000ff", "#ffff00", "#000000", "#ffffff"]
+# Each click paints the whole page the next colour: every step's observation looks different.
+JS_COLOURS = "[" + ",".join(f"'{c}'" for c in COLOURS) + "]"
+PAGE = "data:text/html," + quote(
+    "<title>video</title><style>html,body{margin:0;height:100%;cursor:none}</style>"
+    f"<body style='background:{COLOURS[0]}' data-n=0 onclick=\"var c={JS_COLOURS};"
+    "this.dataset.n=+this.dataset.n+1;this.style.background=c[this.dataset.n%c.length]\"></body>")
+STEPS = 5
+SAME = 12.0         # mean absolute difference (0..255) under which two images show the same screen
+DIFFERENT = 40.0    # ... and over which they do not
+
+
+@pytest.fixture
+def container(images):
+    require(have_program("ffmpeg") and have_program("ffprobe"), "ffmpeg and ffprobe (Debian package ffmpeg)")
+    tc, desktop = start_desktop(images["chromium"], ports=(8080, 8122),
+                                env={"WIDTH": "1280", "HEIGHT": "800"})
+    try:
+        yield desktop
+    finally:
+        remove(tc)
+
+
+def env_on(desktop, record_dir) -> DesktopEnv:
+    return DesktopEnv(desktop.url(8080), sidecar_url=desktop.url(8122), token=desktop.token,
+                      screenshot_size=OBSERVATION, record_dir=str(record_dir), record_video=True, settle_s=0.5)
+
+
+def middle(observation) -> dict:
+    height, width = observation["screenshot"].shape[:2]
+    return {"type": "click", "x": width // 2, "y": height // 2}
+
+
+def frame_at(video, seconds: float, fps: int) -> np.ndarray:
+    """The frame a player shows at ``seconds`` (the last one that started by then: frame
+    floor(seconds * fps)), scaled to the observation's size (RGB)."""
+    number = int(seconds * fps)
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-vf", f"select=eq(n\\,{number})",
+                          "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"], capture_output=True, timeout=60)
+    assert out.returncode == 0 and out.stdout, out.stderr
+    image = Image.open(io.BytesIO(out.stdout)).convert("RGB").resize(OBSERVATION, Image.Resampling.BILINEAR)
+    return np.asarray(image, dtype=np.float32)
+
+
+def difference(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).mean())
+
+
+def ffprobe(video) -> dict:
+    out = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+                          "stream=codec_name,nb_read_frames:format=duration", "-of", "json", str(video)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def validate(directory) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "desktopd_kit.records", "validate", str(directory)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_an_episode_brings_its_video_home_and_a_killed_desktop_leaves_a_valid_record(container, tmp_path):
+    env = env_on(container, tmp_path / "whole")
+    try:
+        observation, info = env.reset(options={"urls": [PAGE], "episode_id": "whole"})
+        for _ in range(STEPS):
+            observation, *_ = env.step(middle(observation))
+    finally:
+        env.close()
+    episode = EpisodeReader(info["record_dir"])
+    video = episode.episode["recording"]["video"]
+    assert (video["status"], video["file"], video["measured_by"]) == ("complete", "video.mp4", "ffprobe"), video
+    assert video["deleted_on_desktop"] is True
+    checked = validate(episode.directory)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    # It plays, and covers every step.
+    probed = ffprobe(episode.video_path)
+    assert probed["streams"][0]["codec_name"] == "h264"
+    assert int(probed["streams"][0]["nb_read_frames"]) == video["frames"] > 0
+    steps = list(episode)
+    times = [s.record["video_time_s"] for s in steps]
+    assert 0 <= min(times) and max(times) <= float(probed["format"]["duration"])
+
+    # The frame at a step's observation shows what the step observed; another step's frame does
+    # not. (Its video_time_s is its action's start, where the screen changes: ffmpeg's constant
+    # frame rate moves a frame by up to a frame interval, so the frame there may show the
+    # action's effect.) Step 1 is left out: its page may still be painting after the reset.
+    started = episode.episode["recording"]["started_wall"]
+    shots = {s.index: np.asarray(s.image().resize(OBSERVATION), dtype=np.float32) for s in steps}
+    frames = {s.index: frame_at(episode.video_path, s.record["timestamps"]["observe"]["wall"] - started,
+                                video["fps"]) for s in steps}
+    measured = []
+    for index in range(2, STEPS + 1):
+        other = index + 1 if index < STEPS else index - 1
+        measured.append((index, difference(frames[index], shots[index]), difference(frames[other], shots[index])))
+    print("step, its frame vs its observation, another step's frame vs it:", measured)
+    assert all(same < SAME and different > DIFFERENT for _, same, different in measured), measured
+
+    # The desktop keeps no copy.
+    gone = container.get(8080, f"/api/v1/recording/{episode.episode['recording']['id']}")
+    assert gone.status_code == 404 and "deleted by a client" in gone.json()["detail"], gone.text
+    code, listing = container.exec_in("sh", "-c", "ls /tmp/desktopd-recordings-*/ 2>/dev/null || true")
+    assert code == 0 and listing.strip() == "", listing
+
+    # A desktop killed mid-episode: the steps so far stay, the record says the video was lost.
+    env = env_on(container, tmp_path / "killed")
+    try:
+        observation, info = env.reset(options={"urls": [PAGE], "episode_id": "killed"})
+        for _ in range(2):
+            observation, *_ = env.step(middle(observation))
+        container.container.kill()
+        with pytest.raises(DesktopError):
+            env.step(middle(observation))
+    finally:
+        env.close()
+    episode = EpisodeReader(info["record_dir"])
+    assert len(episode) == episode.episode["steps"] == 2 and episode.episode["ended_wall"] is not None
+    video = episode.episode["recording"]["video"]
+    assert (video["status"], video["file"]) == ("lost", None) and "could not be downloaded" in video["reason"]
+    assert episode.video_path is None
+    assert sorted(p.name for p in episode.directory.iterdir()) == ["episode.json", "images", "layout", "steps.jsonl"]
+    checked = validate(episode.directory)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
