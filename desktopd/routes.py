@@ -12,7 +12,7 @@ from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILI
 from desktopd.computer import anthropic, openai
 from httpapi.routing import OBJ, Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
-                               reset, screenshot, windows)
+                               reset, screenshot, step, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -138,6 +138,12 @@ ROUTES: list[Route] = [
           success={"application/json": {"schema": openai.RESULT}},
           description="Coordinates are in the display_width_px x display_height_px space "
                       "(default: the screen); the screenshot comes back at that size."),
+    Route("POST", "/api/v1/step", step.step,
+          "A harness step in one round trip: act, settle, observe", "computer",
+          body=step.STEP_BODY, success={"application/json": {"schema": step.RESULT}},
+          description="Runs at most one act (anthropic, openai, tablet or keyboard), waits for "
+                      "the screen to settle (X damage quiet for settle_quiet, at most settle "
+                      "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
           "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": recording.RECORDING}},

@@ -14,7 +14,7 @@ from typing import Any
 
 from PIL import Image
 
-from httpapi.fields import F, Bool, Int, Model, Number
+from httpapi.fields import F, Bool, Int
 from httpapi.errors import invalid
 from desktopd.x11 import encode as x11_encode
 from desktopd.xservice import XService
@@ -30,9 +30,6 @@ DISPLAY_FIELDS = [
 SCREENSHOT_FIELD = F("screenshot", Bool(), default=True,
                      description="false: no screenshot after an action (screenshot and zoom "
                                  "always return one).")
-SETTLE_FIELD = F("settle", Number(0, 10), default=0.1,
-                 description="Seconds to wait after an action before the screenshot, so the "
-                             "screen has redrawn.")
 
 
 def display_pair(q: dict[str, Any]) -> tuple[str, str] | None:
