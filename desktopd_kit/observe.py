@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .actions import Executed, Format, Scaling, run_action
+from .calls import body
 from .client import Desktop
 from .hit import element_at
 from .screenshot import Screenshot
@@ -47,18 +48,26 @@ class Acted:
     act: Stamp
     settle: Stamp
     error: dict | None = None     # the DesktopError's JSON when desktopd refused the action
+    settled: dict | None = None   # desktopd's report: reason (quiet, max, ...), waited_s, changes
 
 
 @dataclass
 class ObserveOptions:
-    """How to look: image format and size (None: the screen's), /layout or not, settle time."""
+    """How to look: image format and size (None: the screen's), /layout or not, and how desktopd
+    settles after an act: at most ``settle_s``, done once the screen was still ``settle_quiet_s``
+    (X damage, measured on the server; settle_s=0: do not wait)."""
 
     screenshot_format: str = "png"
     quality: int | None = None
     screenshot_size: tuple[int, int] | None = None    # (width, height) of the observation
     observe_layout: bool = False
     layout_query: dict = field(default_factory=lambda: {"interesting": True})
-    settle_s: float = 0.1
+    settle_s: float = 1.0
+    settle_quiet_s: float = 0.03
+
+
+# Our own action types that change nothing on the screen (vendor ones report "type" too: none).
+NOTHING_TO_SETTLE = ("noop", "screenshot", "wait")
 
 
 class Observer:
@@ -70,21 +79,41 @@ class Observer:
         screen = desktop.health()["screen"]
         self.screen = (int(screen["width"]), int(screen["height"]))
         self.scaling = Scaling(self.screen, options.screenshot_size or self.screen)
+        self.last_settled: dict | None = None
 
-    def observe(self) -> Observation:
+    def _shot_query(self) -> dict:
+        o, size = self.options, self.options.screenshot_size
+        return body(format=o.screenshot_format, quality=o.quality, max_width=size[0] if size else None,
+                    max_height=size[1] if size else None)
+
+    def observe(self, settle: bool = False) -> Observation:
+        """The screenshot, windows and pointer in one POST /api/v1/step (after a settle when
+        ``settle``), then /layout from the sidecar when observed."""
         timer = Timer()
         o = self.options
-        size = o.screenshot_size
-        shot = self.desktop.screenshot(o.screenshot_format, quality=o.quality,
-                                       max_width=size[0] if size else None,
-                                       max_height=size[1] if size else None)
+        answer = self.desktop.step(screenshot=self._shot_query(), windows=True, pointer=True,
+                                   **(self._settle_query() if settle else {"settle": 0}))
+        shot = Screenshot.from_step(answer["screenshot"], o.screenshot_format)
         layout = self.desktop.layout(**o.layout_query) if o.observe_layout else None
-        windows = self.desktop.windows()
-        at = self.desktop.pointer_position()
-        return Observation(shot, layout, windows, (at["x"], at["y"]), timer.stamp())
+        at = answer["pointer"]
+        self.last_settled = answer["settled"]
+        return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), timer.stamp())
+
+    def _settle_query(self) -> dict:
+        return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s}
+
+    def step(self, action: Mapping[str, object], before: Observation | None,
+             action_format: Format | str = "auto") -> tuple[Acted, Observation]:
+        """Runs ``action``, then observes once desktopd saw the screen settle: the settle and
+        the observation are one request (the step's ``settle`` stamp covers both)."""
+        acted = self.act(action, before, action_format, settle=False)
+        settle = Timer()
+        observation = self.observe(settle=acted.executed.executed.get("type") not in NOTHING_TO_SETTLE)
+        acted.settle, acted.settled = settle.stamp(), self.last_settled
+        return acted, observation
 
     def act(self, action: Mapping[str, object], before: Observation | None,
-            action_format: Format | str = "auto") -> Acted:
+            action_format: Format | str = "auto", settle: bool = True) -> Acted:
         from .errors import DesktopError
         timer = Timer()
         try:
@@ -97,9 +126,11 @@ class Observer:
             error = {"status": refused.status, "code": refused.code, "message": refused.message,
                      "field": refused.field}
         act = timer.stamp()
-        settle = Timer()
-        if self.options.settle_s > 0 and executed.executed.get("type") not in ("noop", "screenshot", "wait"):
-            time.sleep(self.options.settle_s)
+        settle_timer = Timer()
+        settled = None
+        if settle and executed.executed.get("type") not in NOTHING_TO_SETTLE:
+            # desktopd waits for the screen to stop changing (X damage), not a fixed sleep here.
+            settled = self.desktop.step(pointer=False, **self._settle_query())["settled"]
         point = executed.point
         element = element_at(before.layout, *point) if before is not None and point is not None else None
-        return Acted(executed, element, act, settle.stamp(), error)
+        return Acted(executed, element, act, settle_timer.stamp(), error, settled)
