@@ -15,23 +15,13 @@ from PIL import Image
 from desktopd_kit import Desktop
 from testbed.pages import PageServer
 from tests.sidecar_layout.harness import sidecar_and_desktopd
-from tests.support.capability import chromium_path, require
+from tests.support.x11_fixtures import pages  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 RED, WHITE = (255, 0, 0), (255, 255, 255)
 POINT = (640, 600)           # inside the page's viewport, below the browser's toolbar
 STILL = {"settle": 5.0, "settle_quiet": 0.5}   # before each act: the page is drawn and still
-
-
-@pytest.fixture
-def pages():
-    require(chromium_path() is not None, "Chromium")
-    server = PageServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def open_page(desktop: Desktop, url: str) -> None:
