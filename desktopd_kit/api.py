@@ -240,10 +240,12 @@ class DesktopApi:
         ``{"tablet": event}`` or ``{"keyboard": body}``), the settle after it, and the observation
         in one answer: ``settled``, ``screenshot`` (base64 ``data``, ``scale``, ``region``; with
         ``screenshot`` as GET /screenshot's query, e.g. {"format": "jpeg"}), ``windows``, ``pointer``."""
-        return self._call(Call("desktopd", "POST", "/api/v1/step", json_reply, json=body(
-            **dict(act or {}), screenshot=dict(screenshot) if screenshot is not None else None,
-            windows=windows, pointer=pointer, settle=settle, settle_quiet=settle_quiet,
-            display_width_px=display_width_px, display_height_px=display_height_px), extra_timeout=120.0))
+        fields = {"screenshot": dict(screenshot) if screenshot is not None else None, "windows": windows,
+                  "pointer": pointer, "settle": settle, "settle_quiet": settle_quiet,
+                  "display_width_px": display_width_px, "display_height_px": display_height_px}
+        fields.update(act or {})   # an act may carry its display query (actions.Planned.step_act)
+        return self._call(Call("desktopd", "POST", "/api/v1/step", json_reply, json=body(**fields),
+                               extra_timeout=120.0))
 
     def pointer_position(self) -> dict:
         """Where the pointer is, screen pixels: {"x", "y"} (Anthropic's cursor_position, read

@@ -7,9 +7,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .actions import Executed, Format, Scaling, run_action
+from .actions import Executed, Format, Scaling, plan_action, run_action
 from .calls import body
 from .client import Desktop
+from .errors import DesktopError
 from .hit import element_at
 from .screenshot import Screenshot
 
@@ -66,10 +67,6 @@ class ObserveOptions:
     settle_quiet_s: float = 0.03
 
 
-# Our own action types that change nothing on the screen (vendor ones report "type" too: none).
-NOTHING_TO_SETTLE = ("noop", "screenshot", "wait")
-
-
 class Observer:
     """Observes a Desktop and runs actions on it."""
 
@@ -79,7 +76,6 @@ class Observer:
         screen = desktop.health()["screen"]
         self.screen = (int(screen["width"]), int(screen["height"]))
         self.scaling = Scaling(self.screen, options.screenshot_size or self.screen)
-        self.last_settled: dict | None = None
 
     def _shot_query(self) -> dict:
         o, size = self.options, self.options.screenshot_size
@@ -93,10 +89,13 @@ class Observer:
         o = self.options
         answer = self.desktop.step(screenshot=self._shot_query(), windows=True, pointer=True,
                                    **(self._settle_query() if settle else {"settle": 0}))
+        return self._observation(answer, timer)
+
+    def _observation(self, answer: dict, timer: Timer) -> Observation:
+        o = self.options
         shot = Screenshot.from_step(answer["screenshot"], o.screenshot_format)
         layout = self.desktop.layout(**o.layout_query) if o.observe_layout else None
         at = answer["pointer"]
-        self.last_settled = answer["settled"]
         return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), timer.stamp())
 
     def _settle_query(self) -> dict:
@@ -104,33 +103,51 @@ class Observer:
 
     def step(self, action: Mapping[str, object], before: Observation | None,
              action_format: Format | str = "auto") -> tuple[Acted, Observation]:
-        """Runs ``action``, then observes once desktopd saw the screen settle: the settle and
-        the observation are one request (the step's ``settle`` stamp covers both)."""
-        acted = self.act(action, before, action_format, settle=False)
-        settle = Timer()
-        observation = self.observe(settle=acted.executed.executed.get("type") not in NOTHING_TO_SETTLE)
-        acted.settle, acted.settled = settle.stamp(), self.last_settled
-        return acted, observation
+        """Runs ``action`` and observes once desktopd saw the screen settle, in one POST
+        /api/v1/step (then /layout from the sidecar when observed). What runs here (wait, noop)
+        and what desktopd refuses are observed with a request of their own."""
+        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
+        if planned.act is None:
+            acted = self.act(action, before, action_format)
+            return acted, self.observe()
+        timer = Timer()
+        try:
+            answer = self.desktop.step(planned.step_act(), screenshot=self._shot_query(), windows=True,
+                                       pointer=True, **self._settle_query())
+        except DesktopError as refused:
+            acted = Acted(Executed(planned.format, planned.issued, {}), None, timer.stamp(), Timer().stamp(),
+                          _error_of(refused))
+            return acted, self.observe()
+        observation = self._observation(answer, timer)
+        executed = planned.finish(answer["executed"], answer.get("text"))
+        took = answer["timings"]
+        act = Stamp(timer.mono, timer.wall, took["act"])
+        settle = Stamp(timer.mono + took["act"], timer.wall + took["act"], took["settle_and_capture"])
+        return Acted(executed, self._element(before, executed), act, settle, None, answer["settled"]), observation
 
     def act(self, action: Mapping[str, object], before: Observation | None,
-            action_format: Format | str = "auto", settle: bool = True) -> Acted:
-        from .errors import DesktopError
+            action_format: Format | str = "auto") -> Acted:
+        """Runs ``action`` on its own endpoint, then has desktopd settle (no image)."""
+        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
         timer = Timer()
         try:
             executed = run_action(self.desktop, action, self.scaling, action_format)   # type: ignore[arg-type]
             error = None
         except DesktopError as refused:
-            from .actions import detect_format, unwrap
-            fmt = detect_format(action) if action_format == "auto" else action_format
-            executed = Executed(fmt, unwrap(action), {})   # type: ignore[arg-type]
-            error = {"status": refused.status, "code": refused.code, "message": refused.message,
-                     "field": refused.field}
+            executed, error = Executed(planned.format, planned.issued, {}), _error_of(refused)
         act = timer.stamp()
         settle_timer = Timer()
         settled = None
-        if settle and executed.executed.get("type") not in NOTHING_TO_SETTLE:
+        if planned.act is not None and error is None:
             # desktopd waits for the screen to stop changing (X damage), not a fixed sleep here.
             settled = self.desktop.step(pointer=False, **self._settle_query())["settled"]
+        return Acted(executed, self._element(before, executed), act, settle_timer.stamp(), error, settled)
+
+    @staticmethod
+    def _element(before: Observation | None, executed: Executed) -> dict | None:
         point = executed.point
-        element = element_at(before.layout, *point) if before is not None and point is not None else None
-        return Acted(executed, element, act, settle_timer.stamp(), error, settled)
+        return element_at(before.layout, *point) if before is not None and point is not None else None
+
+
+def _error_of(refused: DesktopError) -> dict:
+    return {"status": refused.status, "code": refused.code, "message": refused.message, "field": refused.field}
