@@ -51,7 +51,9 @@ HEALTH = {"type": "object", "properties": {
     "display": {"type": "string"}, "x_connected": {"type": "boolean"},
     "x_state_since": {"type": "number", "description": "Unix time of the last connect/disconnect."},
     "screen": {"type": ["object", "null"]}, "uptime_s": {"type": "number"},
-    "x": {"type": "object", "description": "X layer details (extensions, capture backend, errors)."}}}
+    "x": {"type": "object", "description": "X layer details (extensions, capture backend, errors)."},
+    "settle": {"type": "object", "description": "The damage watcher settles rely on: watching, last_error.",
+               "properties": {"watching": {"type": "boolean"}, "last_error": {"type": ["string", "null"]}}}}}
 CLIPBOARD = {"type": "object", "properties": {"text": {"type": ["string", "null"]},
                                                "empty": {"type": "boolean"}}}
 IMAGE_HEADERS = {

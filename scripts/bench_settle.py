@@ -35,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from desktopd_kit import Desktop  # noqa: E402
+from desktopd_kit.actions import run_action  # noqa: E402
 from desktopd_kit.env import DesktopEnv  # noqa: E402
+from desktopd_kit.observe import ObserveOptions, Observer  # noqa: E402
 from testbed.pages import PageServer, free_port  # noqa: E402
 from testbed.processes import terminate  # noqa: E402
 from testbed.xvfb import start_xvfb  # noqa: E402
@@ -46,12 +48,19 @@ PROSE = (700, 500)
 
 def timed(fn, steps: int) -> float:
     """Median seconds of ``fn(i)``."""
-    times = []
+    return interleaved([fn], steps)[0]
+
+
+def interleaved(fns, steps: int) -> list[float]:
+    """Median seconds of each ``fn(i)``, run in turns: a slow moment of the shared host falls on
+    every way alike."""
+    times: list[list[float]] = [[] for _ in fns]
     for i in range(steps):
-        started = time.perf_counter()
-        fn(i)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for fn, spent in zip(fns, times):
+            started = time.perf_counter()
+            fn(i)
+            spent.append(time.perf_counter() - started)
+    return [statistics.median(spent) for spent in times]
 
 
 def open_page(desktop: Desktop, url: str) -> None:
@@ -77,15 +86,40 @@ def xdotool_step(display: str) -> None:
     assert shot[:2] == b"\xff\xd8"
 
 
-def env_rate(desktop_url: str, sidecar_url: str, url: str, steps: int, layout: bool, **settle) -> float:
-    env = DesktopEnv(desktop_url, sidecar_url=sidecar_url, observe_layout=layout, screenshot_format="jpeg",
-                     screenshot_size=(1280, 800), **settle)
+def env_rates(desktop_url: str, sidecar_url: str, url: str, steps: int, layout: bool) -> list[float]:
+    """DesktopEnv.step with the default settle, then with the old fixed 100 ms, interleaved."""
+    envs = [DesktopEnv(desktop_url, sidecar_url=sidecar_url, observe_layout=layout, screenshot_format="jpeg",
+                       screenshot_size=(1280, 800), **settle) for settle in ({}, {"settle_s": 0.1, "settle_quiet_s": 0.1})]
     try:
-        env.reset(options={"urls": [url]})
-        env.desktop.step(settle=5.0, settle_quiet=0.5)
-        return timed(lambda i: env.step({"type": "click", "x": PROSE[0] + i % 5, "y": PROSE[1]}), steps)
+        envs[0].reset(options={"urls": [url]})
+        for env in envs[1:]:
+            env.reset(options={"urls": [url]})
+        envs[0].desktop.step(settle=5.0, settle_quiet=0.5)
+        return interleaved([lambda i, e=env: e.step({"type": "click", "x": PROSE[0] + i % 5, "y": PROSE[1]})
+                            for env in envs], steps)
     finally:
-        env.close()
+        for env in envs:
+            env.close()
+
+
+def round_trips(desktop: Desktop, steps: int) -> list[float]:
+    """The kit's step in one POST /api/v1/step against the same step in the calls it used to make
+    (act, settle, screenshot, windows, pointer), both settling on desktopd."""
+    options = ObserveOptions(screenshot_format="jpeg", screenshot_size=(1280, 800))
+    observer = Observer(desktop, options)
+    before = observer.observe()
+    action = {"type": "click", "x": PROSE[0], "y": PROSE[1]}
+
+    def one(i: int) -> None:
+        observer.step(action, before)
+
+    def separate(i: int) -> None:
+        run_action(desktop, action, observer.scaling)
+        desktop.step(pointer=False, settle=options.settle_s, settle_quiet=options.settle_quiet_s)
+        desktop.screenshot("jpeg", max_width=1280, max_height=800)
+        desktop.windows()
+        desktop.pointer_position()
+    return interleaved([one, separate], steps)
 
 
 def reacted(answer: dict) -> bool:
@@ -131,16 +165,15 @@ def main() -> int:
             open_page(desktop, static)
             peer = timed(lambda i: xdotool_step(xvfb.display), args.steps)
             for name, fn in (("anthropic click + screenshot", anthropic_click), ("openai click + screenshot", openai_click)):
-                settled = timed(lambda i: fn(desktop), args.steps)
-                fixed = timed(lambda i: fn(desktop, **FIXED), args.steps)
+                settled, fixed = interleaved([lambda i, f=fn: f(desktop), lambda i, f=fn: f(desktop, **FIXED)], args.steps)
                 rows.append((name, settled, fixed))
+            one, separate = round_trips(desktop, args.steps)
             reactions = [(delay, reacting(desktop, pages, delay, args.rounds),
                           reacting(desktop, pages, delay, args.rounds, **FIXED)) for delay in (0, 20, 50, 150)]
             reactions_long = [(delay, reacting(desktop, pages, delay, args.rounds, settle=1.0, settle_quiet=0.2))
                               for delay in (150,)]
         for layout in (False, True):
-            settled = env_rate(desktop_url, sidecar_url, static, args.steps, layout)
-            fixed = env_rate(desktop_url, sidecar_url, static, args.steps, layout, settle_s=0.1, settle_quiet_s=0.1)
+            settled, fixed = env_rates(desktop_url, sidecar_url, static, args.steps, layout)
             rows.append((f"DesktopEnv.step jpeg{' + /layout' if layout else ''}", settled, fixed))
     finally:
         for proc in reversed(procs):
@@ -153,6 +186,8 @@ def main() -> int:
     for name, settled, fixed in rows:
         print(f"{name:<34}{1 / settled:>10.1f}{1 / fixed:>16.1f}{fixed / settled:>9.2f}{peer / settled:>18.2f}")
     print(f"{'xdotool + import (no settle)':<34}{1 / peer:>10.1f}")
+    print(f"kit step, 1280x800 JPEG: one POST /api/v1/step {1 / one:.1f}/s, the five calls it replaces "
+          f"{1 / separate:.1f}/s (x{separate / one:.2f})")
     print(f"reacting pages (a click turns the page red after N ms), {args.rounds} clicks each:")
     print(f"{'delay':>6}{'settled ms':>12}{'red':>6}{'fixed 100 ms':>14}{'red':>6}")
     for delay, (s_time, s_seen), (f_time, f_seen) in reactions:

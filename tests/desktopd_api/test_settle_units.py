@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from desktopd.settle import Mark, SettleSpec, wait_quiet
+from desktopd.settle import Mark, SettleSpec, Settler, wait_quiet
 from desktopd.x11.damage import ChangeLog
 
 
@@ -75,3 +75,34 @@ async def test_step_refuses_two_acts_and_settles_unobserved_on_a_fake_desktop(cl
     body = await resp.json()
     assert resp.status == 200, body
     assert body["settled"]["reason"] == "unobserved" and body["screenshot"] is None
+
+
+class _Watcher:
+    """A stand-in for DamageWatcher: a change log whose reader may stop."""
+
+    def __init__(self) -> None:
+        self.log = ChangeLog()
+        self.closed = False
+
+    @property
+    def alive(self) -> bool:
+        return self.log.closed_reason is None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def test_a_watcher_whose_reader_stopped_is_replaced_at_the_next_act():
+    opened: list[_Watcher] = []
+
+    def opener(display: str) -> _Watcher:
+        opened.append(_Watcher())
+        return opened[-1]
+    settler = Settler(":1", opener=opener)
+    await settler.start()
+    opened[0].log.close("X connection lost")          # the server went away
+    mark = await settler.mark()
+    assert len(opened) == 2 and opened[0].closed and settler.info()["watching"]
+    settled = await settler.settle(mark, SettleSpec(maximum=1.0, quiet=0.01))
+    assert settled.reason == "quiet"
+    await settler.close()
