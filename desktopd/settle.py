@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -65,10 +66,19 @@ class SettleSpec:
 
 @dataclass(frozen=True)
 class Mark:
-    """The instant an act ended, as the change log saw it."""
+    """The instant an act ended, as a change log saw it."""
 
+    log: ChangeLog
     seq: int
     at: float
+
+    @classmethod
+    def now(cls, log: ChangeLog) -> Mark:
+        return cls(log, log.seq, log.clock())
+
+    def changed(self) -> bool:
+        """Whether a change came after the mark (True once the log can no longer tell)."""
+        return self.log.closed_reason is not None or self.log.seq != self.seq
 
 
 @dataclass(frozen=True)
@@ -94,10 +104,11 @@ def skipped(spec: SettleSpec) -> Settled:
     return Settled("skipped", 0.0, 0, None, spec)
 
 
-async def wait_quiet(changes: ChangeLog, mark: Mark, spec: SettleSpec) -> Settled:
+async def wait_quiet(mark: Mark, spec: SettleSpec) -> Settled:
     """Until no change for ``spec.quiet`` since the act and since the last change, or until
     ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
     of each window, and a change in it moves the window's end."""
+    changes = mark.log
     deadline = mark.at + spec.maximum
     last, count, seen = mark.at, 0, mark.seq
     while True:
@@ -136,7 +147,7 @@ async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
         waiting.cancel()
         raise
     settled = await waiting
-    if before is None or settled.reason == "unobserved" or settler.changed_since(before):
+    if before is None or settled.reason == "unobserved" or before.changed():
         return await capture(), settled
     return early, settled
 
@@ -150,8 +161,13 @@ class Settler:
         self._open = opener
         self._watcher: DamageWatcher | None = None
         self.last_error: str | None = None
+        self._opening = threading.Lock()   # two acts at once open one watcher, not two
 
     def _live(self) -> DamageWatcher | None:
+        with self._opening:
+            return self._reopen()
+
+    def _reopen(self) -> DamageWatcher | None:
         if self._watcher is not None and not self._watcher.alive:
             self._watcher.close()
             self._watcher = None
@@ -175,25 +191,17 @@ class Settler:
             watcher = await asyncio.to_thread(self._live)
         if watcher is None:
             return None
-        return Mark(watcher.log.seq, watcher.log.clock())
+        return Mark.now(watcher.log)
 
     async def settle(self, mark: Mark | None, spec: SettleSpec) -> Settled:
         if spec.maximum <= 0:
             return skipped(spec)
-        watcher = self._watcher
-        if mark is None or watcher is None:
+        if mark is None:
             # No evidence possible: the quiet window as a plain pause, and the answer says so.
             wait = min(spec.quiet, spec.maximum)
             await asyncio.sleep(wait)
             return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
-        return await wait_quiet(watcher.log, mark, spec)
-
-    def changed_since(self, mark: Mark) -> bool:
-        """Whether a change was reported after ``mark`` (True when nothing can tell)."""
-        watcher = self._watcher
-        if watcher is None or not watcher.alive:
-            return True
-        return watcher.log.seq != mark.seq
+        return await wait_quiet(mark, spec)
 
     def info(self) -> dict[str, Any]:
         return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}

@@ -23,7 +23,7 @@ from desktopd.xservice import XService
 
 from . import steps
 from .display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
-                      display_pair, screenshot_png)
+                      display_pair, model_screenshot, screenshot_png)
 
 TOOL_VERSIONS = ("computer_20250124", "computer_20251124")
 MAX_DURATION_S = 100.0   # the reference refuses longer holds and waits
@@ -197,8 +197,7 @@ async def computer_action(request: web.Request) -> web.Response:
         png = await screenshot_png(xs, None, tuple(done["executed"]["region"]))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
-        def capture():
-            return screenshot_png(xs, display.advertised if display.scaled else None)
+        capture = model_screenshot(xs, display)
         if action == "screenshot":
             png = await capture()
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,11 @@ async def screenshot_png(xs: XService, size: tuple[int, int] | None,
     Captured on the X thread, encoded off it."""
     image = await xs.call(lambda desk: desk.capture(region, False), field="region")
     return await asyncio.get_running_loop().run_in_executor(None, _png, image, size)
+
+
+def model_screenshot(xs: XService, display: Display) -> Callable[[], Awaitable[bytes]]:
+    """The screenshot a model gets back (PNG at its advertised size), as a capture to call."""
+    return lambda: screenshot_png(xs, display.advertised if display.scaled else None)
 
 
 def b64(data: bytes) -> str:

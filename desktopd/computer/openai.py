@@ -20,7 +20,7 @@ from desktopd.x11 import keynames
 from desktopd.xservice import XService
 
 from . import steps
-from .display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, screenshot_png
+from .display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
 
 BUTTONS = {"left": 1, "wheel": 2, "right": 3, "back": 8, "forward": 9}
 # scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
@@ -157,9 +157,7 @@ async def computer_call(request: web.Request) -> web.Response:
     executed = [await perform(xs, display, act, where) for act, where in plan]
     mark = await settler(request).mark()
     spec = SettleSpec.of(q)
-
-    def capture():
-        return screenshot_png(xs, display.advertised if display.scaled else None)
+    capture = model_screenshot(xs, display)
     if any(act["type"] not in ("screenshot", "wait") for act, _ in plan):
         png, settled = await settled_capture(settler(request), mark, spec, capture)
     else:

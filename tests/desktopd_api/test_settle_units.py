@@ -10,19 +10,19 @@ from desktopd.x11.damage import ChangeLog
 
 
 def marked(log: ChangeLog) -> Mark:
-    return Mark(log.seq, log.clock())
+    return Mark.now(log)
 
 
 async def test_a_still_screen_settles_quiet_without_changes():
     log = ChangeLog()
-    settled = await wait_quiet(log, marked(log), SettleSpec(maximum=1.0, quiet=0.01))
+    settled = await wait_quiet(marked(log), SettleSpec(maximum=1.0, quiet=0.01))
     assert (settled.reason, settled.changes, settled.last_change_s) == ("quiet", 0, None)
 
 
 async def test_changes_before_the_act_do_not_count():
     log = ChangeLog()
     log.add((0, 0, 10, 10))
-    settled = await wait_quiet(log, marked(log), SettleSpec(maximum=1.0, quiet=0.01))
+    settled = await wait_quiet(marked(log), SettleSpec(maximum=1.0, quiet=0.01))
     assert (settled.reason, settled.changes) == ("quiet", 0)
 
 
@@ -34,7 +34,7 @@ async def test_a_change_within_the_window_is_waited_for_and_counted():
         await asyncio.sleep(0.02)
         log.add((5, 5, 20, 20))
     reaction = asyncio.ensure_future(react())
-    settled = await wait_quiet(log, mark, SettleSpec(maximum=5.0, quiet=0.5))
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.5))
     await reaction
     assert (settled.reason, settled.changes) == ("quiet", 1)
     assert settled.waited_s >= settled.last_change_s + 0.5
@@ -51,7 +51,7 @@ async def test_a_screen_that_keeps_changing_ends_at_the_maximum():
             await asyncio.sleep(0.005)
     animation = asyncio.ensure_future(animate())
     try:
-        settled = await wait_quiet(log, mark, SettleSpec(maximum=0.2, quiet=0.1))
+        settled = await wait_quiet(mark, SettleSpec(maximum=0.2, quiet=0.1))
     finally:
         stop.set()
         await animation
@@ -64,7 +64,7 @@ async def test_a_reader_that_stopped_says_the_wait_is_unobserved():
     mark = marked(log)
     log.add((0, 0, 1, 1))
     log.close("X connection lost")
-    settled = await wait_quiet(log, mark, SettleSpec(maximum=1.0, quiet=0.5))
+    settled = await wait_quiet(mark, SettleSpec(maximum=1.0, quiet=0.5))
     assert (settled.reason, settled.detail) == ("unobserved", "X connection lost")
 
 
