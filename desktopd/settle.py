@@ -30,7 +30,7 @@ T = TypeVar("T")
 # Defaults, chosen by measurement (docs/desktopd-api.md#settling): the quiet window covers the
 # time Chromium takes to present its first frame after an input on a busy 2-core host; the
 # maximum bounds a step on a page that never stops moving.
-DEFAULT_MAX_S = 1.0
+DEFAULT_MAX_S = 0.5
 DEFAULT_QUIET_S = 0.03
 MAX_SETTLE_S = 10.0
 

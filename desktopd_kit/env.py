@@ -59,7 +59,7 @@ class DesktopEnv(gym.Env):
                  screenshot_size: tuple[int, int] | None = None, reward_fn: RewardFn | None = None,
                  terminate_fn: TerminateFn | None = None, record_dir: str | None = None, *,
                  render_mode: str | None = "rgb_array", urls: Sequence[str] = (),
-                 screenshot_format: str = "raw", settle_s: float = 1.0, settle_quiet_s: float = 0.03,
+                 screenshot_format: str = "raw", settle_s: float = 0.5, settle_quiet_s: float = 0.03,
                  max_steps: int | None = None, record_video: bool = False, timeout: float = 30.0) -> None:
         if action_format not in ("auto", "anthropic", "openai", "desktopd"):
             raise ValueError(f"action_format must be auto, anthropic, openai or desktopd, not {action_format!r}")

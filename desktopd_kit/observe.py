@@ -63,7 +63,7 @@ class ObserveOptions:
     screenshot_size: tuple[int, int] | None = None    # (width, height) of the observation
     observe_layout: bool = False
     layout_query: dict = field(default_factory=lambda: {"interesting": True})
-    settle_s: float = 1.0
+    settle_s: float = 0.5
     settle_quiet_s: float = 0.03
 
 
