@@ -44,8 +44,8 @@ SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
-               "description": "quiet: no change for settle_quiet; max: still changing at settle "
-                              "(an animation); skipped: nothing to wait for (settle=0 or no action); "
+               "description": "quiet: no change for settle_quiet; max: the maximum came first "
+                              "(still changing: an animation; or settle < settle_quiet); skipped: nothing to wait for (settle=0 or no action); "
                               "unobserved: no damage evidence (see detail), waited settle_quiet."},
     "waited_s": {"type": "number", "description": "Seconds from the action's end until the wait ended."},
     "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},

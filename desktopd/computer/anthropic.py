@@ -48,6 +48,8 @@ def _click(action: str) -> Model:
                     F("text", MODIFIER_TEXT), F("key", MODIFIER_TEXT, description="Same as text."))
 
 
+# Actions that only look: nothing of theirs to settle (they answer with the screen as it is).
+LOOKS = ("screenshot", "zoom", "cursor_position")
 CLICKS = {"left_click": (1, 1), "right_click": (3, 1), "middle_click": (2, 1),
           "double_click": (1, 2), "triple_click": (1, 3)}
 SCROLL_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -198,7 +200,7 @@ async def computer_action(request: web.Request) -> web.Response:
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
         capture = model_screenshot(xs, display)
-        if action == "screenshot":
+        if action in LOOKS:
             png = await capture()
         else:
             png, settled = await settled_capture(settler(request), mark, SettleSpec.of(q), capture)

@@ -30,6 +30,8 @@ WAIT_S = 1.0   # `wait` carries no duration; the reference sample sleeps about t
 KEY_ALIASES = {"cmd": "super", "option": "alt", "arrowup": "Up", "arrowdown": "Down",
                "arrowleft": "Left", "arrowright": "Right", "pageup": "Prior", "pagedown": "Next"}
 
+# Actions that change nothing on the screen: a call made only of these does not settle.
+LOOKS = ("screenshot", "wait")
 X = Int(0, COORD_LIMIT, description="Display pixels.")
 KEYS = ListOf(Str(min_length=1, max_length=64), max_items=8,
               description="Keys held during the action, e.g. [\"SHIFT\"].")
@@ -158,7 +160,7 @@ async def computer_call(request: web.Request) -> web.Response:
     mark = await settler(request).mark()
     spec = SettleSpec.of(q)
     capture = model_screenshot(xs, display)
-    if any(act["type"] not in ("screenshot", "wait") for act, _ in plan):
+    if any(act["type"] not in LOOKS for act, _ in plan):
         png, settled = await settled_capture(settler(request), mark, spec, capture)
     else:
         png, settled = await capture(), skipped(spec)

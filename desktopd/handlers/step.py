@@ -117,6 +117,7 @@ async def step(request: web.Request) -> web.Response:
 
 
 def _no_change_expected(act: str, action: dict[str, Any]) -> bool:
-    """Vendor actions that only look or wait: nothing of theirs to settle, as on their endpoints."""
-    kind = action["action"] if act == "anthropic" else action["type"]
-    return kind in ("screenshot", "cursor_position", "zoom", "wait")
+    """Vendor actions their endpoints do not settle after."""
+    if act == "anthropic":
+        return action["action"] in anthropic.LOOKS
+    return action["type"] in openai.LOOKS
