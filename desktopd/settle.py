@@ -39,13 +39,14 @@ SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                              "changing (X damage quiet for settle_quiet); 0: do not wait.")
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
-                            "that starts later than this after the act or the last change is not waited for.")
+                            "drawn later than this after the act or the last change is not waited for.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
                "description": "quiet: no change for settle_quiet; max: the maximum came first "
-                              "(still changing: an animation; or settle < settle_quiet); skipped: nothing to wait for (settle=0 or no action); "
+                              "(still changing: an animation; or settle < settle_quiet); skipped: "
+                              "nothing to wait for (settle=0 or an action that only looks); "
                               "unobserved: no damage evidence (see detail), waited settle_quiet."},
     "waited_s": {"type": "number", "description": "Seconds from the action's end until the wait ended."},
     "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},
