@@ -17,6 +17,7 @@ from desktopd.routes import ROUTES, setup_routes
 from desktopd.recording import ScreenRecorder
 from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
+from desktopd.settle import Settler
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
@@ -35,9 +36,10 @@ CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
 def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
-             x_errors: XErrors | None = None) -> web.Application:
-    """``desktop_factory``/``x_errors`` exist for unit tests with a fake desktop; the service uses
-    the real X layer."""
+             x_errors: XErrors | None = None,
+             settler_factory: Callable[[str], Settler] = Settler) -> web.Application:
+    """``desktop_factory``/``x_errors``/``settler_factory`` exist for unit tests with a fake
+    desktop; the service uses the real X layer."""
     app = web.Application(
         middlewares=[error_middleware,
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
@@ -60,6 +62,12 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         yield
         await service.close()
 
+    async def settle_context(app: web.Application) -> AsyncIterator[None]:
+        app[keys.SETTLER] = settler_factory(settings.display)
+        await app[keys.SETTLER].start()   # does not fail without a display: reopened on demand
+        yield
+        await app[keys.SETTLER].close()
+
     async def recorder_context(app: web.Application) -> AsyncIterator[None]:
         recorder = ScreenRecorder(settings.display, settings.recording_dir,
                                   Retention(settings.recording_max_age, settings.recording_max_bytes))
@@ -70,6 +78,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         await recorder.close()   # a recording still running is finished, not cut
 
     app.cleanup_ctx.append(x_context)
+    app.cleanup_ctx.append(settle_context)
     app.cleanup_ctx.append(recorder_context)
     app.cleanup_ctx.append(accessibility_context)
     setup_routes(app)

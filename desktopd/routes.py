@@ -12,7 +12,7 @@ from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILI
 from desktopd.computer import anthropic, openai
 from httpapi.routing import OBJ, Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
-                               reset, screenshot, windows)
+                               reset, screenshot, step, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -51,7 +51,9 @@ HEALTH = {"type": "object", "properties": {
     "display": {"type": "string"}, "x_connected": {"type": "boolean"},
     "x_state_since": {"type": "number", "description": "Unix time of the last connect/disconnect."},
     "screen": {"type": ["object", "null"]}, "uptime_s": {"type": "number"},
-    "x": {"type": "object", "description": "X layer details (extensions, capture backend, errors)."}}}
+    "x": {"type": "object", "description": "X layer details (extensions, capture backend, errors)."},
+    "settle": {"type": "object", "description": "The damage watcher settles rely on: watching, last_error.",
+               "properties": {"watching": {"type": "boolean"}, "last_error": {"type": ["string", "null"]}}}}}
 CLIPBOARD = {"type": "object", "properties": {"text": {"type": ["string", "null"]},
                                                "empty": {"type": "boolean"}}}
 IMAGE_HEADERS = {
@@ -138,6 +140,12 @@ ROUTES: list[Route] = [
           success={"application/json": {"schema": openai.RESULT}},
           description="Coordinates are in the display_width_px x display_height_px space "
                       "(default: the screen); the screenshot comes back at that size."),
+    Route("POST", "/api/v1/step", step.step,
+          "A harness step in one round trip: act, settle, observe", "computer",
+          body=step.STEP_BODY, success={"application/json": {"schema": step.RESULT}},
+          description="Runs at most one act (anthropic, openai, tablet or keyboard), waits for "
+                      "the screen to settle (X damage quiet for settle_quiet, at most settle "
+                      "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
           "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": recording.RECORDING}},

@@ -114,19 +114,76 @@ class Executed:
         return (int(x), int(y)) if isinstance(x, (int, float)) and isinstance(y, (int, float)) else None
 
 
-def run_action(client: InputApi, action: Mapping[str, object], scaling: Scaling,
-               action_format: Format | Literal["auto"] = "auto") -> Executed:
-    """Runs ``action`` (format detected unless given); DesktopError when desktopd refuses it."""
+@dataclass(frozen=True)
+class Planned:
+    """An action as one desktopd call: ``act`` is the endpoint's name as POST /api/v1/step
+    takes it (anthropic, openai, tablet, keyboard), or None for what runs here (wait, noop)."""
+
+    format: Format
+    issued: dict
+    act: str | None
+    body: dict
+    query: dict                   # the vendor endpoints' display query
+    executed: dict                # what is known before it runs (our own format)
+
+    def step_act(self) -> dict | None:
+        """The act for POST /api/v1/step, with its display query."""
+        return None if self.act is None else {self.act: self.body, **self.query}
+
+    def finish(self, executed: object, text: str | None = None) -> Executed:
+        """The Executed of a step answer's ``act``/``executed``/``text``."""
+        if self.format == "anthropic":
+            content = [{"type": "text", "text": text}] if text is not None else []
+            done = dict(executed or {})   # type: ignore[call-overload]
+            return Executed(self.format, self.issued, done,
+                            {"content": content, "action": self.issued.get("action"), "executed": done})
+        if self.format == "openai":
+            done = dict(executed or {})   # type: ignore[call-overload]
+            return Executed(self.format, self.issued, done, {"type": "computer_call_output", "executed": [done]})
+        return Executed(self.format, self.issued, self._own_done(executed))
+
+    def _own_done(self, answer: object) -> dict:
+        if self.act == "tablet" and isinstance(answer, dict):
+            return {**self.executed, "x": answer["x"], "y": answer["y"]}
+        return dict(self.executed)
+
+
+def plan_action(action: Mapping[str, object], scaling: Scaling,
+                action_format: Format | Literal["auto"] = "auto") -> Planned:
+    """Which call runs ``action`` (format detected unless given); ActionError when it is none."""
     fmt = detect_format(action) if action_format == "auto" else action_format
     issued = unwrap(action)
-    if fmt == "anthropic":
-        reply = client.anthropic(issued, screenshot=False, settle=0, **scaling.vendor_query())
-        return Executed(fmt, issued, dict(reply.get("executed") or {}), _without_images(reply))
-    if fmt == "openai":
-        reply = client.openai(issued, settle=0, **scaling.vendor_query())
+    if fmt in ("anthropic", "openai"):
+        return Planned(fmt, issued, fmt, issued, scaling.vendor_query(), {})
+    act, body, executed = _plan_own(issued, scaling)
+    return Planned(fmt, issued, act, body, {}, executed)
+
+
+def run_action(client: InputApi, action: Mapping[str, object], scaling: Scaling,
+               action_format: Format | Literal["auto"] = "auto") -> Executed:
+    """Runs ``action`` on its own endpoint; DesktopError when desktopd refuses it."""
+    planned = plan_action(action, scaling, action_format)
+    if planned.act == "anthropic":
+        reply = client.anthropic(planned.body, screenshot=False, settle=0, **planned.query)
+        return Executed(planned.format, planned.issued, dict(reply.get("executed") or {}), _without_images(reply))
+    if planned.act == "openai":
+        reply = client.openai(planned.body, settle=0, **planned.query)
         done = reply.get("executed") or [{}]
-        return Executed(fmt, issued, dict(done[-1]), _without_images(reply))
-    return Executed(fmt, issued, _run_own(client, issued, scaling))
+        return Executed(planned.format, planned.issued, dict(done[-1]), _without_images(reply))
+    return planned.finish(run_local(client, planned))
+
+
+def run_local(client: InputApi, planned: Planned) -> object:
+    """Our own format's call (/tablet or /keyboard answer), or the wait it asks for here."""
+    if planned.act == "tablet":
+        return client.pointer(planned.body)
+    if planned.act == "keyboard":
+        if "text" in planned.body:
+            return client.type_text(planned.body["text"])
+        return client.keys(planned.body["keys"])
+    if planned.executed.get("type") == "wait":
+        time.sleep(min(max(planned.executed["seconds"], 0.0), 60.0))
+    return None
 
 
 def _without_images(reply: dict) -> dict:
@@ -143,28 +200,24 @@ def _point(action: Mapping[str, object], scaling: Scaling) -> dict[str, int]:
     return {"x": x, "y": y}
 
 
-def _run_own(client: InputApi, a: dict, scaling: Scaling) -> dict:
+def _plan_own(a: dict, scaling: Scaling) -> tuple[str | None, dict, dict]:
+    """(step act, its body, what is executed before the answer) of one of our own actions."""
     kind = a["type"]
     modifiers = {"modifiers": list(a["modifiers"])} if a.get("modifiers") else {}
     if kind in ("noop", "screenshot"):
-        return {"type": kind}
+        return None, {}, {"type": kind}
     if kind == "wait":
-        seconds = float(a.get("seconds", 1.0))
-        time.sleep(min(max(seconds, 0.0), 60.0))
-        return {"type": kind, "seconds": seconds}
+        return None, {}, {"type": kind, "seconds": float(a.get("seconds", 1.0))}
     if kind == "type":
-        client.type_text(str(a["text"]))
-        return {"type": kind, "typed": len(str(a["text"]))}
+        return "keyboard", {"text": str(a["text"])}, {"type": kind, "typed": len(str(a["text"]))}
     if kind == "keys":
-        client.keys(a["keys"])   # type: ignore[arg-type]
-        return {"type": kind, "keys": a["keys"]}
+        return "keyboard", {"keys": a["keys"]}, {"type": kind, "keys": a["keys"]}
     if kind == "drag":
         path = [scaling.to_screen(*(p if not isinstance(p, Mapping) else (p["x"], p["y"])))
                 for p in a["path"]]   # type: ignore[union-attr]
         event = {"action": "drag", "path": [list(p) for p in path], "button": a.get("button", "left"),
                  "duration_ms": int(a.get("duration_ms", 0)), **modifiers}
-        at = client.pointer(event)
-        return {"type": kind, "x": at["x"], "y": at["y"], "path": event["path"]}
+        return "tablet", event, {"type": kind, "path": event["path"]}
     if kind in ("tap", "click", "double_click", "move", "scroll", "mouse_down", "mouse_up"):
         event: dict[str, object] = {"action": {"mouse_down": "down", "mouse_up": "up"}.get(kind, kind),
                                     **_point(a, scaling), **modifiers}
@@ -174,8 +227,7 @@ def _run_own(client: InputApi, a: dict, scaling: Scaling) -> dict:
             event["clicks"] = int(a["clicks"])   # type: ignore[call-overload]
         if kind == "scroll":
             event.update(dx=int(a.get("dx", 0)), dy=int(a.get("dy", 0)))
-        at = client.pointer(event)
-        return {"type": kind, **{k: v for k, v in event.items() if k != "action"}, "x": at["x"], "y": at["y"]}
+        return "tablet", event, {"type": kind, **{k: v for k, v in event.items() if k != "action"}}
     raise ActionError(f"unknown action type {kind!r}; ours are {', '.join(OWN_TYPES)}")
 
 

@@ -199,15 +199,18 @@ class DesktopApi:
     # -- vendor tool formats, recording and reset (the harness endpoints) ----------------------
     def anthropic(self, tool_input: Mapping[str, JSON], *, display_width_px: int | None = None,
                   display_height_px: int | None = None, screenshot: bool | None = None,
-                  settle: float | None = None) -> dict:
+                  settle: float | None = None, settle_quiet: float | None = None) -> dict:
         """Runs an Anthropic computer tool call's ``input``; returns ``{"content": [...]}`` (the
         tool_result content blocks to send back to the model), ``executed`` (what ran, in screen
         pixels), ``screen`` and ``display``. Coordinates are in the display the model was told
-        about (display_*_px; default the screen); ``screenshot=False`` leaves the image out."""
+        about (display_*_px; default the screen); ``screenshot=False`` leaves the image out.
+        ``settle`` (the maximum) and ``settle_quiet``: how desktopd waits for the screen to stop
+        changing before the screenshot; ``settled`` in the answer says how that ended."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/anthropic", json_reply,
                                params=query(display_width_px=display_width_px,
                                             display_height_px=display_height_px,
-                                            screenshot=screenshot, settle=settle),
+                                            screenshot=screenshot, settle=settle,
+                                            settle_quiet=settle_quiet),
                                json=dict(tool_input), extra_timeout=120.0))
 
     def anthropic_tool(self, *, display_width_px: int | None = None, display_height_px: int | None = None,
@@ -221,15 +224,31 @@ class DesktopApi:
     def openai(self, action: Mapping[str, JSON] | None = None, *,
                actions: Sequence[Mapping[str, JSON]] | None = None, call_id: str | None = None,
                display_width_px: int | None = None, display_height_px: int | None = None,
-               settle: float | None = None) -> dict:
+               settle: float | None = None, settle_quiet: float | None = None) -> dict:
         """Runs an OpenAI computer_call's action (or several, in order); returns its
-        computer_call_output (a screenshot) plus ``executed`` (screen pixels)."""
+        computer_call_output (a screenshot) plus ``executed`` (screen pixels) and ``settled``."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/openai", json_reply,
                                params=query(display_width_px=display_width_px,
-                                            display_height_px=display_height_px, settle=settle),
+                                            display_height_px=display_height_px, settle=settle,
+                                            settle_quiet=settle_quiet),
                                json=body(action=dict(action) if action is not None else None,
                                          actions=[dict(a) for a in actions] if actions is not None else None,
                                          call_id=call_id), extra_timeout=120.0))
+
+    def step(self, act: Mapping[str, JSON] | None = None, *, screenshot: Mapping[str, JSON] | None = None,
+             windows: bool | None = None, pointer: bool | None = None, settle: float | None = None,
+             settle_quiet: float | None = None, display_width_px: int | None = None,
+             display_height_px: int | None = None) -> dict:
+        """POST /api/v1/step: at most one act (``{"anthropic": input}``, ``{"openai": action}``,
+        ``{"tablet": event}`` or ``{"keyboard": body}``), the settle after it, and the observation
+        in one answer: ``settled``, ``screenshot`` (base64 ``data``, ``scale``, ``region``; with
+        ``screenshot`` as GET /screenshot's query, e.g. {"format": "jpeg"}), ``windows``, ``pointer``."""
+        fields = {"screenshot": dict(screenshot) if screenshot is not None else None, "windows": windows,
+                  "pointer": pointer, "settle": settle, "settle_quiet": settle_quiet,
+                  "display_width_px": display_width_px, "display_height_px": display_height_px}
+        fields.update(act or {})   # an act may carry its display query (actions.Planned.step_act)
+        return self._call(Call("desktopd", "POST", "/api/v1/step", json_reply, json=body(**fields),
+                               extra_timeout=120.0))
 
     def pointer_position(self) -> dict:
         """Where the pointer is, screen pixels: {"x", "y"} (Anthropic's cursor_position, read

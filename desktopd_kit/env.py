@@ -60,8 +60,8 @@ class DesktopEnv(gym.Env):
                  screenshot_size: tuple[int, int] | None = None, reward_fn: RewardFn | None = None,
                  terminate_fn: TerminateFn | None = None, record_dir: str | None = None, *,
                  render_mode: str | None = "rgb_array", urls: Sequence[str] = (),
-                 screenshot_format: str = "raw", settle_s: float = 0.1, max_steps: int | None = None,
-                 record_video: bool = False, timeout: float = 30.0) -> None:
+                 screenshot_format: str = "raw", settle_s: float = 0.5, settle_quiet_s: float = 0.03,
+                 max_steps: int | None = None, record_video: bool = False, timeout: float = 30.0) -> None:
         if action_format not in ("auto", "anthropic", "openai", "desktopd"):
             raise ValueError(f"action_format must be auto, anthropic, openai or desktopd, not {action_format!r}")
         if observe_layout and not sidecar_url:
@@ -69,7 +69,7 @@ class DesktopEnv(gym.Env):
         self.desktop = Desktop(desktop_url, token=token, sidecar_url=sidecar_url, timeout=timeout)
         self.observer = Observer(self.desktop, ObserveOptions(
             screenshot_format=screenshot_format, screenshot_size=tuple(screenshot_size) if screenshot_size else None,
-            observe_layout=observe_layout, settle_s=settle_s))
+            observe_layout=observe_layout, settle_s=settle_s, settle_quiet_s=settle_quiet_s))
         self.action_format = action_format
         self.reward_fn, self.terminate_fn = reward_fn, terminate_fn
         self.record_dir, self.record_video = record_dir, record_video
@@ -102,8 +102,8 @@ class DesktopEnv(gym.Env):
             frame = np.asarray(Image.fromarray(frame).resize(self.size, Image.Resampling.BILINEAR))
         return np.ascontiguousarray(frame, dtype=np.uint8)
 
-    def _observe(self) -> dict:
-        self._last = self.observer.observe()
+    def _observe(self, observed: Observation | None = None) -> dict:
+        self._last = observed or self.observer.observe()
         self._frame = self._frame_of(self._last)
         out = {"screenshot": self._frame.copy(), "windows": _json_text(self._last.windows)}
         if self._last.layout is not None:
@@ -135,8 +135,8 @@ class DesktopEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         before = self._last
         action = self.from_space(action)
-        acted = self.observer.act(action, before, self.action_format)
-        observation = self._observe()
+        acted, observed = self.observer.step(action, before, self.action_format)
+        observation = self._observe(observed)
         self._steps += 1
         info = self._info(acted)
         reward = float(self.reward_fn(observation, action, info)) if self.reward_fn else 0.0
@@ -154,7 +154,7 @@ class DesktopEnv(gym.Env):
     def _info(self, acted: Acted) -> dict:
         done = acted.executed
         return {"step": self._steps, "format": done.format, "executed": dict(done.executed),
-                "element": acted.element, "error": acted.error,
+                "element": acted.element, "error": acted.error, "settled": acted.settled,
                 "pointer": list(self._last.pointer) if self._last and self._last.pointer else None}
 
     @staticmethod

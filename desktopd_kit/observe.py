@@ -7,8 +7,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .actions import Executed, Format, Scaling, run_action
+from .actions import Executed, Format, Scaling, plan_action, run_action
+from .calls import body
 from .client import Desktop
+from .errors import DesktopError
 from .hit import element_at
 from .screenshot import Screenshot
 
@@ -47,18 +49,22 @@ class Acted:
     act: Stamp
     settle: Stamp
     error: dict | None = None     # the DesktopError's JSON when desktopd refused the action
+    settled: dict | None = None   # desktopd's report: reason (quiet, max, ...), waited_s, changes
 
 
 @dataclass
 class ObserveOptions:
-    """How to look: image format and size (None: the screen's), /layout or not, settle time."""
+    """How to look: image format and size (None: the screen's), /layout or not, and how desktopd
+    settles after an act: at most ``settle_s``, done once the screen was still ``settle_quiet_s``
+    (X damage, measured on the server; settle_s=0: do not wait)."""
 
     screenshot_format: str = "png"
     quality: int | None = None
     screenshot_size: tuple[int, int] | None = None    # (width, height) of the observation
     observe_layout: bool = False
     layout_query: dict = field(default_factory=lambda: {"interesting": True})
-    settle_s: float = 0.1
+    settle_s: float = 0.5
+    settle_quiet_s: float = 0.03
 
 
 class Observer:
@@ -71,35 +77,77 @@ class Observer:
         self.screen = (int(screen["width"]), int(screen["height"]))
         self.scaling = Scaling(self.screen, options.screenshot_size or self.screen)
 
-    def observe(self) -> Observation:
+    def _shot_query(self) -> dict:
+        o, size = self.options, self.options.screenshot_size
+        return body(format=o.screenshot_format, quality=o.quality, max_width=size[0] if size else None,
+                    max_height=size[1] if size else None)
+
+    def observe(self, settle: bool = False) -> Observation:
+        """The screenshot, windows and pointer in one POST /api/v1/step (after a settle when
+        ``settle``), then /layout from the sidecar when observed."""
         timer = Timer()
         o = self.options
-        size = o.screenshot_size
-        shot = self.desktop.screenshot(o.screenshot_format, quality=o.quality,
-                                       max_width=size[0] if size else None,
-                                       max_height=size[1] if size else None)
+        answer = self.desktop.step(screenshot=self._shot_query(), windows=True, pointer=True,
+                                   **(self._settle_query() if settle else {"settle": 0}))
+        return self._observation(answer, timer)
+
+    def _observation(self, answer: dict, timer: Timer) -> Observation:
+        o = self.options
+        shot = Screenshot.from_step(answer["screenshot"], o.screenshot_format)
         layout = self.desktop.layout(**o.layout_query) if o.observe_layout else None
-        windows = self.desktop.windows()
-        at = self.desktop.pointer_position()
-        return Observation(shot, layout, windows, (at["x"], at["y"]), timer.stamp())
+        at = answer["pointer"]
+        return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), timer.stamp())
+
+    def _settle_query(self) -> dict:
+        return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s}
+
+    def step(self, action: Mapping[str, object], before: Observation | None,
+             action_format: Format | str = "auto") -> tuple[Acted, Observation]:
+        """Runs ``action`` and observes once desktopd saw the screen settle, in one POST
+        /api/v1/step (then /layout from the sidecar when observed). What runs here (wait, noop)
+        and what desktopd refuses are observed with a request of their own."""
+        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
+        if planned.act is None:
+            acted = self.act(action, before, action_format)
+            return acted, self.observe()
+        timer = Timer()
+        try:
+            answer = self.desktop.step(planned.step_act(), screenshot=self._shot_query(), windows=True,
+                                       pointer=True, **self._settle_query())
+        except DesktopError as refused:
+            acted = Acted(Executed(planned.format, planned.issued, {}), None, timer.stamp(), Timer().stamp(),
+                          _error_of(refused))
+            return acted, self.observe()
+        observation = self._observation(answer, timer)
+        executed = planned.finish(answer["executed"], answer.get("text"))
+        took = answer["timings"]
+        act = Stamp(timer.mono, timer.wall, took["act"])
+        settle = Stamp(timer.mono + took["act"], timer.wall + took["act"], took["settle_and_capture"])
+        return Acted(executed, self._element(before, executed), act, settle, None, answer["settled"]), observation
 
     def act(self, action: Mapping[str, object], before: Observation | None,
             action_format: Format | str = "auto") -> Acted:
-        from .errors import DesktopError
+        """Runs ``action`` on its own endpoint, then has desktopd settle (no image)."""
+        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
         timer = Timer()
         try:
             executed = run_action(self.desktop, action, self.scaling, action_format)   # type: ignore[arg-type]
             error = None
         except DesktopError as refused:
-            from .actions import detect_format, unwrap
-            fmt = detect_format(action) if action_format == "auto" else action_format
-            executed = Executed(fmt, unwrap(action), {})   # type: ignore[arg-type]
-            error = {"status": refused.status, "code": refused.code, "message": refused.message,
-                     "field": refused.field}
+            executed, error = Executed(planned.format, planned.issued, {}), _error_of(refused)
         act = timer.stamp()
-        settle = Timer()
-        if self.options.settle_s > 0 and executed.executed.get("type") not in ("noop", "screenshot", "wait"):
-            time.sleep(self.options.settle_s)
+        settle_timer = Timer()
+        settled = None
+        if planned.act is not None and error is None:
+            # desktopd waits for the screen to stop changing (X damage), not a fixed sleep here.
+            settled = self.desktop.step(pointer=False, **self._settle_query())["settled"]
+        return Acted(executed, self._element(before, executed), act, settle_timer.stamp(), error, settled)
+
+    @staticmethod
+    def _element(before: Observation | None, executed: Executed) -> dict | None:
         point = executed.point
-        element = element_at(before.layout, *point) if before is not None and point is not None else None
-        return Acted(executed, element, act, settle.stamp(), error)
+        return element_at(before.layout, *point) if before is not None and point is not None else None
+
+
+def _error_of(refused: DesktopError) -> dict:
+    return {"status": refused.status, "code": refused.code, "message": refused.message, "field": refused.field}

@@ -32,6 +32,15 @@ class Screenshot:
                    float(h["x-scale"]), region,  # type: ignore[arg-type]
                    (int(h["x-screen-width"]), int(h["x-screen-height"])))
 
+    @classmethod
+    def from_step(cls, shot: dict, format: str) -> Screenshot:
+        """The ``screenshot`` of a POST /api/v1/step answer."""
+        import base64
+        r = shot["region"]
+        return cls(base64.b64decode(shot["data"]), format, int(shot["width"]), int(shot["height"]),
+                   float(shot["scale"]), (int(r["x"]), int(r["y"]), int(r["width"]), int(r["height"])),
+                   (int(shot["screen"]["width"]), int(shot["screen"]["height"])))
+
     def image(self) -> Image.Image:
         """A Pillow image (RGB)."""
         from PIL import Image

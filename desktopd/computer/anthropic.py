@@ -15,14 +15,15 @@ from typing import Any
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
-from desktopd.handlers.common import json_body, query, xservice
+from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from httpapi.errors import invalid
 from desktopd.xservice import XService
 
 from . import steps
-from .display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, SETTLE_FIELD, Display, b64, display_of,
-                      display_pair, screenshot_png)
+from .display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
+                      display_pair, model_screenshot, screenshot_png)
 
 TOOL_VERSIONS = ("computer_20250124", "computer_20251124")
 MAX_DURATION_S = 100.0   # the reference refuses longer holds and waits
@@ -47,6 +48,8 @@ def _click(action: str) -> Model:
                     F("text", MODIFIER_TEXT), F("key", MODIFIER_TEXT, description="Same as text."))
 
 
+# Actions that only look: nothing of theirs to settle (they answer with the screen as it is).
+LOOKS = ("screenshot", "zoom", "cursor_position")
 CLICKS = {"left_click": (1, 1), "right_click": (3, 1), "middle_click": (2, 1),
           "double_click": (1, 2), "triple_click": (1, 3)}
 SCROLL_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -78,7 +81,7 @@ ACTIONS = Tagged("action", {
                                required=True, description="[x0, y0, x1, y1] in display pixels.")),
 }, description="The input of an Anthropic computer tool call; `action` picks the variant.")
 
-ACTION_QUERY = Model("AnthropicActionQuery", [*DISPLAY_FIELDS, SCREENSHOT_FIELD, SETTLE_FIELD],
+ACTION_QUERY = Model("AnthropicActionQuery", [*DISPLAY_FIELDS, SCREENSHOT_FIELD, *SETTLE_FIELDS],
                      check=display_pair)
 TOOL_QUERY = Model("AnthropicToolQuery", [
     *DISPLAY_FIELDS,
@@ -94,6 +97,7 @@ RESULT = {"type": "object", "required": ["content"], "properties": {
                                              "data": {"type": "string"}}}}}]}},
     "action": {"type": "string"},
     "executed": {"type": "object", "description": "What ran, in screen pixels."},
+    "settled": SETTLED_SCHEMA,
     "screen": {"type": "object"}, "display": {"type": "object"}}}
 TOOL_DEFINITION = {"type": "object", "properties": {
     "type": {"enum": list(TOOL_VERSIONS)}, "name": {"const": "computer"},
@@ -185,6 +189,8 @@ async def computer_action(request: web.Request) -> web.Response:
     xs = xservice(request)
     display = await display_of(xs, q)
     done = await perform(xs, display, act)
+    mark = await settler(request).mark()
+    settled = skipped(SettleSpec.of(q))
     content: list[dict[str, Any]] = []
     if done["text"] is not None:
         content.append({"type": "text", "text": done["text"]})
@@ -193,11 +199,14 @@ async def computer_action(request: web.Request) -> web.Response:
         png = await screenshot_png(xs, None, tuple(done["executed"]["region"]))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
-        if action != "screenshot" and q["settle"]:
-            await asyncio.sleep(q["settle"])
-        content.append(_image(await screenshot_png(xs, display.advertised if display.scaled else None)))
+        capture = model_screenshot(xs, display)
+        if action in LOOKS:
+            png = await capture()
+        else:
+            png, settled = await settled_capture(settler(request), mark, SettleSpec.of(q), capture)
+        content.append(_image(png))
     return web.json_response({"content": content, "action": action, "executed": done["executed"],
-                              **display.describe()})
+                              "settled": settled.json(), **display.describe()})
 
 
 def _image(png: bytes) -> dict[str, Any]:

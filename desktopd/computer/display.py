@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image
 
-from httpapi.fields import F, Bool, Int, Model, Number
+from httpapi.fields import F, Bool, Int
 from httpapi.errors import invalid
 from desktopd.x11 import encode as x11_encode
 from desktopd.xservice import XService
@@ -30,9 +31,6 @@ DISPLAY_FIELDS = [
 SCREENSHOT_FIELD = F("screenshot", Bool(), default=True,
                      description="false: no screenshot after an action (screenshot and zoom "
                                  "always return one).")
-SETTLE_FIELD = F("settle", Number(0, 10), default=0.1,
-                 description="Seconds to wait after an action before the screenshot, so the "
-                             "screen has redrawn.")
 
 
 def display_pair(q: dict[str, Any]) -> tuple[str, str] | None:
@@ -89,6 +87,11 @@ async def screenshot_png(xs: XService, size: tuple[int, int] | None,
     Captured on the X thread, encoded off it."""
     image = await xs.call(lambda desk: desk.capture(region, False), field="region")
     return await asyncio.get_running_loop().run_in_executor(None, _png, image, size)
+
+
+def model_screenshot(xs: XService, display: Display) -> Callable[[], Awaitable[bytes]]:
+    """The screenshot a model gets back (PNG at its advertised size), as a capture to call."""
+    return lambda: screenshot_png(xs, display.advertised if display.scaled else None)
 
 
 def b64(data: bytes) -> str:

@@ -13,13 +13,14 @@ from typing import Any
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
-from desktopd.handlers.common import json_body, query, xservice
+from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from desktopd.x11 import keynames
 from desktopd.xservice import XService
 
 from . import steps
-from .display import DISPLAY_FIELDS, SETTLE_FIELD, Display, b64, display_of, display_pair, screenshot_png
+from .display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
 
 BUTTONS = {"left": 1, "wheel": 2, "right": 3, "back": 8, "forward": 9}
 # scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
@@ -29,6 +30,8 @@ WAIT_S = 1.0   # `wait` carries no duration; the reference sample sleeps about t
 KEY_ALIASES = {"cmd": "super", "option": "alt", "arrowup": "Up", "arrowdown": "Down",
                "arrowleft": "Left", "arrowright": "Right", "pageup": "Prior", "pagedown": "Next"}
 
+# Actions that change nothing on the screen: a call made only of these does not settle.
+LOOKS = ("screenshot", "wait")
 X = Int(0, COORD_LIMIT, description="Display pixels.")
 KEYS = ListOf(Str(min_length=1, max_length=64), max_items=8,
               description="Keys held during the action, e.g. [\"SHIFT\"].")
@@ -73,7 +76,7 @@ BODY = Model("OpenAIComputerCall", [
     F("actions", ListOf(ACTION, min_items=1, max_items=100), description="Several, run in order."),
 ], check=_one_of_action)
 
-QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, SETTLE_FIELD], check=display_pair)
+QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, *SETTLE_FIELDS], check=display_pair)
 
 RESULT = {"type": "object", "required": ["type", "output"], "properties": {
     "type": {"const": "computer_call_output"}, "call_id": {"type": "string"},
@@ -81,6 +84,7 @@ RESULT = {"type": "object", "required": ["type", "output"], "properties": {
                                                 "image_url": {"type": "string"}}},
     "executed": {"type": "array", "items": {"type": "object"},
                  "description": "What ran, in screen pixels (not part of OpenAI's item)."},
+    "settled": SETTLED_SCHEMA,
     "screen": {"type": "object"}, "display": {"type": "object"}}}
 
 
@@ -153,11 +157,15 @@ async def computer_call(request: web.Request) -> web.Response:
     else:
         plan = [(act, f"actions[{i}]") for i, act in enumerate(body["actions"])]
     executed = [await perform(xs, display, act, where) for act, where in plan]
-    if q["settle"] and any(act["type"] not in ("screenshot", "wait") for act, _ in plan):
-        await asyncio.sleep(q["settle"])
+    mark = await settler(request).mark()
+    spec = SettleSpec.of(q)
+    capture = model_screenshot(xs, display)
+    if any(act["type"] not in LOOKS for act, _ in plan):
+        png, settled = await settled_capture(settler(request), mark, spec, capture)
+    else:
+        png, settled = await capture(), skipped(spec)
     out: dict[str, Any] = {"type": "computer_call_output"}
     if body["call_id"] is not None:
         out["call_id"] = body["call_id"]
-    png = await screenshot_png(xs, display.advertised if display.scaled else None)
     out["output"] = {"type": "computer_screenshot", "image_url": "data:image/png;base64," + b64(png)}
-    return web.json_response({**out, "executed": executed, **display.describe()})
+    return web.json_response({**out, "executed": executed, "settled": settled.json(), **display.describe()})

@@ -25,5 +25,6 @@ async def health(request: web.Request) -> web.Response:
         "screen": {"width": info.get("width"), "height": info.get("height")} if connected else None,
         "uptime_s": round(time.time() - started, 3),
         "x": info if connected else {"connected": False, "last_error": xs.last_error},
+        "settle": request.app[keys.SETTLER].info(),
     }
     return web.json_response(body, status=200 if connected else 503)

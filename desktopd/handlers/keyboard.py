@@ -151,15 +151,19 @@ async def run_text(xs: XService, text: str, delay_s: float) -> None:
         await asyncio.sleep(delay_s)
 
 
-async def keyboard(request: web.Request) -> web.Response:
-    body = await json_body(request, KEYBOARD_BODY)
-    xs = xservice(request)
+async def run_keyboard(xs: XService, body: dict[str, Any]) -> dict[str, Any]:
+    """A validated KEYBOARD_BODY, run; returns the answer POST /api/v1/keyboard gives."""
     delay_s = body["delay_ms"] / 1000.0
     if body["text"] is not None:
         await run_text(xs, body["text"], delay_s)
-        return web.json_response({"ok": True, "typed": len(body["text"])})
+        return {"ok": True, "typed": len(body["text"])}
     if body["keys"] is not None:
         await run_keys(xs, body)
-        return web.json_response({"ok": True})
+        return {"ok": True}
     await run_key_events(xs, body["events"], delay_s)
-    return web.json_response({"ok": True, "events": len(body["events"])})
+    return {"ok": True, "events": len(body["events"])}
+
+
+async def keyboard(request: web.Request) -> web.Response:
+    body = await json_body(request, KEYBOARD_BODY)
+    return web.json_response(await run_keyboard(xservice(request), body))

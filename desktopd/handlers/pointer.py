@@ -221,13 +221,19 @@ async def run_pointer_events(xs: XService, events: list[dict[str, Any]], prefixe
     return await xs.call(do_events, batch)  # an empty batch just reads the position
 
 
+async def run_pointer_body(xs: XService, body: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """One pointer event or ``{"events": [...]}`` (raw JSON, validated here; errors name fields
+    under ``path``), run; returns the answer POST /api/v1/tablet gives."""
+    if "events" in body:
+        events = POINTER_BATCH.validate(body, path)["events"]
+        prefixes = [field_name(path, f"events[{i}]") for i in range(len(events))]
+    else:
+        events = [POINTER_EVENT.validate(body, path)]
+        prefixes = [path]
+    x, y = await run_pointer_events(xs, events, prefixes)
+    return {"x": x, "y": y, "events": len(events)}
+
+
 async def tablet(request: web.Request) -> web.Response:
     body = await read_json_object(request)
-    if "events" in body:
-        events = POINTER_BATCH.validate(body)["events"]
-        prefixes = [f"events[{i}]" for i in range(len(events))]
-    else:
-        events = [POINTER_EVENT.validate(body)]
-        prefixes = [""]
-    x, y = await run_pointer_events(xservice(request), events, prefixes)
-    return web.json_response({"x": x, "y": y, "events": len(events)})
+    return web.json_response(await run_pointer_body(xservice(request), body))

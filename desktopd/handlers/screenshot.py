@@ -8,11 +8,14 @@ screen pixels: screen_x = region_x + image_x / X-Scale.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 
 from desktopd import imaging
 from desktopd.models import SCREENSHOT_QUERY, parse_region
+from desktopd.xservice import XService
 from httpapi.errors import invalid
 
 from .common import query, xservice
@@ -24,9 +27,17 @@ def check_region(region: tuple[int, int, int, int], size: tuple[int, int]) -> No
         raise invalid("region", f"{x},{y},{w},{h} does not fit the {size[0]}x{size[1]} screen")
 
 
-async def screenshot(request: web.Request) -> web.Response:
-    q = query(request, SCREENSHOT_QUERY)
-    xs = xservice(request)
+@dataclass(frozen=True)
+class Shot:
+    """An encoded capture and the headers that map its pixels back to the screen."""
+
+    body: bytes
+    content_type: str
+    headers: dict[str, str]
+
+
+async def take(xs: XService, q: dict[str, Any]) -> Shot:
+    """Capture (on the X thread) and encode (off it) as SCREENSHOT_QUERY ``q`` asks."""
     screen = await xs.screen_size()
     region = parse_region(q["region"]) if q["region"] else (0, 0, screen[0], screen[1])
     check_region(region, screen)
@@ -40,11 +51,16 @@ async def screenshot(request: web.Request) -> web.Response:
             lambda desk: desk.capture_raw(region_arg, q["cursor"]), field="region")
         headers.update({"X-Scale": "1", "X-Image-Width": str(width), "X-Image-Height": str(height),
                         **imaging.raw_headers(width, height)})
-        return web.Response(body=data, content_type="application/octet-stream", headers=headers)
+        return Shot(data, "application/octet-stream", headers)
     image = await xs.call(lambda desk: desk.capture(region_arg, q["cursor"]), field="region")
     out = await asyncio.get_running_loop().run_in_executor(
         None, imaging.render, image, q["format"], q["quality"], q["scale"], q["max_width"],
         q["max_height"])
     headers.update({"X-Scale": f"{out.scale:.6g}", "X-Image-Width": str(out.width),
                     "X-Image-Height": str(out.height), **out.headers})
-    return web.Response(body=out.body, content_type=out.content_type, headers=headers)
+    return Shot(out.body, out.content_type, headers)
+
+
+async def screenshot(request: web.Request) -> web.Response:
+    shot = await take(xservice(request), query(request, SCREENSHOT_QUERY))
+    return web.Response(body=shot.body, content_type=shot.content_type, headers=shot.headers)

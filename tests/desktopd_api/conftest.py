@@ -10,7 +10,7 @@ from desktopd.settings import Settings
 # Integration: a real desktopd process on the session's Xvfb, and a recording X client.
 from tests.support.x11_fixtures import desktopd, recorder  # noqa: F401 (fixtures)
 
-from .fake_desktop import FAKE_ERRORS, FakeDesktop
+from .fake_desktop import FAKE_ERRORS, FakeDesktop, unwatched_settler
 
 
 @pytest.fixture
@@ -22,7 +22,8 @@ def fake_desktop() -> FakeDesktop:
 def make_client(aiohttp_client, fake_desktop):
     async def make(**settings):
         app = init_app(Settings(display=":99", **settings),
-                       desktop_factory=lambda display: fake_desktop, x_errors=FAKE_ERRORS)
+                       desktop_factory=lambda display: fake_desktop, x_errors=FAKE_ERRORS,
+                       settler_factory=unwatched_settler)
         return await aiohttp_client(app)
     return make
 

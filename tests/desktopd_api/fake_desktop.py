@@ -9,6 +9,7 @@ from typing import Any
 
 from PIL import Image
 
+from desktopd.settle import Settler
 from desktopd.xservice import XErrors
 
 KNOWN_KEYS = {"ctrl", "shift", "alt", "super", "Return", "BackSpace", "Tab", "plus", "F5",
@@ -122,3 +123,13 @@ class FakeDesktop:
 
     def clipboard_set(self, text: str) -> None:
         self.clipboard = text
+
+
+def _no_damage(display: str):
+    raise FakeUnavailable(f"no X server behind the fake display {display}")
+
+
+def unwatched_settler(display: str) -> Settler:
+    """A Settler that has no damage evidence (the fake desktop draws nothing): it reports
+    "unobserved" and pauses the quiet window, as desktopd does without a display."""
+    return Settler(display, opener=_no_damage)

@@ -13,19 +13,9 @@ from desktopd_kit.observe import ObserveOptions
 from desktopd_kit.records import EpisodeReader, Recorder, schema
 from tests.sidecar_layout.harness import sidecar_and_desktopd
 from testbed.pages import PageServer
-from tests.support.capability import chromium_path, require
+from tests.support.x11_fixtures import pages  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
-
-
-@pytest.fixture
-def pages():
-    require(chromium_path() is not None, "Chromium")
-    server = PageServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _button(layout: dict, name: str) -> dict:

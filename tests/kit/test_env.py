@@ -51,6 +51,7 @@ def test_anthropic_episode_with_rewards_termination_and_records(desktopd, xvfb, 
         assert (info1["executed"]["x"], info1["executed"]["y"]) == (200, 100)
         assert (r1, r2, r3) == (0.0, 1.0, 0.0) and (done1, done2, done3) == (False, False, True)
         assert info3["format"] == "anthropic" and info3["pointer"] == [640, 400]
+        assert info1["settled"]["reason"] == "skipped"    # settle_s=0: desktopd did not wait
         assert env.render().shape == (400, 640, 3)
     finally:
         env.close()

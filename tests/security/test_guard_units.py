@@ -11,7 +11,7 @@ from desktopd.settings import parse_settings as desktopd_settings
 from httpapi.guard import GuardSettings, guard_problem, host_name
 from sidecar.app import init_app as sidecar_app
 from sidecar.settings import parse_settings as sidecar_settings
-from tests.desktopd_api.fake_desktop import FAKE_ERRORS, FakeDesktop
+from tests.desktopd_api.fake_desktop import FAKE_ERRORS, FakeDesktop, unwatched_settler
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ async def desktopd(aiohttp_client):
     settings = desktopd_settings(["--display", ":99", "--allowed-host", "desk.example", "--allowed-host",
                                   ".pods.example", "--allowed-origin", "https://console.example"], {})
     return await aiohttp_client(desktopd_app(settings, desktop_factory=lambda display: FakeDesktop(display),
-                                             x_errors=FAKE_ERRORS))
+                                             x_errors=FAKE_ERRORS, settler_factory=unwatched_settler))
 
 
 def own_origin(client: TestClient) -> str:

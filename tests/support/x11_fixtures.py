@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.pages import PageServer
 from testbed.recorder import POINTER_RECORDER, Recorder
-from tests.support.capability import debian_python_has, require
+from tests.support.capability import chromium_path, debian_python_has, require
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 
@@ -40,3 +41,14 @@ def recorder(xvfb) -> Iterator[Recorder]:
 def pointer_recorder(xvfb) -> Iterator[Recorder]:
     """An Xlib window that records button presses with their modifier state."""
     yield from _recording(xvfb.display, "Xlib", "python3-xlib", POINTER_RECORDER)
+
+
+@pytest.fixture
+def pages() -> Iterator[PageServer]:
+    """testbed's pages on 127.0.0.1, for tests that open them in a real Chromium."""
+    require(chromium_path() is not None, "Chromium")
+    server = PageServer()
+    try:
+        yield server
+    finally:
+        server.stop()

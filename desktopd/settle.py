@@ -1,0 +1,213 @@
+"""Settling after an act: wait until the screen has stopped changing, on evidence.
+
+The evidence is the X server's DAMAGE reports for the root window (desktopd/x11/damage.py): the
+screen is settled once no change has been reported for a quiet window after the act (and after
+every change since), and the wait ends anyway at a maximum while it still changes (an animation).
+Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
+how long it waited and why it stopped.
+
+The whole screen is watched, not the window acted on: a click's reaction may be a menu, a dialog
+or a new window anywhere. Slow periodic sources (the panel clock, a caret's blink) can extend one
+wait by a quiet window, never to the maximum; Xvfb's pointer is not drawn into the framebuffer
+and reports no damage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from httpapi.fields import F, Number
+from desktopd.x11.damage import ChangeLog, DamageWatcher, open_watcher
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Defaults, chosen by measurement (docs/desktopd-api.md#settling): the quiet window covers the
+# time Chromium takes to present its first frame after an input on a busy 2-core host; the
+# maximum bounds a step on a page that never stops moving.
+DEFAULT_MAX_S = 0.5
+DEFAULT_QUIET_S = 0.03
+MAX_SETTLE_S = 10.0
+
+SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
+                 description="Seconds at most to wait after an action for the screen to stop "
+                             "changing (X damage quiet for settle_quiet); 0: do not wait.")
+QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
+                description="Seconds without a screen change that count as settled; a reaction "
+                            "drawn later than this after the act or the last change is not waited for.")
+SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD]
+
+SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
+    "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
+               "description": "quiet: no change for settle_quiet; max: the maximum came first "
+                              "(still changing: an animation; or settle < settle_quiet); skipped: "
+                              "nothing to wait for (settle=0 or an action that only looks); "
+                              "unobserved: no damage evidence (see detail), waited settle_quiet."},
+    "waited_s": {"type": "number", "description": "Seconds from the action's end until the wait ended."},
+    "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},
+    "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
+    "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
+    "detail": {"type": "string"}}}
+
+
+@dataclass(frozen=True)
+class SettleSpec:
+    maximum: float      # seconds; 0: do not wait
+    quiet: float        # seconds
+
+    @classmethod
+    def of(cls, q: dict[str, Any]) -> SettleSpec:
+        return cls(q["settle"], q["settle_quiet"])
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The instant an act ended, as a change log saw it."""
+
+    log: ChangeLog
+    seq: int
+    at: float
+
+    @classmethod
+    def now(cls, log: ChangeLog) -> Mark:
+        return cls(log, log.seq, log.clock())
+
+    def changed(self) -> bool:
+        """Whether a change came after the mark (True once the log can no longer tell)."""
+        return self.log.closed_reason is not None or self.log.seq != self.seq
+
+
+@dataclass(frozen=True)
+class Settled:
+    reason: str
+    waited_s: float
+    changes: int
+    last_change_s: float | None
+    spec: SettleSpec
+    detail: str | None = None
+
+    def json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
+                               "changes": self.changes,
+                               "last_change_s": None if self.last_change_s is None else round(self.last_change_s, 4),
+                               "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+def skipped(spec: SettleSpec) -> Settled:
+    return Settled("skipped", 0.0, 0, None, spec)
+
+
+async def wait_quiet(mark: Mark, spec: SettleSpec) -> Settled:
+    """Until no change for ``spec.quiet`` since the act and since the last change, or until
+    ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
+    of each window, and a change in it moves the window's end."""
+    changes = mark.log
+    deadline = mark.at + spec.maximum
+    last, count, seen = mark.at, 0, mark.seq
+    while True:
+        for change in changes.after(seen):
+            seen = change.seq
+            count += 1
+            last = max(last, change.at)
+        now = changes.clock()
+        if now >= last + spec.quiet:
+            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec)
+        if now >= deadline:
+            return Settled("max", now - mark.at, count, _since(last, mark, count), spec)
+        if changes.closed_reason is not None:
+            # The reader stopped mid-wait: no more evidence can come; say so.
+            return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
+                           changes.closed_reason)
+        await asyncio.sleep(min(last + spec.quiet, deadline) - now)
+
+
+def _since(last: float, mark: Mark, count: int) -> float | None:
+    return last - mark.at if count else None
+
+
+async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
+                          capture: Callable[[], Awaitable[T]]) -> tuple[T, Settled]:
+    """The capture the settled screen gives, and how the settle ended. The capture is taken while
+    the settle waits; it is taken again only when the screen changed after it began, so a screen
+    that is already still costs the quiet window, not the quiet window plus the capture."""
+    if spec.maximum <= 0:
+        return await capture(), skipped(spec)
+    waiting = asyncio.ensure_future(settler.settle(mark, spec))
+    try:
+        before = await settler.mark()
+        early = await capture()
+    except BaseException:
+        waiting.cancel()
+        raise
+    settled = await waiting
+    if before is None or settled.reason == "unobserved" or before.changed():
+        return await capture(), settled
+    return early, settled
+
+
+class Settler:
+    """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
+    back is watched again at the next act."""
+
+    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher) -> None:
+        self.display = display
+        self._open = opener
+        self._watcher: DamageWatcher | None = None
+        self.last_error: str | None = None
+        self._opening = threading.Lock()   # two acts at once open one watcher, not two
+
+    def _live(self) -> DamageWatcher | None:
+        with self._opening:
+            return self._reopen()
+
+    def _reopen(self) -> DamageWatcher | None:
+        if self._watcher is not None and not self._watcher.alive:
+            self._watcher.close()
+            self._watcher = None
+        if self._watcher is None:
+            try:
+                self._watcher = self._open(self.display)
+                self.last_error = None
+            except Exception as exc:   # reported in every answer that needed it, and in /health
+                if str(exc) != self.last_error:
+                    log.warning("no damage watcher on %s: %s", self.display, exc)
+                self.last_error = str(exc)
+        return self._watcher
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self._live)
+
+    async def mark(self) -> Mark | None:
+        """Call when an act has ended (its input synced with the server)."""
+        watcher = self._watcher
+        if watcher is None or not watcher.alive:
+            watcher = await asyncio.to_thread(self._live)
+        if watcher is None:
+            return None
+        return Mark.now(watcher.log)
+
+    async def settle(self, mark: Mark | None, spec: SettleSpec) -> Settled:
+        if spec.maximum <= 0:
+            return skipped(spec)
+        if mark is None:
+            # No evidence possible: the quiet window as a plain pause, and the answer says so.
+            wait = min(spec.quiet, spec.maximum)
+            await asyncio.sleep(wait)
+            return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
+        return await wait_quiet(mark, spec)
+
+    def info(self) -> dict[str, Any]:
+        return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}
+
+    async def close(self) -> None:
+        if self._watcher is not None:
+            await asyncio.to_thread(self._watcher.close)
+            self._watcher = None

@@ -1,0 +1,77 @@
+"""Settling on evidence with a real Chromium (sidecar) and desktopd on a fresh Xvfb: a page that
+turns red N ms after a click is seen red in the screenshot the act answers with, for every N
+within the quiet window; the old fixed 100 ms pause misses the 150 ms page; a spinner that never
+stops ends the wait at the maximum, and the answer says so."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+
+import pytest
+from PIL import Image
+
+from desktopd_kit import Desktop
+from testbed.pages import PageServer
+from tests.sidecar_layout.harness import sidecar_and_desktopd
+from tests.support.x11_fixtures import pages  # noqa: F401 (fixture)
+
+pytestmark = [pytest.mark.x11, pytest.mark.chromium]
+
+RED, WHITE = (255, 0, 0), (255, 255, 255)
+POINT = (640, 600)           # inside the page's viewport, below the browser's toolbar
+STILL = {"settle": 5.0, "settle_quiet": 0.5}   # before each act: the page is drawn and still
+
+
+def open_page(desktop: Desktop, url: str) -> None:
+    tab = next(t for t in desktop.tabs() if t["visible"])
+    desktop.navigate(tab["id"], url)
+    still = desktop.step(screenshot=None, **STILL)["settled"]
+    assert still["reason"] == "quiet", still
+
+
+def pixel_of_png(data: str) -> tuple[int, int, int]:
+    return Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB").getpixel(POINT)
+
+
+def click_and_look(desktop: Desktop, **settle: float) -> tuple[tuple[int, int, int], dict]:
+    answer = desktop.anthropic({"action": "left_click", "coordinate": list(POINT)}, **settle)
+    image = next(block for block in answer["content"] if block["type"] == "image")
+    return pixel_of_png(image["source"]["data"]), answer["settled"]
+
+
+def run(desktop: Desktop, pages: PageServer) -> None:
+    desktop.wait_until_healthy(timeout=60)
+    for delay in (0, 20, 50, 150):
+        open_page(desktop, pages.url(f"settle-react.html?delay={delay}"))
+        colour, settled = click_and_look(desktop, settle=3.0, settle_quiet=0.4)
+        assert colour == RED, (delay, settled)
+        assert settled["reason"] == "quiet" and settled["changes"] >= 1, (delay, settled)
+
+    # The old behaviour: a fixed 100 ms pause (settle = settle_quiet = 0.1 waits exactly that
+    # long without a change) captures the 150 ms page before it reacts.
+    open_page(desktop, pages.url("settle-react.html?delay=150"))
+    colour, settled = click_and_look(desktop, settle=0.1, settle_quiet=0.1)
+    assert colour == WHITE, settled
+
+    # The same page, observed through POST /api/v1/step: the act and the observation in one call.
+    open_page(desktop, pages.url("settle-react.html?delay=150"))
+    answer = desktop.step({"tablet": {"action": "click", "x": POINT[0], "y": POINT[1]}},
+                          screenshot={"format": "png"}, windows=True, settle=3.0, settle_quiet=0.4)
+    assert pixel_of_png(answer["screenshot"]["data"]) == RED, answer["settled"]
+    assert answer["pointer"] == {"x": POINT[0], "y": POINT[1]}
+    assert any("chrom" in " ".join(w["wm_class"] or []).lower() for w in answer["windows"])
+
+    # A page that never stops moving: the wait ends at the maximum and says so.
+    desktop.navigate(next(t for t in desktop.tabs() if t["visible"])["id"], pages.url("settle-spinner.html"))
+    # A window longer than any gap between its frames (dropped frames on a busy host included).
+    colour, settled = click_and_look(desktop, settle=1.5, settle_quiet=0.5)
+    assert settled["reason"] == "max" and settled["changes"] >= 1, settled
+    assert settled["waited_s"] >= 1.5
+
+
+async def test_settle_waits_for_reactions_and_stops_at_the_maximum(tmp_path, pages):
+    async with sidecar_and_desktopd(tmp_path, pages.url("settle-react.html")) as (sidecar, desktopd, _session):
+        with Desktop(desktopd.url, sidecar_url=sidecar.url) as desktop:
+            await asyncio.to_thread(run, desktop, pages)
