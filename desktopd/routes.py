@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from aiohttp import web
 
@@ -10,7 +9,7 @@ from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd.computer import anthropic, openai
-from httpapi.routing import OBJ, Route, register
+from httpapi.routing import Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
                                reset, screenshot, step, windows)
 

@@ -86,7 +86,6 @@ class Observer:
         """The screenshot, windows and pointer in one POST /api/v1/step (after a settle when
         ``settle``), then /layout from the sidecar when observed."""
         timer = Timer()
-        o = self.options
         answer = self.desktop.step(screenshot=self._shot_query(), windows=True, pointer=True,
                                    **(self._settle_query() if settle else {"settle": 0}))
         return self._observation(answer, timer)
