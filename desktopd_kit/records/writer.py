@@ -66,6 +66,7 @@ class EpisodeWriter:
                        "terminated": terminated, "truncated": truncated, "info": info or {}},
             "timestamps": {"observe": before.stamp.json(), "act": acted.act.json(),
                            "settle": acted.settle.json()},
+            "settled": acted.settled,
             "video_time_s": video_time_s,
         }
         self._steps.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")

@@ -64,6 +64,9 @@ def test_an_episode_validates_replays_and_exports(desktop, tmp_path):
     assert steps[1].record["observation"]["pointer"] == {"x": 100, "y": 120}
     assert steps[7].record["observation"]["pointer"] == {"x": 5, "y": 6}
     assert (refused["result"]["ok"], refused["result"]["error"]["field"]) == (False, "x")
+    # How desktopd settled is recorded: skipped here (settle_s=0); a refused action did not settle.
+    assert all(line["settled"]["reason"] == "skipped" for line in lines)
+    assert refused["settled"] is None and bad["settled"] is None
     assert not bad["result"]["ok"] and bad["result"]["error"]["status"] == 422
     assert bad["result"]["error"]["field"] == "coordinate[0]"
     stamps = [s.record["timestamps"] for s in steps]
