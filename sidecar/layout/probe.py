@@ -49,6 +49,11 @@ _PROBE = r"""
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const SHADOW_KEY = "__SHADOW_KEY__";
   const MAX_DIRTY = __MAX_DIRTY__;
+  // The form controls Chromium's own later work styles when skipped (styleSkipped below).
+  const CONTROLS = "input, textarea, select";
+  const MEDIA_EVENTS = ["loadstart", "progress", "suspend", "abort", "emptied", "stalled", "loadedmetadata",
+                        "loadeddata", "canplay", "canplaythrough", "playing", "waiting", "seeking", "seeked",
+                        "ended", "durationchange", "timeupdate", "play", "pause", "ratechange", "volumechange"];
   // What restyles a page without a mutation or an event in time: its size (media queries) and
   // its URL's fragment (:target).
   const viewOf = (w) => w.innerWidth + "x" + w.innerHeight + "x" + w.devicePixelRatio + w.location.hash;
@@ -82,6 +87,23 @@ _PROBE = r"""
       else if (state.dirty.size >= MAX_DIRTY) forgetAll();
       else state.dirty.set(node, state.changes);
     };
+    // Content Chromium skips (content-visibility: hidden, or auto off-screen: a closed
+    // <details>' content slot, hidden=until-found) has no style until something asks for it,
+    // and Chromium asks later, on a timer of its own, not a frame: its form-control discovery
+    // styles a text field, textarea or select added there ~100 ms later, and its accessibility
+    // tree then changes (a closed <details>' slot: from ignored to generic) with no event in the
+    // page. So such a control is styled here first, at the recount below (or at the install),
+    // and that later work finds nothing left to change.
+    const styleSkipped = (root) => {
+      if (!root.isConnected) return;
+      const controls = root.matches(CONTROLS) ? [root] : [];
+      for (const el of [...controls, ...root.querySelectorAll(CONTROLS)]) {
+        if (typeof el.checkVisibility === "function" && !el.checkVisibility({ contentVisibilityAuto: true })) {
+          w.getComputedStyle(el).display;
+        }
+      }
+    };
+    const unstyled = new Set();      // elements added or changed since the last recount
     // Chromium updates some of its accessibility tree a frame or two after a change (a
     // <details>' content slot, a textarea's inner editor), with no event of its own: each
     // changed node is counted again two frames later, so a read taken in between is read again.
@@ -95,6 +117,8 @@ _PROBE = r"""
       w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
         settleScheduled = false;
         state.settling = false;
+        for (const el of unstyled) styleSkipped(el);
+        unstyled.clear();
         state.changes++;
         for (const n of settling) mark(n);
         settling.clear();
@@ -120,6 +144,8 @@ _PROBE = r"""
           ? target.parentNode.host : target.parentNode || target;
         mark(node);
         settle(node);
+        if (r.type === "attributes") unstyled.add(target);
+        else for (const added of r.addedNodes) if (added.nodeType === 1) unstyled.add(added);
         if (!topLevel(node)) continue;
         if (r.type !== "childList") { mark(target); settle(target); }
         else for (const added of r.addedNodes) if (added.nodeType === 1) { mark(added); settle(added); }
@@ -128,6 +154,7 @@ _PROBE = r"""
     });
     const watched = { subtree: true, childList: true, attributes: true, characterData: true };
     observer.observe(doc, watched);
+    if (doc.documentElement) styleSkipped(doc.documentElement);
     // A document observer does not see inside shadow roots: observe each one too, those open
     // now, closed ones EARLY_SCRIPT kept, and every one attached from now on.
     const watchShadow = (root) => {
@@ -156,6 +183,14 @@ _PROBE = r"""
     for (const type of ["input", "change", "focusin", "focusout", "error", "toggle"]) {
       w.addEventListener(type, onTarget, true);
     }
+    // A content-visibility: auto element coming near the viewport (or leaving it) is rendered
+    // (or skipped) again, at Chromium's own choice: its size and its subtree's accessibility
+    // nodes change with no mutation.
+    doc.addEventListener("contentvisibilityautostatechange", onTarget, true);
+    // A media element's controls are the browser's own shadow content: they follow its state
+    // (playing, time, volume, duration), which changes with no mutation the page can see; its
+    // events, dispatched at the element, come through the capture phase here.
+    for (const type of MEDIA_EVENTS) doc.addEventListener(type, onTarget, true);
     // An image, style sheet or frame that loaded (it may have resized): an element's load event
     // never reaches the window (HTML: a document is the top of a load event's path), so it is
     // watched on the document. The window's own load event renders nothing itself.

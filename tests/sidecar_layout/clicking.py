@@ -18,6 +18,14 @@ new Promise((resolve) => {
 })
 """
 NEXT_FRAME_JS = "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# Resolves after the page rendered this many animation frames (a wait measured in the page's
+# own work, at least a frame's time each).
+FRAMES_JS = """
+new Promise((resolve) => {
+  let left = %d;
+  (function tick() { if (--left <= 0) resolve(true); else requestAnimationFrame(tick); })();
+})
+"""
 
 
 def session_of(page: Any, node: dict) -> Any:
