@@ -280,3 +280,40 @@ async def test_a_closed_details_a_real_click_inserted_is_read_as_a_full_read_rea
             stale.append(f"repetition {repetition}: {_difference(cached, full)}")
     print(f"\n[inserted by a click] {len(stale)} stale of {REPEATS}")
     assert not stale, f"{len(stale)} stale of {REPEATS}:\n" + "\n".join(stale)
+
+
+async def _cached_and_full(chromium: Chromium, page) -> tuple[list[dict], list[dict]]:
+    """Once the page rendered QUIET_FRAMES frames: a cached read and a full read of it."""
+    await chromium.evaluate(page, FRAMES_JS % QUIET_FRAMES)
+    cached = _comparable(await chromium.layout(tab=page.target_id))
+    return cached, _comparable(await chromium.layout(tab=page.target_id, fresh="true"))
+
+
+async def test_a_content_visibility_auto_section_rendered_as_it_nears_is_read_again(chromium, page_server):
+    """Chromium renders a content-visibility: auto section once it nears the viewport, at its
+    own choice and with no mutation: its size (and the document's) changes. Scrolling the top
+    document is no change by itself; the section's state change is."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("skipped.html"))
+    await chromium.layout(tab=page.target_id)
+    for y in (2900, 0):
+        await chromium.evaluate(page, f"window.scrollTo(0, {y}); 0")
+        cached, full = await _cached_and_full(chromium, page)
+        assert cached == full, f"scrolled to {y}: {_difference(cached, full)}"
+
+
+async def test_a_media_elements_controls_are_read_again_as_its_state_changes(chromium, page_server):
+    """A media element's controls are the browser's shadow content: they follow its volume,
+    time and duration, which change with no mutation in the page."""
+    page = await chromium.page()
+    await chromium.navigate(page, page_server.url("skipped.html"))
+    await chromium.evaluate(page, """new Promise((loaded) => { const player = document.getElementById("player");
+        player.addEventListener("loadedmetadata", () => loaded(0)); player.src = silence; })""")
+    await chromium.layout(tab=page.target_id)
+    differing = []
+    for change in ("player.muted = true", "player.currentTime = 2", "player.muted = false"):
+        await chromium.evaluate(page, f"(() => {{ const player = document.getElementById('player'); {change}; }})()")
+        cached, full = await _cached_and_full(chromium, page)
+        if cached != full:
+            differing.append(f"{change}: {_difference(cached, full)}")
+    assert not differing, "\n".join(differing)
