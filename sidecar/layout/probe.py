@@ -2,7 +2,8 @@
 
 The change signal is per frame ``token:changes:scrolls``. ``changes`` counts DOM mutations (a
 MutationObserver) and the events that can change the accessibility tree or layout without one
-(input, focus, loads, transitions, animations, fonts, resize); ``scrolls`` counts scrolling inside
+(input, focus, loads, transitions, animations, fonts, resize, a content-visibility: auto element
+rendered or skipped again, a media element's state); ``scrolls`` counts scrolling inside
 the page (inner scrollers, iframes), which moves boxes but never changes the accessibility tree,
 so only the DOM snapshot is taken again. The token is new for every document, so a navigation
 changes it too. A frame seen for the first time gets its tracker then and reports
@@ -25,7 +26,9 @@ Scroll events come with the next frame, so script scrolling (scrollTop/scrollLef
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
 ones present at install, and every one attached later). Style sheets changed through the CSSOM
 (insertRule and the like, adoptedStyleSheets) and a new URL fragment (:target) count as page-wide
-changes, and so do a rule's declarations, selector or media edited in place. The pointer entering
+changes, and so do a rule's declarations, selector or media edited in place. Form controls in
+content Chromium skips (content-visibility) are styled by the tracker as they come (Chromium
+would style them later by itself, with no event). The pointer entering
 or leaving an element counts too (:hover). A closed shadow root that script attached before the
 install is observed when ``EARLY_SCRIPT`` ran first in its document. Known limits: other closed
 shadow roots attached before the install (and closed roots declared in HTML), and a rule's
