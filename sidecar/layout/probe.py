@@ -97,9 +97,9 @@ _PROBE = r"""
     // tree then changes (a closed <details>' slot: from ignored to generic) with no event in the
     // page. So such a control is styled here first, at the recount below (or at the install),
     // and that later work finds nothing left to change.
-    const styleSkipped = (root) => {
+    const styleSkipped = (root) => {      // an element or a shadow root
       if (!root.isConnected) return;
-      const controls = root.matches(CONTROLS) ? [root] : [];
+      const controls = root.nodeType === 1 && root.matches(CONTROLS) ? [root] : [];
       for (const el of [...controls, ...root.querySelectorAll(CONTROLS)]) {
         if (typeof el.checkVisibility === "function" && !el.checkVisibility({ contentVisibilityAuto: true })) {
           w.getComputedStyle(el).display;
@@ -163,6 +163,7 @@ _PROBE = r"""
     const watchShadow = (root) => {
       if (!root) return;
       observer.observe(root, watched);
+      styleSkipped(root);
       for (const el of root.querySelectorAll("*")) watchShadow(el.shadowRoot);
     };
     for (const el of w.document.querySelectorAll("*")) watchShadow(el.shadowRoot);

@@ -282,12 +282,16 @@ async def test_a_closed_details_a_real_click_inserted_is_read_as_a_full_read_rea
     assert not stale, f"{len(stale)} stale of {REPEATS}:\n" + "\n".join(stale)
 
 
-INSERT_JS = """document.getElementById("host").innerHTML =
-  '<details><summary>More</summary><textarea aria-label=Notes></textarea></details>'; 0"""
+CLOSED_DETAILS = "'<details><summary>More</summary><textarea aria-label=Notes></textarea></details>'"
+# Into the page itself, or into an open shadow root of its own.
+INSERT_JS = {"document": f'document.getElementById("host").innerHTML = {CLOSED_DETAILS}; 0',
+             "shadow root": 'document.getElementById("host").attachShadow({mode: "open"}).innerHTML = '
+                            f'{CLOSED_DETAILS}; 0'}
 
 
+@pytest.mark.parametrize("into", INSERT_JS)
 async def test_a_closed_details_there_before_the_first_read_is_read_as_a_full_read_reads_it(
-        chromium, page_server):
+        chromium, page_server, into):
     """A closed <details> holding a <textarea> that the page inserted before the sidecar's first
     read (before its change tracker was installed): Chromium styles it ~100 ms after, as in
     issue 34, and the first reads may come before that."""
@@ -296,7 +300,7 @@ async def test_a_closed_details_there_before_the_first_read_is_read_as_a_full_re
     for repetition in range(6):
         await chromium.navigate(page, page_server.url(f"inserted.html?{repetition}"),
                                 until="Page.domContentEventFired")
-        await chromium.evaluate(page, INSERT_JS)
+        await chromium.evaluate(page, INSERT_JS[into])
         await chromium.layout(tab=page.target_id)
         cached, full = await _cached_and_full(chromium, page)
         if cached != full:
