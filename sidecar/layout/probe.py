@@ -106,7 +106,15 @@ _PROBE = r"""
         }
       }
     };
-    const unstyled = new Set();      // elements added or changed since the last recount
+    // Elements added or changed since the last recount; past MAX_DIRTY of them (a hidden tab
+    // has no frames, so no recount, for a while) the whole document is styled at it instead.
+    const unstyled = new Set();
+    let styleAll = false;
+    const toStyle = (el) => {
+      if (styleAll) return;
+      if (unstyled.size < MAX_DIRTY) unstyled.add(el);
+      else { unstyled.clear(); styleAll = true; }
+    };
     // Chromium updates some of its accessibility tree a frame or two after a change (a
     // <details>' content slot, a textarea's inner editor), with no event of its own: each
     // changed node is counted again two frames later, so a read taken in between is read again.
@@ -120,8 +128,9 @@ _PROBE = r"""
       w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
         settleScheduled = false;
         state.settling = false;
-        for (const el of unstyled) styleSkipped(el);
+        for (const el of styleAll ? [doc.documentElement] : unstyled) if (el) styleSkipped(el);
         unstyled.clear();
+        styleAll = false;
         state.changes++;
         for (const n of settling) mark(n);
         settling.clear();
@@ -147,8 +156,8 @@ _PROBE = r"""
           ? target.parentNode.host : target.parentNode || target;
         mark(node);
         settle(node);
-        if (r.type === "attributes") unstyled.add(target);
-        else for (const added of r.addedNodes) if (added.nodeType === 1) unstyled.add(added);
+        if (r.type === "attributes") toStyle(target);
+        else for (const added of r.addedNodes) if (added.nodeType === 1) toStyle(added);
         if (!topLevel(node)) continue;
         if (r.type !== "childList") { mark(target); settle(target); }
         else for (const added of r.addedNodes) if (added.nodeType === 1) { mark(added); settle(added); }
