@@ -11,7 +11,7 @@ WAIT_FOR_CLICK_JS = """
 new Promise((resolve) => {
   const start = performance.now(), seen = %d;
   (function check() {
-    if (window.__clicks.length > seen || performance.now() - start > 3000)
+    if (window.__clicks.length > seen || performance.now() - start > 10000)
       resolve(window.__clicks.slice(seen));
     else requestAnimationFrame(check);
   })();

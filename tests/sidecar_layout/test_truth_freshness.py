@@ -73,8 +73,10 @@ async def _click(chromium: Chromium, desktopd: Desktopd, page, name: str, elemen
     Chromium's own later work on what the click's handler inserted (issue 34: ~100 ms after a
     form control is added) is done by then."""
     clicks = len(await chromium.evaluate(page, "window.__clicks"))
-    await desktopd.tap(*(await _click_point(chromium, page, name)))
-    assert await chromium.evaluate(page, WAIT_FOR_CLICK_JS % clicks) == [element_id]
+    point = await _click_point(chromium, page, name)
+    await desktopd.tap(*point)
+    clicked = await chromium.evaluate(page, WAIT_FOR_CLICK_JS % clicks)
+    assert clicked == [element_id], f"a tap at {point} on {name!r} clicked {clicked}"
     await chromium.evaluate(page, FRAMES_JS % QUIET_FRAMES)
 
 
