@@ -2,7 +2,8 @@
 
 The change signal is per frame ``token:changes:scrolls``. ``changes`` counts DOM mutations (a
 MutationObserver) and the events that can change the accessibility tree or layout without one
-(input, focus, loads, transitions, animations, fonts, resize); ``scrolls`` counts scrolling inside
+(input, focus, loads, transitions, animations, fonts, resize, a content-visibility: auto element
+rendered or skipped again, a media element's state); ``scrolls`` counts scrolling inside
 the page (inner scrollers, iframes), which moves boxes but never changes the accessibility tree,
 so only the DOM snapshot is taken again. The token is new for every document, so a navigation
 changes it too. A frame seen for the first time gets its tracker then and reports
@@ -25,7 +26,9 @@ Scroll events come with the next frame, so script scrolling (scrollTop/scrollLef
 scrollBy, scrollIntoView...) is counted as it is called. Shadow roots are observed too (open
 ones present at install, and every one attached later). Style sheets changed through the CSSOM
 (insertRule and the like, adoptedStyleSheets) and a new URL fragment (:target) count as page-wide
-changes, and so do a rule's declarations, selector or media edited in place. The pointer entering
+changes, and so do a rule's declarations, selector or media edited in place. Form controls in
+content Chromium skips (content-visibility) are styled by the tracker as they come (Chromium
+would style them later by itself, with no event). The pointer entering
 or leaving an element counts too (:hover). A closed shadow root that script attached before the
 install is observed when ``EARLY_SCRIPT`` ran first in its document. Known limits: other closed
 shadow roots attached before the install (and closed roots declared in HTML), and a rule's
@@ -49,6 +52,11 @@ _PROBE = r"""
   const KEY = "__KEY__", BINDING = "__BINDING__", NOTIFY_DELAY_MS = __DELAY__;
   const SHADOW_KEY = "__SHADOW_KEY__";
   const MAX_DIRTY = __MAX_DIRTY__;
+  // The form controls Chromium's own later work styles when skipped (styleSkipped below).
+  const CONTROLS = "input, textarea, select";
+  const MEDIA_EVENTS = ["loadstart", "progress", "suspend", "abort", "emptied", "stalled", "loadedmetadata",
+                        "loadeddata", "canplay", "canplaythrough", "playing", "waiting", "seeking", "seeked",
+                        "ended", "durationchange", "timeupdate", "play", "pause", "ratechange", "volumechange"];
   // What restyles a page without a mutation or an event in time: its size (media queries) and
   // its URL's fragment (:target).
   const viewOf = (w) => w.innerWidth + "x" + w.innerHeight + "x" + w.devicePixelRatio + w.location.hash;
@@ -82,6 +90,31 @@ _PROBE = r"""
       else if (state.dirty.size >= MAX_DIRTY) forgetAll();
       else state.dirty.set(node, state.changes);
     };
+    // Content Chromium skips (content-visibility: hidden, or auto off-screen: a closed
+    // <details>' content slot, hidden=until-found) has no style until something asks for it,
+    // and Chromium asks later, on a timer of its own, not a frame: its form-control discovery
+    // styles a text field, textarea or select added there ~100 ms later, and its accessibility
+    // tree then changes (a closed <details>' slot: from ignored to generic) with no event in the
+    // page. So such a control is styled here first, at the recount below (or at the install),
+    // and that later work finds nothing left to change.
+    const styleSkipped = (root) => {      // an element or a shadow root
+      if (!root.isConnected) return;
+      const controls = root.nodeType === 1 && root.matches(CONTROLS) ? [root] : [];
+      for (const el of [...controls, ...root.querySelectorAll(CONTROLS)]) {
+        if (typeof el.checkVisibility === "function" && !el.checkVisibility({ contentVisibilityAuto: true })) {
+          w.getComputedStyle(el).display;
+        }
+      }
+    };
+    // Elements added or changed since the last recount; past MAX_DIRTY of them (a hidden tab
+    // has no frames, so no recount, for a while) the whole document is styled at it instead.
+    const unstyled = new Set();
+    let styleAll = false;
+    const toStyle = (el) => {
+      if (styleAll) return;
+      if (unstyled.size < MAX_DIRTY) unstyled.add(el);
+      else { unstyled.clear(); styleAll = true; }
+    };
     // Chromium updates some of its accessibility tree a frame or two after a change (a
     // <details>' content slot, a textarea's inner editor), with no event of its own: each
     // changed node is counted again two frames later, so a read taken in between is read again.
@@ -95,6 +128,9 @@ _PROBE = r"""
       w.requestAnimationFrame(() => w.requestAnimationFrame(() => {
         settleScheduled = false;
         state.settling = false;
+        for (const el of styleAll ? [doc.documentElement] : unstyled) if (el) styleSkipped(el);
+        unstyled.clear();
+        styleAll = false;
         state.changes++;
         for (const n of settling) mark(n);
         settling.clear();
@@ -120,6 +156,8 @@ _PROBE = r"""
           ? target.parentNode.host : target.parentNode || target;
         mark(node);
         settle(node);
+        if (r.type === "attributes") toStyle(target);
+        else for (const added of r.addedNodes) if (added.nodeType === 1) toStyle(added);
         if (!topLevel(node)) continue;
         if (r.type !== "childList") { mark(target); settle(target); }
         else for (const added of r.addedNodes) if (added.nodeType === 1) { mark(added); settle(added); }
@@ -128,11 +166,13 @@ _PROBE = r"""
     });
     const watched = { subtree: true, childList: true, attributes: true, characterData: true };
     observer.observe(doc, watched);
+    if (doc.documentElement) styleSkipped(doc.documentElement);
     // A document observer does not see inside shadow roots: observe each one too, those open
     // now, closed ones EARLY_SCRIPT kept, and every one attached from now on.
     const watchShadow = (root) => {
       if (!root) return;
       observer.observe(root, watched);
+      styleSkipped(root);
       for (const el of root.querySelectorAll("*")) watchShadow(el.shadowRoot);
     };
     for (const el of w.document.querySelectorAll("*")) watchShadow(el.shadowRoot);
@@ -156,6 +196,14 @@ _PROBE = r"""
     for (const type of ["input", "change", "focusin", "focusout", "error", "toggle"]) {
       w.addEventListener(type, onTarget, true);
     }
+    // A content-visibility: auto element coming near the viewport (or leaving it) is rendered
+    // (or skipped) again, at Chromium's own choice: its size and its subtree's accessibility
+    // nodes change with no mutation.
+    doc.addEventListener("contentvisibilityautostatechange", onTarget, true);
+    // A media element's controls are the browser's own shadow content: they follow its state
+    // (playing, time, volume, duration), which changes with no mutation the page can see; its
+    // events, dispatched at the element, come through the capture phase here.
+    for (const type of MEDIA_EVENTS) doc.addEventListener(type, onTarget, true);
     // An image, style sheet or frame that loaded (it may have resized): an element's load event
     // never reaches the window (HTML: a document is the top of a load event's path), so it is
     // watched on the document. The window's own load event renders nothing itself.

@@ -11,13 +11,21 @@ WAIT_FOR_CLICK_JS = """
 new Promise((resolve) => {
   const start = performance.now(), seen = %d;
   (function check() {
-    if (window.__clicks.length > seen || performance.now() - start > 3000)
+    if (window.__clicks.length > seen || performance.now() - start > 10000)
       resolve(window.__clicks.slice(seen));
     else requestAnimationFrame(check);
   })();
 })
 """
 NEXT_FRAME_JS = "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# Resolves after the page rendered this many animation frames (a wait measured in the page's
+# own work, at least a frame's time each).
+FRAMES_JS = """
+new Promise((resolve) => {
+  let left = %d;
+  (function tick() { if (--left <= 0) resolve(true); else requestAnimationFrame(tick); })();
+})
+"""
 
 
 def session_of(page: Any, node: dict) -> Any:

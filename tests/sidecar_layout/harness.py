@@ -44,9 +44,11 @@ class Chromium:
         await page.ready.wait()
         return page
 
-    async def navigate(self, page: PageTarget, url: str, children: int = 0) -> None:
-        """Load ``url`` and wait for its load event (and for ``children`` OOPIFs to attach)."""
-        async with self.conn.events("Page.loadEventFired", session_id=page.session_id) as events:
+    async def navigate(self, page: PageTarget, url: str, children: int = 0,
+                       until: str = "Page.loadEventFired") -> None:
+        """Load ``url`` and wait for its load event, or the event ``until`` names (and for
+        ``children`` OOPIFs to attach)."""
+        async with self.conn.events(until, session_id=page.session_id) as events:
             await page.send("Page.enable")
             await page.send("Page.navigate", {"url": url})
             await events.get(timeout=20)
