@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_fresh_clone_builds_and_runs_with_plain_compose(
                 "return await page.evaluate('1 + 1')"})
     assert response.status_code == 200, response.text
     assert response.json()["success"] is True and response.json()["result"] == 2, response.text
-    pins = subprocess.run(["python3", "images/chromium/build/agent-pins.py", "pyproject.toml"], cwd=clone,
+    pins = subprocess.run([sys.executable, "images/chromium/build/agent-pins.py", "pyproject.toml"], cwd=clone,
                           capture_output=True, text=True, check=True).stdout.split()
     assert f"playwright=={response.json()['stdout'].strip()}" in pins
     # What the build needed and the image does not: no pip, no wheels, no CA bundle of the host's.
