@@ -57,7 +57,7 @@ def fresh_compose(images: dict[str, str], tmp_path: Path) -> Iterator[tuple[list
     finally:
         subprocess.run([*base, "down", "-v", "--remove-orphans", "--timeout", "20"], env=env, cwd=clone,
                        capture_output=True, timeout=180)
-        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}", f"desktopd/desktop-system:{tag}"],
+        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}"],
                        capture_output=True, timeout=120)
 
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build-time only (images/chromium/Dockerfile's `agent` stage): install the `agent` extra's pins
+# Build-time only (images/desktop/Dockerfile's `agent` stage): install the `agent` extra's pins
 # (Playwright, the MCP SDK) into a venv that sees Debian's packages, so only what Debian lacks
 # comes from wheels. The wheels come from the host's wheelhouse when scripts/wheelhouse.sh
 # prepared one, else from PyPI, verified against the CA bundle handed over in build-ca/ when
