@@ -69,7 +69,7 @@ def main() -> None:
     name = f"bench-reset-{os.getpid()}"
     docker("run", "-d", "--name", name, "--shm-size", "1g", "-e", "DESKTOPD_INSECURE=1",
            "-e", "VNC_PASSWORD=benchpw1",
-           # as images/chromium/Dockerfile sets it (an image built before it may lack it)
+           # as images/desktop/Dockerfile sets it (an image built before it may lack it)
            "-e", "DESKTOPD_SIDECAR_URL=http://127.0.0.1:8122", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::8122",
            "-v", f"{ROOT}/httpapi:/opt/desktopd/httpapi:ro",
            "-v", f"{ROOT}/desktopd:/opt/desktopd/desktopd:ro",

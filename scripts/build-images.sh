@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the images: the base (bootstrapped from Debian's packages when absent), then the desktop
-# image's "system" stage (everything but our code) and the desktop image, then the Chromium image
-# on top of the system stage (it copies the code last itself, so code changes rebuild no packages).
+# and Chromium images, the targets of images/desktop/Dockerfile (both on its "system" stage, and
+# both copy the code last, so code changes rebuild no packages).
 #   scripts/build-images.sh [desktop|chromium|all]     (default all)
 # Env: IMAGE_PREFIX (default desktopd), IMAGE_TAG (default latest; the version tag is added too),
 #      BASE_MIRROR (passed to bootstrap-base.sh), DOCKER_BUILD_ARGS (extra `docker build` args).
@@ -15,7 +15,6 @@ tag=${IMAGE_TAG:-latest}
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml | head -n1)
 revision=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 desktop_image=$prefix/desktop:$tag
-system_image=$prefix/desktop-system:$tag
 chromium_image=$prefix/chromium:$tag
 base_image=$(sed -n 's/^ARG BASE_IMAGE=//p' images/desktop/Dockerfile | head -n1)
 
@@ -42,14 +41,13 @@ esac
 if ! docker image inspect "$base_image" >/dev/null 2>&1; then
     "$root/scripts/bootstrap-base.sh"
 fi
-build images/desktop/Dockerfile "$system_image" --target system --build-arg "BASE_IMAGE=$base_image"
 if [ "$what" != chromium ]; then
-    build images/desktop/Dockerfile "$desktop_image" --build-arg "BASE_IMAGE=$base_image"
+    build images/desktop/Dockerfile "$desktop_image" --target desktop --build-arg "BASE_IMAGE=$base_image"
 fi
 if [ "$what" != desktop ]; then
     # The Chromium image installs Playwright and the MCP SDK offline from these wheels.
     "$root/scripts/wheelhouse.sh"
-    build images/chromium/Dockerfile "$chromium_image" --build-arg "DESKTOP_IMAGE=$system_image"
+    build images/desktop/Dockerfile "$chromium_image" --target chromium --build-arg "BASE_IMAGE=$base_image"
 fi
 docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' \
-    | grep -E "^($prefix/(desktop|desktop-system|chromium)|${base_image%:*}):" >&2 || true
+    | grep -E "^($prefix/(desktop|chromium)|${base_image%:*}):" >&2 || true

@@ -68,3 +68,21 @@ compose_command() {
         return 1
     fi
 }
+
+# Hand this host's CA bundle to the Chromium image's build (the one documented way: a PEM file at
+# images/chromium/build-ca/ca-certificates.crt, git-ignored), so that pip in the build verifies
+# PyPI wherever the host's own tools do, behind a TLS-intercepting proxy too. The bundle is the
+# one the host's pip uses (PIP_CERT, REQUESTS_CA_BUNDLE, SSL_CERT_FILE) or Debian's. Rewritten
+# only when it changed: the build's cache keys on the file's content.
+hand_build_ca() {
+    local root=$1 bundle
+    for bundle in "${PIP_CERT:-}" "${REQUESTS_CA_BUNDLE:-}" "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt; do
+        if [ -n "$bundle" ] && [ -s "$bundle" ]; then
+            local dest=$root/images/chromium/build-ca/ca-certificates.crt
+            cmp -s "$bundle" "$dest" || cp "$bundle" "$dest"
+            return 0
+        fi
+    done
+    echo "no CA bundle on this host to hand to the image build (Debian: apt-get install ca-certificates)" >&2
+    return 1
+}

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The main job: `docker compose up` on a fresh Debian host. It installs Docker and Compose when
 # missing, starts dockerd when no engine answers (left running, log in $DESKTOPD_STATE_DIR),
-# builds the debian:bookworm-slim base locally when absent (no registry needed), downloads the
-# Chromium image's pinned wheels (scripts/wheelhouse.sh), then runs
-# `docker compose up --build` (v2 when present, else docker-compose 1.29). Arguments pass through:
+# builds the debian:bookworm-slim base locally when absent (no registry needed), hands the host's
+# CA bundle to the Chromium image's build (images/chromium/build-ca/: its pip then verifies PyPI
+# behind a TLS-intercepting proxy too), then runs `docker compose up --build` (v2 when present,
+# else docker-compose 1.29). Arguments pass through:
 #   scripts/up.sh            # foreground, Ctrl-C stops the stack
 #   scripts/up.sh -d         # detached; `docker compose down` (or docker-compose down) stops it
-# On a host that already has Docker, the base image and the wheelhouse, plain `docker compose up`
-# is the same.
+# On a host that already has Docker and the base image, and whose builds reach PyPI, plain
+# `docker compose up --build` is the same (docs/images.md, "First run").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -26,13 +27,7 @@ if ! docker image inspect "$base_tag" >/dev/null 2>&1; then
     "$root/scripts/bootstrap-base.sh"
 fi
 
-# The Chromium image installs the agent extra's pinned wheels offline (pip inside an image build
-# cannot verify PyPI's certificate): download them on the host first, with the project's venv's
-# pip when there is one, else the system's.
-if [ ! -x "$root/.venv/bin/pip" ] && ! python3 -m pip --version >/dev/null 2>&1; then
-    ensure_apt_packages python3-pip
-fi
-"$root/scripts/wheelhouse.sh"
+hand_build_ca "$root"
 
 cd "$root"
 read -r -a compose <<<"$(compose_command)"

@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
 # Download the pinned wheels of the `agent` extra (playwright, mcp and everything they need) for
 # the images' Python (Debian bookworm: CPython 3.11, glibc 2.36, x86_64) into
-# images/chromium/wheelhouse/, which the Chromium image installs offline (pip inside an image
-# build cannot verify PyPI's certificate here; the host's pip can). Git-ignored; kept between runs.
+# images/chromium/wheelhouse/, which the Chromium image's build then installs offline instead of
+# downloading them from PyPI itself (for hosts whose builds cannot reach PyPI, and CI: the host's
+# pip downloads once, kept between runs). Git-ignored but for its README.
 #   scripts/wheelhouse.sh            (PIP: the pip command to use, default the venv's or python3 -m pip)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=$root/images/chromium/wheelhouse
 mkdir -p "$dest"
 
-# The pins, from pyproject.toml's `agent` extra: one place says which versions the images get.
-mapfile -t pins < <(python3 - "$root/pyproject.toml" <<'PY'
-import sys, tomllib
-with open(sys.argv[1], "rb") as project:
-    print("\n".join(tomllib.load(project)["project"]["optional-dependencies"]["agent"]))
-PY
-)
+# The pins, from pyproject.toml's `agent` extra (read by the same script the image's build uses).
+mapfile -t pins < <(python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml")
 printf '%s\n' "${pins[@]}" >"$dest/requirements.txt"
 
 if [ -n "${PIP:-}" ]; then

@@ -1,5 +1,5 @@
 """The Chromium image's agent surfaces: POST /playwright runs the image's pinned Playwright
-(installed offline from the wheelhouse) against its own visible Chromium; /cdp and /mcp answer
+(from the host's wheelhouse or PyPI) against its own visible Chromium; /cdp and /mcp answer
 from the host through the published port with the token."""
 
 from __future__ import annotations

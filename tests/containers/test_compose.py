@@ -41,8 +41,8 @@ def compose(images: dict[str, str]) -> Iterator[tuple[list[str], dict[str, str]]
     require(command is not None, "docker-compose (Debian package docker-compose) or docker compose v2")
     project = f"desktopd-test-{secrets.token_hex(4)}"
     ports = {name: str(free_port()) for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC")}
-    # A tag of its own: compose must build desktop-system:<tag> before chromium:<tag> builds FROM it
-    # (the layers come from the cache, so this is quick).
+    # A tag of its own: compose builds chromium:<tag> itself (the layers come from the cache, so
+    # this is quick).
     tag = f"composetest-{secrets.token_hex(3)}"
     env = {**os.environ, "COMPOSE_PROJECT_NAME": project, "VNC_PASSWORD": secrets.token_hex(4),
            "SIDECAR_KIOSK": "1",
@@ -53,7 +53,7 @@ def compose(images: dict[str, str]) -> Iterator[tuple[list[str], dict[str, str]]
     finally:
         subprocess.run([*base, "down", "-v", "--remove-orphans", "--timeout", "20"], env=env, cwd=ROOT,
                        capture_output=True, timeout=180)
-        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}", f"desktopd/desktop-system:{tag}"],
+        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}"],
                        capture_output=True, timeout=120)
 
 

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Build-time only (images/desktop/Dockerfile's `agent` stage): install the `agent` extra's pins
+# (Playwright, the MCP SDK) into a venv that sees Debian's packages, so only what Debian lacks
+# comes from wheels. The wheels come from the host's wheelhouse when scripts/wheelhouse.sh
+# prepared one, else from PyPI, verified against the CA bundle handed over in build-ca/ when
+# there is one (a host behind a TLS-intercepting proxy: scripts/up.sh copies its bundle there).
+# When neither works the build stops with one line that names the fix; pip's own log is not
+# shown (it is long and says neither).
+#   install-agent.sh VENV REQUIREMENTS WHEELHOUSE_DIR CA_DIR
+set -euo pipefail
+venv=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
+
+python3 -m venv --system-site-packages "$venv"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-cache-dir --no-input)
+log=$(mktemp)
+
+if compgen -G "$wheelhouse/*.whl" >/dev/null \
+    && "${pip[@]}" install --no-index --find-links "$wheelhouse" -r "$requirements" >"$log" 2>&1; then
+    echo "agent wheels: installed offline from the host's wheelhouse"
+else
+    cert=()
+    if [ -s "$ca_dir/ca-certificates.crt" ]; then
+        cert=(--cert "$ca_dir/ca-certificates.crt")
+    fi
+    # Binary wheels only, as scripts/wheelhouse.sh downloads: nothing is compiled in the image.
+    if ! "${pip[@]}" install --retries 2 --only-binary=:all: "${cert[@]}" -r "$requirements" >"$log" 2>&1; then
+        if grep -qiE 'CERTIFICATE_VERIFY_FAILED|certificate verify failed|SSLError' "$log"; then
+            why="PyPI's certificate did not verify${cert:+ against build-ca/ca-certificates.crt}"
+        elif grep -qiE 'Max retries exceeded|NewConnectionError|Name or service not known|Temporary failure in name resolution' "$log"; then
+            why="PyPI is unreachable from the build"
+        else
+            why=$(grep -m1 '^ERROR:' "$log" || tail -n1 "$log")
+        fi
+        echo "desktopd chromium build: cannot install $(paste -sd' ' "$requirements") ($why). Fix: run scripts/up.sh (it hands this host's CA bundle to the build), or copy the CA bundle your host trusts to images/chromium/build-ca/ca-certificates.crt, or download the wheels with the host's pip: scripts/wheelhouse.sh (docs/images.md, \"First run\")." >&2
+        exit 1
+    fi
+    echo "agent wheels: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
+fi
+rm -f "$log"
+# The image runs what it needs; these checks fail the build, not the first request.
+"$venv/bin/python" -c 'import playwright.async_api, mcp.server.fastmcp'
+"$venv/lib/python3.11/site-packages/playwright/driver/node" --version >/dev/null
+# Nothing installs into the venv at run time: pip and setuptools (23 MB) stay out of the image.
+"${pip[@]}" uninstall --quiet --yes pip setuptools
