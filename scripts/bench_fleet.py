@@ -15,14 +15,17 @@ The 1-desktop pool is the baseline: the other pools print their wall rate agains
 scaling efficiency (rate / (n x baseline)). Then an extrapolation to a bigger node and to 100
 desktops from these figures, with its assumptions.
 
-A step: the policy clicks (our own action format), DesktopEnv waits its settle time and observes
-(a screenshot scaled to 640x400). Needs the images (scripts/build-images.sh) and the fleet and kit
+A step: the policy clicks (our own action format), desktopd settles and DesktopEnv observes (a
+screenshot scaled to 640x400). --settle fixed makes every settle a 100 ms pause (settle_s =
+settle_quiet_s = 0.1), the kit's fixed sleep before settling on X damage, for a same-run
+comparison with the default, --settle evidence. Needs the images (scripts/build-images.sh) and the fleet and kit
 extras. Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,2,4] [--steps 30] [--image ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -38,12 +41,17 @@ OBSERVATION_SIZE = (640, 400)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def make_env(lease):
+# How DesktopEnv settles after each action: on evidence (the kit's defaults), or a fixed 100 ms
+# pause (a quiet window as long as the maximum ends every wait at 100 ms: the old client sleep).
+SETTLE = {"evidence": {}, "fixed": {"settle_s": 0.1, "settle_quiet_s": 0.1}}
+
+
+def make_env(lease, settle: str = "evidence"):
     from desktopd_kit.env import DesktopEnv
 
     endpoint = lease.endpoint
     return DesktopEnv(endpoint.desktopd_url, sidecar_url=endpoint.sidecar_url, token=endpoint.token,
-                      screenshot_size=OBSERVATION_SIZE, settle_s=0.05)
+                      screenshot_size=OBSERVATION_SIZE, **SETTLE[settle])
 
 
 def press_the_middle(observation) -> dict:
@@ -110,7 +118,8 @@ class PoolResult:
     machine_cpu_s_per_step: float  # ... per step: dockerd and anything else running included
 
 
-def run_pool(size: int, steps: int, episodes_per_desktop: int, image: str, cluster) -> PoolResult:
+def run_pool(size: int, steps: int, episodes_per_desktop: int, image: str, cluster,
+             settle: str = "evidence") -> PoolResult:
     import docker
 
     from desktopd_fleet.episodes import EpisodeSpec
@@ -120,7 +129,8 @@ def run_pool(size: int, steps: int, episodes_per_desktop: int, image: str, clust
     client = docker.from_env()
     prefix = f"desktopd-bench-{os.getpid()}-{size}"
     source = DockerDesktops(image=image, name_prefix=prefix, env={"WIDTH": "1280", "HEIGHT": "800"})
-    runner = RolloutRunner(source, make_env, press_the_middle, workers=size, num_cpus=1,
+    runner = RolloutRunner(source, functools.partial(make_env, settle=settle), press_the_middle,
+                           workers=size, num_cpus=1,
                            memory_per_desktop=1 * GIB)
     warmups = [EpisodeSpec(f"warmup-{i}", urls=(PAGE,), max_steps=1) for i in range(size)]
     measured = [EpisodeSpec(f"episode-{i}", urls=(PAGE,), max_steps=steps)
@@ -198,6 +208,8 @@ def main() -> None:
     parser.add_argument("--image", default="desktopd/chromium:latest")
     parser.add_argument("--node-cores", type=int, default=16, help="the node to extrapolate to")
     parser.add_argument("--node-memory-gib", type=float, default=64)
+    parser.add_argument("--settle", default="evidence", choices=sorted(SETTLE),
+                        help="evidence: desktopd settles on X damage; fixed: a 100 ms pause per step")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -211,7 +223,7 @@ def main() -> None:
                          env={"PYTHONPATH": str(ROOT)}) as cluster:
         ray.init(address=cluster.address, _node_ip_address=cluster.head_ip, logging_level="WARNING")
         try:
-            results = [run_pool(size, args.steps, args.episodes_per_desktop, args.image, cluster)
+            results = [run_pool(size, args.steps, args.episodes_per_desktop, args.image, cluster, args.settle)
                        for size in sizes]
         finally:
             ray.shutdown()
