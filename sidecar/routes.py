@@ -386,7 +386,7 @@ TARGETS = {"application/json": {"schema": {"type": "array", "items": {
                                             "the target's CDP WebSocket through the token-checked proxy."}}}}}}
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
-    400: "Malformed JSON or not a JSON object",
+    400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
     401: "Missing or wrong bearer token",
     403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url. Or an "
          "evaluate act while SIDECAR_AGENT_EVALUATE=0",
