@@ -83,12 +83,18 @@ async def list_targets(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
     await tracker.refresh_titles()
     # A JSON array, as the original's /targets (CDP's /json list); our fields beside CDP's.
-    targets = tracker.targets()
+    return web.json_response(_with_debugger_urls(request, tracker.targets()))
+
+
+def _with_debugger_urls(request: web.Request, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """With CDP exposed, each target's socket through the proxy as ``webSocketDebuggerUrl`` (the
+    name of CDP's /json list): /targets and /tabs alike, the one list of targets the original
+    documented them as."""
     socket_base = _exposed_cdp_base(request)
     if socket_base is not None:
         for target in targets:
             target["webSocketDebuggerUrl"] = f"{socket_base}/devtools/page/{target['id']}"
-    return web.json_response(targets)
+    return targets
 
 
 def _exposed_cdp_base(request: web.Request) -> str | None:
@@ -135,7 +141,8 @@ async def list_tabs(request: web.Request) -> web.Response:
     health = _tab_health(request)
     visible = await asyncio.gather(*(_visible(p, health) for p in pages))
     # A JSON array in tab order, as the original documented it.
-    return web.json_response([tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))])
+    return web.json_response(_with_debugger_urls(
+        request, [tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))]))
 
 
 async def get_tab(request: web.Request) -> web.Response:
@@ -143,7 +150,8 @@ async def get_tab(request: web.Request) -> web.Response:
     await tracker.refresh_titles()
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     health = _tab_health(request)
-    return web.json_response(tab_json(page, index, await _visible(page, health), health))
+    return web.json_response(_with_debugger_urls(
+        request, [tab_json(page, index, await _visible(page, health), health)])[0])
 
 
 # -- tab actions --------------------------------------------------------------------------------
@@ -383,7 +391,8 @@ TARGETS = {"application/json": {"schema": {"type": "array", "items": {
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
                    "url": {"type": "string"},
                    "webSocketDebuggerUrl": {"type": "string", "description": "Only with --expose-cdp: "
-                                            "the target's CDP WebSocket through the token-checked proxy."}}}}}}
+                                            "the target's CDP WebSocket through the token-checked proxy "
+                                            "(in /targets, /tabs and /tabs/{id})."}}}}}}
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
