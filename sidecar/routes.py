@@ -119,8 +119,9 @@ def _tab_health(request: web.Request) -> TabHealth:
 
 async def _visible(page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
-    the tab cannot say (crashed, or not answering: then it is not waited for)."""
-    if page.crashed or health.unresponsive(page.target_id):
+    the tab cannot say (crashed, loading a new document, or not answering: then it is not
+    waited for)."""
+    if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
     try:
         reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
@@ -439,7 +440,9 @@ ROUTES: list[Route] = [
           "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
           success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",
                            "Server-Timing": "layout;dur=..., encode;dur=... (ms)"},
-          description="The body's schema: layout_schema.jsonc in the repository."),
+          description="The body's schema: layout_schema.jsonc in the repository. Each tab has "
+                      "pendingNavigation: {\"url\"} while it loads a new document (its layout is "
+                      "then the previous document's, as last read, answered at once), else null."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     *AGENT_ROUTES,
