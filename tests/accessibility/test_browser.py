@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.pages import PageServer
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 from .conftest import Desktop, SidecarProcess, find, start_sidecar, walk
@@ -135,34 +136,15 @@ def test_merge_reports_an_unreachable_sidecar(desktop: Desktop, browser):
 
 
 @pytest.fixture
-def web_page() -> Iterator[str]:
+def web_page(tmp_path) -> Iterator[str]:
     """A page on a local HTTP server (what a person types into the address bar)."""
-    import http.server
-    import threading
-
-    body = (b"<!doctype html><title>typed</title><body style='margin:40px'>"
-            b"<button style='width:160px;height:50px'>Typed button</button></body>")
-
-    class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_args) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    (tmp_path / "typed.html").write_text("<!doctype html><title>typed</title><body style='margin:40px'>"
+                                         "<button style='width:160px;height:50px'>Typed button</button>")
+    server = PageServer(tmp_path)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/typed"
+        yield server.url("typed.html")
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+        server.stop()
 
 
 def test_the_merge_finds_the_page_after_a_navigation_typed_in_the_address_bar(desktop: Desktop, browser,
