@@ -130,7 +130,9 @@ class LayoutService:
         if page.pending_navigation is not None and not page.crashed:
             # Its renderer answers nothing until the navigation ends, but the previous document
             # is still what the tab shows: the answer last given for it, at once.
-            shown = previous_document(tab.capture, options)
+            # (Only while the tab's URL is still the one it was read at: the read is of the
+            # document the entry names.)
+            shown = previous_document(tab.capture, options) if tab.read_url == page.url else None
             if shown is not None:
                 return shown
             if tab.waited_for_navigation == page.navigations:
@@ -177,7 +179,9 @@ class LayoutService:
             if checked is not None and checked.sent_at > arrived and not options.fresh \
                     and not options.inline_text_boxes and not page.crashed and not unprovable(checked):
                 return await answer(page, capture, checked.probe, checked.metrics, options)
-            return await self._read(page, tab, options)
+            layout = await self._read(page, tab, options)
+            tab.read_url = page.url
+            return layout
 
     async def _read(self, page: Page, tab: TabLayout, options: LayoutOptions) -> dict[str, Any]:
         if page.crashed:

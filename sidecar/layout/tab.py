@@ -20,6 +20,7 @@ class TabLayout:
     # The tab's navigation (PageTarget.navigations) a read already waited out without an answer:
     # while it stays pending, the tab is answered for at once.
     waited_for_navigation: int | None = None
+    read_url: str | None = None     # the tab's URL when a request last read it
 
 
 @dataclass
