@@ -3,7 +3,10 @@ the original system's Sway desktop (they walk ``nodes`` and ``floating_nodes`` a
 ``window_properties.class``, ``app_id`` or ``name``).
 
 The tree: root -> one output (the X screen) -> one workspace per EWMH desktop -> each top-level
-window as a floating container (XFCE's windows float; nothing tiles). ``rect`` is the frame in
+window. An application's own window (EWMH type normal, transient for nothing: a browser, an
+editor, maximised or not) is a tiled ``con`` in the workspace's ``nodes``, where it was on the
+original Sway desktop and where such tools look for it; dialogs, transients and utility windows
+are ``floating_con`` in its ``floating_nodes``, as Sway floats them. ``rect`` is the frame in
 screen pixels, ``window_rect`` the client area relative to the frame, as i3 gives them; ``app_id``
 is null, as Sway reports for X11 (Xwayland) windows."""
 
@@ -34,23 +37,31 @@ def _container(**fields: Any) -> dict[str, Any]:
     return base
 
 
+def tiles(window: Mapping[str, Any]) -> bool:
+    """Whether Sway would tile the window: an ordinary application window, not a dialog."""
+    return (window.get("window_type") or "normal") == "normal" and not window.get("transient_for")
+
+
 def window_container(window: Mapping[str, Any]) -> dict[str, Any]:
     frame, client = _rect(window.get("frame")), _rect(window.get("client"))
+    tiled = tiles(window)
     inside = {"x": client["x"] - frame["x"], "y": client["y"] - frame["y"],
               "width": client["width"], "height": client["height"]}
     wm_class = window.get("wm_class") or []
     instance = wm_class[0] if len(wm_class) > 0 else None
     klass = wm_class[1] if len(wm_class) > 1 else instance
     return _container(
-        id=int(window["id"]), type="floating_con", floating="user_on", border="normal",
-        name=window.get("title") or None, window=int(window["id"]), window_type="normal",
+        id=int(window["id"]), type="con" if tiled else "floating_con",
+        floating="auto_off" if tiled else "user_on", border="normal",
+        name=window.get("title") or None, window=int(window["id"]),
+        window_type=window.get("window_type") or "normal",
         rect=frame, window_rect=inside, geometry=_rect({"width": client["width"], "height": client["height"]}),
         deco_rect=_rect({"width": frame["width"], "height": max(0, client["y"] - frame["y"])}),
         focused=bool(window.get("focused")), sticky=window.get("desktop") == -1,
         fullscreen_mode=0, app_id=None, pid=window.get("pid"), visible=bool(window.get("visible")),
         shell="xwayland",
         window_properties={"class": klass, "instance": instance, "title": window.get("title") or "",
-                           "transient_for": None},
+                           "transient_for": window.get("transient_for")},
         # desktopd's own fields, for clients that want them.
         minimized=bool(window.get("minimized")), maximized=bool(window.get("maximized")))
 
@@ -71,7 +82,9 @@ def i3_tree(windows: Sequence[Mapping[str, Any]], screen: tuple[int | None, int 
         cons = [window_container(w) for w in windows if _desktop(w) == desktop]
         workspaces.append(_container(
             id=WORKSPACE_ID_BASE + desktop, type="workspace", name=str(desktop + 1), num=desktop + 1,
-            rect=whole, floating_nodes=cons, focus=[c["id"] for c in reversed(cons)],
+            rect=whole, nodes=[c for c in cons if c["type"] == "con"],
+            floating_nodes=[c for c in cons if c["type"] == "floating_con"],
+            focus=[c["id"] for c in reversed(cons)],
             focused=False, output=output_name))
     output = _container(id=OUTPUT_ID, type="output", name=output_name, rect=whole, layout="output",
                         nodes=workspaces, focus=[w["id"] for w in workspaces], active=True, primary=True)

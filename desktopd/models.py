@@ -188,8 +188,9 @@ def _xy_together(e: dict[str, Any]) -> tuple[str, str] | None:
 TREE_FORMATS = ("desktopd", "i3")
 TREE_QUERY = Model("TreeQuery", [
     F("format", Enum(TREE_FORMATS), description="desktopd (default unless DESKTOPD_TREE_FORMAT says "
-      "otherwise) or i3: the get_tree shape of i3/Sway IPC (root, output, workspace, con; nodes, "
-      "floating_nodes, window_properties.class/instance/title, app_id null on X11, pid)."),
+      "otherwise) or i3: the get_tree shape of i3/Sway IPC (root, output, workspace; application "
+      "windows as tiled con in nodes, dialogs/transients/utility windows as floating_con in "
+      "floating_nodes; window_properties.class/instance/title/transient_for, app_id null on X11, pid)."),
 ])
 
 COMPAT_TABLET_EVENT = Model("CompatTabletEvent", [

@@ -39,9 +39,16 @@ TREE = {"type": "object", "properties": {
         "stacking": {"type": "integer"}, "focused": {"type": "boolean"},
         "minimized": {"type": "boolean"}, "maximized": {"type": "boolean"},
         "visible": {"type": "boolean"},
+        "window_type": {"type": "string", "description": "EWMH's _NET_WM_WINDOW_TYPE, lower case "
+                        "without its prefix: normal, dialog, utility, ... (a transient window "
+                        "without one: dialog)."},
+        "transient_for": {"type": ["integer", "null"], "description": "WM_TRANSIENT_FOR: the window "
+                          "a dialog belongs to."},
         "frame": {**RECT, "description": "With decorations, screen pixels."},
         "client": {**RECT, "description": "The application's own area, screen pixels."}}}}}}
-I3_TREE = {"type": "object", "description": "i3/Sway IPC get_tree: root > output > workspace > con.",
+I3_TREE = {"type": "object", "description": "i3/Sway IPC get_tree: root > output > workspace > con "
+           "(application windows, in nodes) or floating_con (dialogs, transients, utility windows, "
+           "in floating_nodes).",
            "required": ["id", "type", "nodes", "floating_nodes", "rect"], "properties": {
                "type": {"const": "root"}, "nodes": {"type": "array"}, "floating_nodes": {"type": "array"},
                "rect": {"type": "object"}, "name": {"type": ["string", "null"]}}}

@@ -15,6 +15,7 @@ from aiohttp import web
 from aiohttp.web_log import AccessLogger
 
 from .deadlines import HEADER_DEADLINE_S, KEEPALIVE_S, with_header_deadline
+from .protocol_errors import with_json_protocol_errors
 
 
 def is_loopback(host: str) -> bool:
@@ -74,8 +75,10 @@ async def serve_until_signalled(app: web.Application, host: str, port: int,
     loop = asyncio.get_running_loop()
     server: asyncio.base_events.Server | None = None
     try:
-        # aiohttp's own protocol factory, each connection watched for slow headers (deadlines.py).
-        server = await loop.create_server(with_header_deadline(runner.server, header_deadline), host, port)
+        # aiohttp's own protocol factory, its parser errors in JSON (protocol_errors.py), each
+        # connection watched for slow headers (deadlines.py).
+        protocol = with_header_deadline(with_json_protocol_errors(runner.server), header_deadline)
+        server = await loop.create_server(protocol, host, port)
         for sock in server.sockets:
             bound_host, bound_port, *_ = sock.getsockname()
             announce(bound_host, bound_port)  # the real port when asked for port 0

@@ -31,7 +31,7 @@ class ApiError(Exception):
         self.extra = extra or {}
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"error": self.error, "detail": self.detail}
+        body = error_body(self.error, self.detail)
         if self.field is not None:
             body["field"] = self.field
         body.update(self.extra)
@@ -56,9 +56,18 @@ def unavailable(detail: Any, *, retry_after: int | None = None) -> ApiError:
     return ApiError(503, "unavailable", detail, headers=headers)
 
 
+def error_body(error: str, detail: Any = None) -> dict[str, Any]:
+    return {"error": error, "detail": detail}
+
+
+def status_code_name(reason: str) -> str:
+    """An HTTP reason phrase as an error code: "Request Entity Too Large" -> request_entity_too_large."""
+    return reason.lower().replace(" ", "_")
+
+
 def json_error(status: int, error: str, detail: Any = None, *,
                headers: dict[str, str] | None = None) -> web.Response:
-    return web.json_response({"error": error, "detail": detail}, status=status, headers=headers)
+    return web.json_response(error_body(error, detail), status=status, headers=headers)
 
 
 async def read_body(request: web.Request) -> bytes:

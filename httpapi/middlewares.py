@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from .errors import ApiError, json_error
+from .errors import ApiError, json_error, status_code_name
 
 log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -26,7 +26,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status < 400:
             raise
         headers = {k: v for k, v in exc.headers.items() if k.lower() in ("allow", "retry-after")}
-        return json_error(exc.status, exc.reason.lower().replace(" ", "_"), exc.text or exc.reason,
+        return json_error(exc.status, status_code_name(exc.reason), exc.text or exc.reason,
                           headers=headers)
     except asyncio.CancelledError:
         raise

@@ -34,8 +34,13 @@ class RendererCrashed(Exception):
 
 
 class TabUnresponsive(Exception):
-    """The tab did not answer within its budget (a script that does not yield, or a navigation
-    that has not committed); it is read again once it answers."""
+    """The tab did not answer within its budget (a script that does not yield); it is read again
+    once it answers."""
+
+
+class NavigationPending(Exception):
+    """The tab is loading a new document, and its previous one was never read: nothing can be
+    read from it until the navigation commits or fails (Chromium holds the calls till then)."""
 
 
 class PageChanging(Exception):
@@ -63,6 +68,7 @@ HTTP_FORMS: tuple[tuple[type[BaseException], HttpForm], ...] = (
     (CDPDisconnected, HttpForm(503, "chromium_unavailable", retry_after=1)),
     (RendererCrashed, HttpForm(503, "renderer_crashed", retry_after=1)),
     (TabUnresponsive, HttpForm(503, "tab_unresponsive", retry_after=1)),
+    (NavigationPending, HttpForm(503, "navigation_pending", retry_after=1)),
     (LayoutUnavailable, HttpForm(503, "layout_unavailable", retry_after=1)),
     (CDPTimeout, HttpForm(504, "cdp_timeout")),
     (CDPError, HttpForm(502, "cdp_error")),

@@ -4,6 +4,7 @@ unknown fields refused) and generate its OpenAPI document."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
@@ -18,6 +19,11 @@ def _absolute_url(value: str) -> str | None:
         return "must not be empty"
     if ":" not in value:
         return f"expected an absolute URL with a scheme, such as https://example.com/, got {value!r}"
+    try:
+        # What the URL policy and Chromium will parse: an unclosed [IPv6 host, a bad port.
+        urlsplit(value.strip()).port
+    except ValueError as exc:
+        return f"not a valid URL ({exc}): {value!r}"
     return None
 
 
@@ -31,7 +37,8 @@ def _not_blank(value: str) -> str | None:
 
 URL = Str(min_length=1, max_length=1 << 16, check=_absolute_url, pattern=r"^\S*[A-Za-z][A-Za-z0-9+.-]*:",
           description="Absolute URL. http, https, data, about:blank, and file: below SIDECAR_FILE_ROOTS; "
-                      "other schemes are refused with 403.")
+                      "other schemes are refused with 403. One that does not parse (an unclosed [IPv6 "
+                      "host, a port over 65535) is a 422.")
 WAIT = Enum(("load", "none"), description="load: answer after the load event; none: after the commit.")
 TIMEOUT = Number(minimum=0.5, maximum=300, description="Seconds, 0.5 to 300 (default: the CDP timeout).")
 

@@ -84,12 +84,18 @@ async def list_targets(request: web.Request) -> web.Response:
     _conn, tracker = _session(request)
     await tracker.refresh_titles()
     # A JSON array, as the original's /targets (CDP's /json list); our fields beside CDP's.
-    targets = tracker.targets()
+    return web.json_response(_with_debugger_urls(request, tracker.targets()))
+
+
+def _with_debugger_urls(request: web.Request, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """With CDP exposed, each target's socket through the proxy as ``webSocketDebuggerUrl`` (the
+    name of CDP's /json list): /targets and /tabs alike, the one list of targets the original
+    documented them as."""
     socket_base = _exposed_cdp_base(request)
     if socket_base is not None:
         for target in targets:
             target["webSocketDebuggerUrl"] = f"{socket_base}/devtools/page/{target['id']}"
-    return web.json_response(targets)
+    return targets
 
 
 def _exposed_cdp_base(request: web.Request) -> str | None:
@@ -114,8 +120,9 @@ def _tab_health(request: web.Request) -> TabHealth:
 
 async def _visible(page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
-    the tab cannot say (crashed, or not answering: then it is not waited for)."""
-    if page.crashed or health.unresponsive(page.target_id):
+    the tab cannot say (crashed, loading a new document, or not answering: then it is not
+    waited for)."""
+    if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
     try:
         reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
@@ -136,7 +143,8 @@ async def list_tabs(request: web.Request) -> web.Response:
     health = _tab_health(request)
     visible = await asyncio.gather(*(_visible(p, health) for p in pages))
     # A JSON array in tab order, as the original documented it.
-    return web.json_response([tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))])
+    return web.json_response(_with_debugger_urls(
+        request, [tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))]))
 
 
 async def get_tab(request: web.Request) -> web.Response:
@@ -144,7 +152,8 @@ async def get_tab(request: web.Request) -> web.Response:
     await tracker.refresh_titles()
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     health = _tab_health(request)
-    return web.json_response(tab_json(page, index, await _visible(page, health), health))
+    return web.json_response(_with_debugger_urls(
+        request, [tab_json(page, index, await _visible(page, health), health)])[0])
 
 
 # -- tab actions --------------------------------------------------------------------------------
@@ -384,10 +393,11 @@ TARGETS = {"application/json": {"schema": {"type": "array", "items": {
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
                    "url": {"type": "string"},
                    "webSocketDebuggerUrl": {"type": "string", "description": "Only with --expose-cdp: "
-                                            "the target's CDP WebSocket through the token-checked proxy."}}}}}}
+                                            "the target's CDP WebSocket through the token-checked proxy "
+                                            "(in /targets, /tabs and /tabs/{id})."}}}}}}
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
-    400: "Malformed JSON or not a JSON object",
+    400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
     401: "Missing or wrong bearer token",
     403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url. Or an "
          "evaluate act while SIDECAR_AGENT_EVALUATE=0",
@@ -431,7 +441,9 @@ ROUTES: list[Route] = [
           "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
           success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",
                            "Server-Timing": "layout;dur=..., encode;dur=... (ms)"},
-          description="The body's schema: layout_schema.jsonc in the repository."),
+          description="The body's schema: layout_schema.jsonc in the repository. Each tab has "
+                      "pendingNavigation: {\"url\"} while it loads a new document (its layout is "
+                      "then the previous document's, as last read, answered at once), else null."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     *AGENT_ROUTES,

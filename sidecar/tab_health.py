@@ -1,8 +1,9 @@
 """Which tabs stopped answering, so one stuck tab never slows the others.
 
-A tab's renderer can stop answering CDP for long stretches: a script in an endless loop, or a
-navigation to a server that accepts and never answers (Chromium holds the tab's messages until
-the new document commits). A request that found a tab unresponsive marks it here; later requests
+A tab's renderer can stop answering CDP for long stretches: a script in an endless loop. (A
+navigation that has not committed holds the tab's messages too, but it is known from the browser's
+events and answered for from the previous document: PageTarget.pending_navigation, never marked
+here.) A request that found a tab unresponsive marks it here; later requests
 answer for that tab at once ("tab_unresponsive") instead of waiting out its budget again, and a
 background ping clears the mark as soon as the renderer answers. One per CDP connection, owned by
 the supervisor beside its tracker."""

@@ -97,20 +97,36 @@ def web_nodes(tab: dict[str, Any]) -> list[Node]:
     return out
 
 
+def _shown_tabs(tabs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tabs shown in their windows that have a layout."""
+    return [tab for tab in tabs if tab.get("visible") and tab.get("layout") and "viewport" in tab["layout"]]
+
+
+def _starts_at(bounds: dict[str, Any] | None, tab: dict[str, Any]) -> bool:
+    """Whether an object with ``bounds`` starts where the tab's viewport does."""
+    if bounds is None:
+        return False
+    origin = tab["layout"]["viewport"]["screenOrigin"]
+    return abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK
+
+
 def _tab_for(document: Node, tabs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The visible tab whose viewport starts where the document object is (a document with no
     area on screen, such as a closed popup's, has none)."""
-    bounds = document["bounds"]
-    if bounds is None:
-        return None
-    for tab in tabs:
-        layout = tab.get("layout")
-        if not tab.get("visible") or not layout:
-            continue
-        origin = layout["viewport"]["screenOrigin"]
-        if abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK:
-            return tab
-    return None
+    return next((tab for tab in _shown_tabs(tabs) if _starts_at(document["bounds"], tab)), None)
+
+
+def containers_of_unplaced_tabs(apps: list[Node], layout: dict[str, Any]) -> list[Node]:
+    """The browser's showing objects that start where a shown tab's page does when no document
+    does: where the page's document is, though the tree read from the application's cache lacks
+    it (reader.DesktopReader.uncached_children finds it)."""
+    documents = browser_documents(apps)
+    unplaced = [tab for tab in _shown_tabs(layout.get("tabs", []))
+                if not any(_starts_at(document["bounds"], tab) for document in documents)]
+    return [node for app in apps if app["name"].lower() in BROWSER_APP_NAMES
+            for node in walk(app["children"])
+            if node["role"] != DOCUMENT_ROLE and "showing" in node["states"]
+            and any(_starts_at(node["bounds"], tab) for tab in unplaced)]
 
 
 def browser_documents(apps: list[Node]) -> list[Node]:

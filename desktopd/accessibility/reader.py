@@ -22,6 +22,7 @@ from .vocabulary import INTERACTIVE_ROLES, role_name, state_names
 
 T = TypeVar("T")
 
+ACCESSIBLE = "org.a11y.atspi.Accessible"
 COMPONENT = "org.a11y.atspi.Component"
 ACTION = "org.a11y.atspi.Action"
 VALUE = "org.a11y.atspi.Value"
@@ -130,7 +131,7 @@ class DesktopReader:
 
     async def application_refs(self, deadline: Deadline) -> list[str]:
         try:
-            children = await self.bus.call(REGISTRY, ROOT_PATH, "org.a11y.atspi.Accessible",
+            children = await self.bus.call(REGISTRY, ROOT_PATH, ACCESSIBLE,
                                            "GetChildren", timeout=max(deadline.left(), 0.5))
         except (ObjectGone, CallFailed, CallTimedOut) as exc:
             raise BusUnavailable(f"the accessibility registry does not answer: {exc}") from None
@@ -234,6 +235,43 @@ class DesktopReader:
             if node.actions is not None:
                 node.actions = [name for name in node.actions if name]
         return late or names_late
+
+
+    async def uncached_children(self, bus_name: str, path: str, known: Collection[str], role: str,
+                                seconds: float) -> list[Accessible]:
+        """The live children of one object that have ``role`` and that the application's cache
+        (GetItems) does not hold (``known``: the paths it does), with their states and extents.
+        Chromium does not announce to its cache a web document that replaced another in a new
+        renderer (a navigation typed in the address bar): asking the container finds it."""
+        deadline = Deadline(seconds)
+        try:
+            children = (await self.bus.call(bus_name, path, ACCESSIBLE, "GetChildren",
+                                            timeout=deadline.left() or 0.1))[0]
+        except (ObjectGone, CallFailed, CallTimedOut):
+            return []
+        unknown = {index: child_path for index, (child_bus, child_path) in enumerate(children)
+                   if child_bus == bus_name and child_path not in known}
+        roles, _late = await _settle({index: self.bus.call(bus_name, child_path, ACCESSIBLE, "GetRole",
+                                                           timeout=None)
+                                      for index, child_path in unknown.items()}, deadline)
+        found = {index: unknown[index] for index, reply in roles.items() if role_name(reply[0]) == role}
+        calls: dict[tuple[int, str], Awaitable[Any]] = {}
+        for index, child_path in found.items():
+            calls[(index, "states")] = self.bus.call(bus_name, child_path, ACCESSIBLE, "GetState",
+                                                     timeout=None)
+            calls[(index, "bounds")] = self.bus.call(bus_name, child_path, COMPONENT, "GetExtents", "u",
+                                                     [SCREEN_COORDS], timeout=None)
+        details, _late = await _settle(calls, deadline)
+        out = []
+        for index, child_path in found.items():
+            if (index, "states") not in details:
+                continue
+            extents = details.get((index, "bounds"))
+            out.append(Accessible(bus=bus_name, path=child_path, parent=(bus_name, path), index=index,
+                                  interfaces=[ACCESSIBLE, COMPONENT], name="", role=role, description="",
+                                  states=state_names(details[(index, "states")][0]),
+                                  bounds=tuple(extents[0]) if extents is not None else None))
+        return out
 
 
 def _order_children(node: Accessible) -> None:

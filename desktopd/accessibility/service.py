@@ -10,9 +10,9 @@ from typing import Any
 
 from .bus import AtspiBus, CallFailed, CallTimedOut, NoSuchInterface, ObjectGone
 from .ids import parse_atspi_id
-from .merge import LayoutSource, LayoutUnavailable, merge_layout
+from .merge import DOCUMENT_ROLE, LayoutSource, LayoutUnavailable, containers_of_unplaced_tabs, merge_layout
 from .reader import ACTION, COMPONENT, DesktopReader, action_names
-from .snapshot import TreeFilter, application_node, shape
+from .snapshot import TreeFilter, accessible_node, application_node, shape, walk
 from .xwindows import attach_windows, keep_window
 
 FOCUS_ACTION = "focus"  # not an AT-SPI action: Component.GrabFocus
@@ -77,9 +77,26 @@ class AccessibilityService:
             layout = await self.layout.layout(query.filter.interesting, left)
         except LayoutUnavailable as exc:
             return {"source": "browser", "status": "layout_unavailable", "detail": str(exc), "documents": []}
+        await self._add_uncached_documents(apps, layout, query.seconds + started)
         documents = merge_layout(apps, layout)
         status = "merged" if documents else "no_browser_document"
         return {"source": "browser", "status": status, "documents": documents}
+
+    async def _add_uncached_documents(self, apps: list[dict[str, Any]], layout: dict[str, Any],
+                                      until: float) -> None:
+        """A shown tab with no document where its page is: the document is asked of the objects
+        there (Chromium's cache can lack it after a navigation) and added to the tree. ``until``:
+        the request's deadline (time.perf_counter)."""
+        containers = containers_of_unplaced_tabs(apps, layout)
+        if not containers:
+            return
+        known = {ref[1] for node in walk(apps) if (ref := parse_atspi_id(node["id"])) is not None}
+        for container in containers:
+            bus_name, path = parse_atspi_id(container["id"]) or ("", "")
+            found = await self.reader.uncached_children(bus_name, path, known, DOCUMENT_ROLE,
+                                                        max(until - time.perf_counter(), 0.1))
+            container["children"].extend(accessible_node(document) for document in found)
+            known.update(document.path for document in found)
 
     async def do(self, node_id: str, action: str, seconds: float = 5.0) -> dict[str, Any]:
         ref = parse_atspi_id(node_id)

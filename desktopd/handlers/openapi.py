@@ -11,7 +11,7 @@ from desktopd import __version__, keys
 from httpapi.openapi import build_openapi as generic_openapi
 
 ERROR_TEXT = {
-    400: "Malformed JSON or not a JSON object",
+    400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
     401: "Missing or wrong bearer token",
     404: "No such window",
     409: "Conflicts with the current state (e.g. a recording is already running, or none is)",

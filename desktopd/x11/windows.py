@@ -6,6 +6,8 @@ A window is described as::
     {"id": int (client window), "frame_id": int, "title": str, "wm_class": [instance, class],
      "pid": int | None, "desktop": int | None, "stacking": int (0 = bottom),
      "focused": bool, "minimized": bool, "maximized": bool, "visible": bool,
+     "window_type": str (EWMH's, lower case: "normal", "dialog", "utility", ...),
+     "transient_for": int | None (the window a dialog belongs to),
      "frame":  {"x", "y", "width", "height", "space": "screen"},   # with decorations
      "client": {"x", "y", "width", "height", "space": "screen"}}   # the app's own area
 
@@ -29,6 +31,7 @@ ICONIC_STATE, NORMAL_STATE = 3, 1
 SOURCE_PAGER = 2  # EWMH source indication: we act for the user, like a pager/taskbar
 _NET_WM_STATE_REMOVE, _NET_WM_STATE_ADD = 0, 1
 ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore")
+WINDOW_TYPE_PREFIX = "_NET_WM_WINDOW_TYPE_"
 ACTION_SETTLE_S = 1.0  # upper bound on waiting for the WM/app to carry an action out
 
 
@@ -42,6 +45,7 @@ class Windows:
         self._on_event = on_event  # events we read while waiting go on to (e.g.) the keyboard
         self._root = xdisplay.screen().root
         self._atoms: dict[str, int] = {}
+        self._atom_names: dict[int, str] = {}
         # Without a WM we play its part for maximize/restore: the geometry to go back to.
         self._unmaximized: dict[int, tuple[int, int, int, int]] = {}
 
@@ -186,6 +190,8 @@ class Windows:
         on_current = (desktop_no is None or current_desktop is None or desktop_no == current_desktop
                       or desktop_no == 0xFFFFFFFF)
         mapped = window.get_attributes().map_state == X.IsViewable
+        transient_for = self._prop(window, "WM_TRANSIENT_FOR", Xatom.WINDOW)
+        owner = int(transient_for[0]) if transient_for is not None and len(transient_for) else None
         return {
             "id": wid,
             "frame_id": frame_id,
@@ -198,9 +204,26 @@ class Windows:
             "minimized": bool(minimized),
             "maximized": bool(maximized),
             "visible": bool(mapped and not minimized and on_current),
+            "window_type": self._window_type(window, owner),
+            "transient_for": owner or None,
             "frame": frame,
             "client": client,
         }
+
+    def _window_type(self, window, transient_for: int | None) -> str:
+        """The first of _NET_WM_WINDOW_TYPE's types, lower case without EWMH's prefix; without
+        one, what EWMH says to assume: a dialog for a transient window, else normal."""
+        types = self._prop(window, "_NET_WM_WINDOW_TYPE", Xatom.ATOM)
+        if types is None or not len(types):
+            return "dialog" if transient_for else "normal"
+        name = self._atom_name(int(types[0]))
+        return name.removeprefix(WINDOW_TYPE_PREFIX).lower()
+
+    def _atom_name(self, atom: int) -> str:
+        name = self._atom_names.get(atom)
+        if name is None:
+            name = self._atom_names[atom] = self._dpy.get_atom_name(atom)
+        return name
 
     def get(self, wid: int) -> dict[str, Any]:
         for info in self.list():

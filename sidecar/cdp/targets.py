@@ -21,13 +21,15 @@ from typing import Any
 
 from httpapi.bounded import within
 
-from .connection import CDPConnection, CDPError, CDPTimeout
+from .connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
 log = logging.getLogger(__name__)
 
 # Browser level: attach to pages only (workers and extensions are not tabs). Page level: OOPIFs.
 _PAGE_FILTER = [{"type": "page"}]
 _IFRAME_FILTER = [{"type": "iframe"}]
+# Page.frameStartedNavigating's navigationType values that keep the document.
+SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
 
 
 @dataclass
@@ -61,6 +63,13 @@ class PageTarget:
     children: dict[str, ChildTarget] = field(default_factory=dict)
     # Set once this page's own auto-attach is configured, i.e. its OOPIFs are being followed.
     ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    # The URL of a navigation of the tab to a new document that started and has not committed
+    # yet, while the renderer does not answer. Meanwhile the tab still shows its previous
+    # document, but Chromium holds every message to its renderer until the navigation ends
+    # (commit or failure). Set by the browser's Page.frameStartedNavigating; cleared by the
+    # commit (frameNavigated, or the target's info naming the new URL) or a renderer's answer.
+    pending_navigation: str | None = None
+    navigations: int = 0           # navigations started: tells a later one from an earlier one
 
     async def send(self, method: str, params: dict | None = None, *,
                    timeout: float | None = None) -> dict:
@@ -88,6 +97,8 @@ class TargetTracker:
             "Target.targetInfoChanged": self._on_info_changed,
             "Target.targetDestroyed": self._on_destroyed,
             "Target.targetCrashed": self._on_crashed,
+            "Page.frameStartedNavigating": self._on_navigation_started,
+            "Page.frameNavigated": self._on_frame_navigated,
         }
         self._filters_supported = True
 
@@ -227,6 +238,10 @@ class TargetTracker:
                 self._spawn(self.confirm_revived(page))
             page.url = info.get("url", page.url)
             page.title = info.get("title", page.title)
+            if page.pending_navigation is not None and page.url == page.pending_navigation:
+                # The browser names the new document's URL once it committed (a tab attached
+                # mid-navigation has its Page events only from the next document on).
+                self._navigation_ended(page, page.navigations)
         child = self._children.get(target_id)
         if child is not None:
             child.url = info.get("url", child.url)
@@ -250,6 +265,45 @@ class TargetTracker:
             page.crashed = False
             self._changed()
 
+    def _on_navigation_started(self, params: dict, session_id: str | None) -> None:
+        """The tab (its main frame) started loading a new document: the browser process says so
+        at once (Page.frameStartedNavigating), before the renderer's messages are held."""
+        page = self.page_for_session(session_id) if session_id else None
+        if page is None or params.get("frameId") != page.target_id \
+                or params.get("navigationType") in SAME_DOCUMENT_NAVIGATIONS:
+            return
+        page.pending_navigation = str(params.get("url") or "")
+        page.navigations += 1
+        self._spawn(self._until_navigation_ends(page, page.navigations))
+        self._changed()
+
+    def _on_frame_navigated(self, params: dict, session_id: str | None) -> None:
+        page = self.page_for_session(session_id) if session_id else None
+        frame = params.get("frame") or {}
+        if page is not None and frame.get("id") == page.target_id and not frame.get("parentId"):
+            self._navigation_ended(page, page.navigations)
+
+    async def _until_navigation_ends(self, page: PageTarget, navigation: int) -> None:
+        """Chromium answers a call to the renderer only once the navigation has committed or
+        failed: an answer is that evidence (also for a navigation that ends without a commit,
+        e.g. a download or a 204, which sends no frameNavigated)."""
+        while page.pending_navigation is not None and page.navigations == navigation:
+            try:
+                await page.send("Runtime.evaluate", {"expression": "0", "returnByValue": True},
+                                timeout=self.configure_timeout)
+            except CDPTimeout:
+                continue            # still pending: ask again (the tab's state decides, not a clock)
+            except (CDPSessionClosed, CDPDisconnected):
+                return              # the tab (or the browser) went away
+            except CDPError:
+                pass                # an error the renderer answered (its document was replaced)
+            self._navigation_ended(page, navigation)
+
+    def _navigation_ended(self, page: PageTarget, navigation: int) -> None:
+        if page.navigations == navigation and page.pending_navigation is not None:
+            page.pending_navigation = None
+            self._changed()
+
     def _on_crashed(self, params: dict, _session: str | None) -> None:
         page = self._pages.get(params.get("targetId", ""))
         if page is not None:
@@ -271,6 +325,7 @@ class TargetTracker:
                               _conn=self.conn, opener_id=info.get("openerId"))
             self._pages[target_id] = page
             self._spawn(self._configure(session_id, page.ready))
+            self._spawn(self._follow_navigations(page))
         elif kind == "iframe":
             parent_id = self._sessions.get(parent_session)
             page = self.page_for_session(parent_session)
@@ -341,6 +396,14 @@ class TargetTracker:
             if ready is not None:
                 ready.set()
             self._changed()
+
+    async def _follow_navigations(self, page: PageTarget) -> None:
+        """The tab's Page events, the browser process's navigation start among them. Apart from
+        the auto-attach: a tab attached mid-navigation answers only once that one ends."""
+        try:
+            await page.send("Page.enable")
+        except CDPError as exc:
+            log.debug("Page.enable on tab %s failed: %s", page.target_id, exc)
 
     async def _resume(self, session_id: str) -> None:
         try:

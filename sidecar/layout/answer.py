@@ -81,10 +81,23 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
     return capture.filtered[key]
 
 
+def previous_document(capture: Capture | None, options: LayoutOptions) -> dict[str, Any] | None:
+    """The answer last given from ``capture``, for ``options``, without asking the page: what a
+    tab shows while its navigation to a new document is pending (Chromium then holds every call
+    to the renderer). None when nothing was answered from it."""
+    if capture is None or capture.shown is None:
+        return None
+    probe, metrics = capture.shown
+    known_hits = capture.hits[1] if capture.hits is not None and capture.hits[0] == view_of(probe, metrics) \
+        else None
+    return render_layout(capture, probe, metrics, options, known_hits)
+
+
 def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions,
                   hit_results: dict[str, bool | None] | None = None) -> dict[str, Any]:
     view = view_of(probe, metrics)
     capture.visible = probe.visible
+    capture.shown = (probe, metrics)
     # The same answer for ?tab= or every tab, fresh or not.
     options = dataclasses.replace(options, tab=None, fresh=False, order="front")
     last = capture.rendered.get(options)

@@ -12,6 +12,7 @@ from .geometry import Placement, View
 from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
+from .probe import ProbeResult
 from .probing import Probed, layout_scroll, same_scroll
 from .render import NodeCache
 from .restyle import RenderState
@@ -62,6 +63,9 @@ class Capture:
     # placements are right for (holds_at).
     scroll: tuple[float, float] | None = None
     view_key: tuple[float, float, float] | None = None     # probing.view_key of its after-check
+    # The probe and layout metrics of the last answer given from it: the view a person still
+    # sees while a navigation to a new document is pending (answer.previous_document).
+    shown: tuple[ProbeResult, dict] | None = None
 
     def holds_at(self, metrics: dict) -> bool:
         """Sticky content moves with scroll: a capture with some is right only at the scroll its

@@ -44,6 +44,14 @@ class Page(Session, Protocol):
     def crashed(self) -> bool: ...
 
     @property
+    def pending_navigation(self) -> str | None:
+        """The URL of a navigation to a new document that has not committed yet, or None."""
+
+    @property
+    def navigations(self) -> int:
+        """How many navigations to a new document the tab started."""
+
+    @property
     def children(self) -> Mapping[str, ChildSession]: ...
 
 

@@ -21,10 +21,10 @@ from typing import Any
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, PageChanging, RendererCrashed,
-                            TabNotFound, TabUnresponsive, as_api_error)
+from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, NavigationPending, PageChanging,
+                            RendererCrashed, TabNotFound, TabUnresponsive, as_api_error)
 
-from .answer import answer
+from .answer import answer, previous_document
 from .aio import or_exception
 from .encoding import EncodedBody, LayoutEncoder, options_key
 from .freshness import read_tab
@@ -108,6 +108,8 @@ class LayoutService:
 
     def _entry(self, page: Page, result: dict[str, Any] | Exception, options: LayoutOptions) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
+        pending = page.pending_navigation
+        entry["pendingNavigation"] = {"url": pending} if pending is not None else None
         if isinstance(result, Exception):
             # The reference's shape ({"error": message}) with our error object beside it, in
             # the HTTP form a route would give the same failure (sidecar/errors.py).
@@ -125,21 +127,45 @@ class LayoutService:
     async def _tab_or_error(self, page: Page, options: LayoutOptions,
                             health: TabHealth | None) -> dict[str, Any] | Exception:
         """The tab's layout, or the domain exception (sidecar/errors.py) saying why not."""
+        tab = self.tab(page.target_id)
+        if page.pending_navigation is not None and not page.crashed:
+            # Its renderer answers nothing until the navigation ends, but the previous document
+            # is still what the tab shows: the answer last given for it, at once.
+            # (Only while the tab's URL is still the one it was read at: the read is of the
+            # document the entry names.)
+            shown = previous_document(tab.capture, options) if tab.read_url == page.url else None
+            if shown is not None:
+                return shown
+            if tab.waited_for_navigation == page.navigations:
+                return self._navigation_pending(page)
         if health is not None and health.unresponsive(page.target_id) and not page.crashed:
-            return TabUnresponsive("the tab stopped answering (a script that does not yield, or a "
-                                   "navigation that has not committed); its layout is read again once "
-                                   "it answers")
+            return TabUnresponsive("the tab stopped answering (a script that does not yield); its "
+                                   "layout is read again once it answers")
         budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
         try:
             return await within(self._locked_read(page, options), budget)
         except asyncio.TimeoutError:
-            if health is not None:
-                health.mark(page)
-            return TabUnresponsive(f"no layout within {budget:g} s")
+            return self._not_answered(page, tab, health, TabUnresponsive(f"no layout within {budget:g} s"))
         except Exception as exc:     # CDP errors and the rest: an error for this tab only
-            if isinstance(exc, CDPTimeout) and health is not None:
-                health.mark(page)
+            if isinstance(exc, CDPTimeout):
+                return self._not_answered(page, tab, health, _classify(page, exc))
             return _classify(page, exc)
+
+    def _not_answered(self, page: Page, tab: TabLayout, health: TabHealth | None,
+                      error: Exception) -> Exception:
+        """A tab whose read was not answered: one loading a new document (never read before) is
+        not waited for again during that navigation; any other tab is marked unresponsive."""
+        if page.pending_navigation is not None:
+            tab.waited_for_navigation = page.navigations
+            return self._navigation_pending(page)
+        if health is not None:
+            health.mark(page)
+        return error
+
+    @staticmethod
+    def _navigation_pending(page: Page) -> NavigationPending:
+        return NavigationPending(f"the tab is loading {page.pending_navigation}, and its previous "
+                                 "document was never read: nothing is read until the navigation ends")
 
     async def _locked_read(self, page: Page, options: LayoutOptions) -> dict[str, Any]:
         """One read of a tab at a time: a request waits for a background refresh (or another
@@ -154,7 +180,9 @@ class LayoutService:
             if checked is not None and checked.sent_at > arrived and not options.fresh \
                     and not options.inline_text_boxes and not page.crashed and not unprovable(checked):
                 return await answer(page, capture, checked.probe, checked.metrics, options)
-            return await self._read(page, tab, options)
+            layout = await self._read(page, tab, options)
+            tab.read_url = page.url
+            return layout
 
     async def _read(self, page: Page, tab: TabLayout, options: LayoutOptions) -> dict[str, Any]:
         if page.crashed:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.pages import PageServer
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 from .conftest import Desktop, SidecarProcess, find, start_sidecar, walk
@@ -132,3 +133,48 @@ def test_merge_reports_an_unreachable_sidecar(desktop: Desktop, browser):
     assert resp.status_code == 200
     merge = resp.json()["merge"]
     assert merge["status"] == "layout_unavailable" and "127.0.0.1:9" in merge["detail"], merge
+
+
+@pytest.fixture
+def web_page(tmp_path) -> Iterator[str]:
+    """A page on a local HTTP server (what a person types into the address bar)."""
+    (tmp_path / "typed.html").write_text("<!doctype html><title>typed</title><body style='margin:40px'>"
+                                         "<button style='width:160px;height:50px'>Typed button</button>")
+    server = PageServer(tmp_path)
+    try:
+        yield server.url("typed.html")
+    finally:
+        server.stop()
+
+
+def test_the_merge_finds_the_page_after_a_navigation_typed_in_the_address_bar(desktop: Desktop, browser,
+                                                                              web_page: str):
+    """A person's own navigation (the address bar, not the sidecar's API): the merged tree has the
+    new page's document from /layout."""
+    sidecar, merged = browser
+    page_tab = next(t for t in sidecar.request("GET", "/tabs").json() if t["url"].startswith("data:"))
+    assert sidecar.request("POST", f"/tabs/{page_tab['id']}/activate").status_code == 200
+    address = find(chromium(desktop), role="entry", name="Address and search bar")
+    desktop.tap(address)
+    desktop.wait_for(lambda tree: find(tree, where=lambda n: n["id"] == address["id"] and "focused" in n["states"]),
+                     "the address bar focused", app="Chromium")
+    typed = desktop.desktopd.request("POST", "/api/v1/keyboard", json={"text": web_page + "\n"})
+    assert typed.status_code == 200, typed.text
+
+    def loaded() -> bool:
+        return any(t["id"] == page_tab["id"] and t["url"] == web_page and t["title"] == "typed"
+                   for t in sidecar.request("GET", "/tabs").json())
+
+    desktop.wait_for(lambda _tree: loaded(), "the typed page loaded", app="Chromium", max_depth=0)
+    body: dict = {}
+    for _ in range(50):                 # bounded: the tree follows the page a moment later
+        body = merged.request("GET", "/api/v1/accessibility",
+                              params={"merge": "browser", "app": "Chromium", "interesting": "true"}).json()
+        if body["merge"]["status"] == "merged":
+            break
+        time.sleep(0.2)
+    assert body["merge"]["status"] == "merged", body["merge"]
+    (document,) = body["merge"]["documents"]
+    assert document["tab"] == page_tab["id"] and document["url"] == web_page
+    button = find(body, name="Typed button")
+    assert button is not None and button["id"].startswith(f"web:{page_tab['id']}:")

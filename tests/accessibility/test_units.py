@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktopd.accessibility.ids import atspi_id, parse_atspi_id, web_id
-from desktopd.accessibility.merge import merge_layout, web_nodes
+from desktopd.accessibility.merge import containers_of_unplaced_tabs, merge_layout, web_nodes
 from desktopd.accessibility.snapshot import TreeFilter, shape, walk
 from desktopd.accessibility.vocabulary import role_name, state_names
 from desktopd.accessibility.xwindows import attach_windows, keep_window
@@ -114,6 +114,25 @@ def test_merge_replaces_the_shown_document_with_the_visible_tab():
     document["children"] = []
     assert [m["document"] for m in merge_layout(apps, {"tabs": [tab]})] == ["atspi:1.9:2"]
     assert popup["children"] == [] and twin["children"] == []
+
+
+
+def test_where_a_shown_tab_has_no_document_its_containers_are_asked():
+    """A navigation typed in the address bar: Chromium's cache lacks the new document, and the
+    objects where the tab's page starts are the ones to ask for it (nothing when a document is
+    there, nothing for a background tab)."""
+    view = node("atspi:1.9:41", "panel", bounds=(14, 153, 1000, 600))
+    popup = node("atspi:1.9:36", "document web", bounds=(139, 61, 0, 0))
+    toolbar = node("atspi:1.9:7", "panel", bounds=(14, 60, 1000, 40))
+    apps = [node("atspi:1.9:root", "application", "Chromium", bounds=None,
+                 children=[node("atspi:1.9:1", "frame", "Page - Chromium", bounds=(0, 0, 1024, 768),
+                                children=[toolbar, view, popup])])]
+    shown = {"id": "T1", "url": "http://x/", "title": "x", "visible": True, "layout": {
+        "viewport": {"screenOrigin": {"space": "screen", "x": 14, "y": 153}}, "nodes": []}}
+    assert containers_of_unplaced_tabs(apps, {"tabs": [shown]}) == [view]
+    assert containers_of_unplaced_tabs(apps, {"tabs": [{**shown, "visible": False}]}) == []
+    view["children"].append(node("atspi:1.9:237", "document web", bounds=(14, 153, 1000, 600)))
+    assert containers_of_unplaced_tabs(apps, {"tabs": [shown]}) == []
 
 
 async def test_openapi_documents_the_endpoints_and_their_errors(client):

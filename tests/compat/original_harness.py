@@ -72,6 +72,21 @@ class OriginalHarness:
         response = self.http.post(f"{self.desktopd}/keyboard_event", json={"events": events}, timeout=60)
         assert response.status_code == 204, response.text
 
+    def find_chromium_window(self) -> dict[str, int]:
+        """The browser's rect in screen pixels from the desktop's window tree in Sway's get_tree
+        shape, as the original's client found it: the first container of type "con" whose window
+        is Chromium; the whole screen when there is none."""
+        tree = self.http.get(f"{self.desktopd}/tree", timeout=TIMEOUT).json()
+        stack = [tree]
+        while stack:
+            node = stack.pop(0)
+            names = " ".join(str(part) for part in (node.get("app_id"), node.get("name"),
+                                                     (node.get("window_properties") or {}).get("class")))
+            if node.get("type") == "con" and "chromium" in names.lower():
+                return node["rect"]
+            stack += node.get("nodes", []) + node.get("floating_nodes", [])
+        return tree["rect"]
+
     def title(self) -> str:
         tabs = self.http.get(f"{self.sidecar}/tabs", timeout=TIMEOUT).json()
         return tabs[0]["title"]

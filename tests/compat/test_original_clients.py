@@ -27,15 +27,16 @@ SUBMIT_PAGE = quote("""<!doctype html><title>form</title><body style="margin:0;h
 addEventListener("load", () => scrollTo(0, 1000));</script></body>""")
 
 
-async def _stack(tmp_path, env: dict[str, str]) -> AsyncIterator[tuple[str, str]]:
+async def _stack(tmp_path, env: dict[str, str], window: tuple[str, ...] = ("--kiosk",),
+                 desktopd_env: dict[str, str] | None = None) -> AsyncIterator[tuple[str, str]]:
     require(chromium_path() is not None, "Chromium")
     server = start_xvfb(1280, 800, log_path=str(tmp_path / "xvfb.log"))
     desktopd = sidecar = None
     try:
-        desktopd = start_desktopd(server.display)
-        # Kiosk: the page fills the screen from its top-left corner, as in the original's
-        # full-screen browser, so viewport coordinates are screen coordinates.
-        sidecar = await SidecarProcess.start(["--display", server.display, "--kiosk", "about:blank"],
+        desktopd = start_desktopd(server.display, env=desktopd_env)
+        # Kiosk by default: the page fills the screen from its top-left corner, as in the
+        # original's full-screen browser, so viewport coordinates are screen coordinates.
+        sidecar = await SidecarProcess.start(["--display", server.display, *window, "about:blank"],
                                              env=env)
         await sidecar.wait_for_line("Chromium ready", 60)
         yield desktopd.url, sidecar.base_url
@@ -57,6 +58,28 @@ async def viewport_stack(tmp_path) -> AsyncIterator[tuple[str, str]]:
 async def default_stack(tmp_path) -> AsyncIterator[tuple[str, str]]:
     async for urls in _stack(tmp_path, {}):
         yield urls
+
+
+@pytest.fixture
+async def windowed_stack(tmp_path) -> AsyncIterator[tuple[str, str]]:
+    """A browser window smaller than the screen, and desktopd answering /tree in the i3 shape by
+    its setting (the original's client asks /tree without parameters)."""
+    async for urls in _stack(tmp_path, {}, ("--window-size", "1000,640", "--window-position", "60,40"),
+                             {"DESKTOPD_TREE_FORMAT": "i3"}):
+        yield urls
+
+
+def check_chromium_window_found(desktopd: str, sidecar: str) -> None:
+    """The client finds the Chromium window itself, not its fallback (the whole screen)."""
+    found = OriginalHarness(desktopd, sidecar).find_chromium_window()
+    windows = requests.get(f"{desktopd}/api/v1/tree", params={"format": "desktopd"}, timeout=20).json()
+    chromium = next(w for w in windows["windows"] if "chromium" in " ".join(w["wm_class"] or []).lower())
+    assert found == {k: chromium["frame"][k] for k in ("x", "y", "width", "height")}
+    assert (found["width"], found["height"]) != (1280, 800), found
+
+
+async def test_the_original_client_finds_the_chromium_window(windowed_stack) -> None:
+    await asyncio.to_thread(check_chromium_window_found, *windowed_stack)
 
 
 def check_original_harness(desktopd: str, sidecar: str) -> None:

@@ -12,8 +12,8 @@ from sidecar import keys
 from sidecar.app import domain_error_middleware, init_app
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from sidecar.chromium_watch import ChromiumUnavailable
-from sidecar.errors import (HTTP_FORMS, LayoutUnavailable, PageChanging, RendererCrashed,
-                            TabNotFound, TabUnresponsive)
+from sidecar.errors import (HTTP_FORMS, LayoutUnavailable, NavigationPending, PageChanging,
+                            RendererCrashed, TabNotFound, TabUnresponsive)
 from sidecar.settings import Settings
 
 
@@ -26,6 +26,7 @@ ROWS = [
     (CDPDisconnected("socket gone", method="DOM.getDocument"), 503, "chromium_unavailable"),
     (RendererCrashed("crashed"), 503, "renderer_crashed"),
     (TabUnresponsive("no layout within 8 s"), 503, "tab_unresponsive"),
+    (NavigationPending("the tab is loading http://127.0.0.1:9/"), 503, "navigation_pending"),
     (LayoutUnavailable("Frame not found"), 503, "layout_unavailable"),
     (CDPTimeout("no reply within 10 s", method="Accessibility.getFullAXTree"), 504, "cdp_timeout"),
     (CDPError("No node with given id", code=-32000, method="DOM.getBoxModel"), 502, "cdp_error"),

@@ -58,11 +58,18 @@ async def test_the_listing_needs_the_token_and_points_at_the_proxy(exposed) -> N
             assert response.status == 403
         async with http.put(base + "/json/new?about:blank", headers=AUTH) as response:
             assert response.status in (404, 405)
-    # The API's /targets names the same sockets, as the original's did.
+    # The API's /targets and /tabs name the same sockets: the original documented them as one
+    # list of targets.
     status, targets = await sidecar.get("/targets", headers=AUTH)
     assert status == 200
     tab = next(t for t in targets if t["type"] == "page")
     assert tab["webSocketDebuggerUrl"] == f"ws://127.0.0.1:{port}/devtools/page/{tab['id']}"
+    status, tabs = await sidecar.get("/tabs", headers=AUTH)
+    assert status == 200 and tabs
+    sockets = {t["id"]: t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page"}
+    assert {t["id"]: t["webSocketDebuggerUrl"] for t in tabs} == sockets
+    status, one = await sidecar.get(f"/tabs/{tab['id']}", headers=AUTH)
+    assert status == 200 and one["webSocketDebuggerUrl"] == sockets[tab["id"]]
 
 
 async def test_a_cdp_client_drives_the_browser_through_the_proxy(exposed) -> None:

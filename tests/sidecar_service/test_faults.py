@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from .support import SidecarProcess, serve_pages
@@ -107,35 +108,65 @@ async def test_urls_the_api_refuses_and_the_ones_it_opens(sidecar: SidecarProces
     assert len(tabs) == 5
 
 
-async def test_a_stuck_tab_is_reported_alone_and_not_waited_for_again(
-        sidecar: SidecarProcess, hanging_server: str) -> None:
-    _, tabs = await sidecar.get("/tabs")
-    stuck, healthy = (tab["id"] for tab in tabs)
-    # The navigation never commits: Chromium holds the tab's messages meanwhile.
-    status, reply = await sidecar.request("POST", f"/tabs/{stuck}/navigate",
-                                          json={"url": hanging_server, "timeout": 1})
-    assert status == 504, reply
-    status, body = await sidecar.get("/layout")
-    assert status == 200
-    by_id = {tab["id"]: tab for tab in body["tabs"]}
-    assert by_id[stuck]["layout"]["code"] == "tab_unresponsive" and by_id[stuck]["error"]["error"] == "tab_unresponsive"
-    assert by_id[healthy]["layout"]["nodeCount"] > 0
-    # Known unresponsive now: answered for at once (not after another budget) while it stays stuck.
-    status, body = await sidecar.get("/layout")
-    by_id = {tab["id"]: tab for tab in body["tabs"]}
-    assert "stopped answering" in by_id[stuck]["error"]["detail"], by_id[stuck]
-    assert by_id[healthy]["layout"]["nodeCount"] > 0
-    _, tabs = await sidecar.get("/tabs")
-    states = {tab["id"]: tab["responsive"] for tab in tabs}
-    assert states == {stuck: False, healthy: True}
-    _, health = await sidecar.get("/health")
-    assert health["unresponsive_tabs"] == [stuck] and health["status"] == "ok"
-    # Closing the loading tab works at once, and the mark goes with it.
-    status, reply = await sidecar.request("DELETE", f"/tabs/{stuck}")
-    assert status == 200, reply
-    _, tabs = await sidecar.get("/tabs")
-    assert [tab["id"] for tab in tabs] == [healthy]
-    assert (await wait_for(lambda: _health_lists(sidecar, "unresponsive_tabs", [])))
+async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_document(
+        chromium: str, pages: dict[str, str], hanging_server: str) -> None:
+    sidecar = await start_sidecar(pages["start"], pages["main"])
+    try:
+        _, tabs = await sidecar.get("/tabs")
+        stuck, healthy = (tab["id"] for tab in tabs)
+        async def start_page_read() -> dict | None:
+            _, before = await sidecar.get("/layout", params={"order": "strip"})
+            return before["tabs"][0] if "Hello" in names(before["tabs"][0]) else None
+
+        previous = await wait_for(start_page_read)       # the start page, once it has loaded
+        assert previous is not None and previous["pendingNavigation"] is None
+        # The navigation never commits: Chromium holds every call to the tab's renderer meanwhile.
+        status, reply = await sidecar.request("POST", f"/tabs/{stuck}/navigate",
+                                              json={"url": hanging_server, "wait": "none", "timeout": 1})
+        assert status == 504, reply
+        timeout = aiohttp.ClientTimeout(total=30)
+        status, body = await sidecar.get("/layout", params={"order": "strip"}, timeout=timeout)
+        assert status == 200
+        shown, other = body["tabs"]
+        # The previous document, as the tab still shows it, and the navigation said to be pending.
+        assert shown["id"] == stuck and shown["pendingNavigation"] == {"url": hanging_server}, shown
+        assert shown["url"] == previous["url"] and "error" not in shown
+        assert names(shown) == names(previous) and "Hello" in names(shown)
+        assert other["pendingNavigation"] is None and other["layout"]["nodeCount"] > 0
+        # Not a renderer that does not answer: nothing is marked unresponsive.
+        _, tabs = await sidecar.get("/tabs", timeout=timeout)
+        assert {tab["id"]: tab["responsive"] for tab in tabs} == {stuck: True, healthy: True}
+        _, health = await sidecar.get("/health")
+        assert health["unresponsive_tabs"] == [] and health["status"] == "ok"
+
+        # A tab never read before its navigation hung has nothing to show: said so (after one
+        # budget, in case the navigation commits meanwhile; then at once), and not marked.
+        status, fresh = await sidecar.request("POST", "/tabs", json={"url": "about:blank"})
+        assert status == 201
+        status, _ = await sidecar.request("POST", f"/tabs/{fresh['id']}/navigate",
+                                          json={"url": hanging_server, "wait": "none", "timeout": 1})
+        assert status == 504
+        for _ in range(2):
+            status, body = await sidecar.get("/layout", params={"tab": fresh["id"]}, timeout=timeout)
+            assert status == 503 and body["error"] == "navigation_pending", body
+        _, health = await sidecar.get("/health")
+        assert health["unresponsive_tabs"] == [], health
+
+        # Once a navigation commits, the new document is read.
+        status, reply = await sidecar.request("POST", f"/tabs/{stuck}/navigate", json={"url": pages["main"]})
+        assert status == 200, reply
+        _, body = await sidecar.get("/layout", params={"tab": stuck}, timeout=timeout)
+        (tab,) = body["tabs"]
+        assert tab["pendingNavigation"] is None and tab["url"] == pages["main"] and "Hello" in names(tab)
+        # Closing a loading tab works at once.
+        status, reply = await sidecar.request("DELETE", f"/tabs/{fresh['id']}", timeout=timeout)
+        assert status == 200, reply
+    finally:
+        await sidecar.stop()
+
+
+def names(tab: dict) -> list[str]:
+    return [node["name"]["value"] for node in tab["layout"].get("nodes", []) if node["name"]["value"]]
 
 
 async def _health_lists(sidecar: SidecarProcess, key: str, value) -> bool:

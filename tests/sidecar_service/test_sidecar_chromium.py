@@ -117,6 +117,11 @@ async def test_navigate_waits_for_load_and_updates_the_tab(sidecar: SidecarProce
     ("/tabs/{id}/navigate", {"url": "about:blank", "wait": "forever"}, "wait"),
     ("/tabs/{id}/navigate", {"url": "about:blank", "timeout": -1}, "timeout"),
     ("/tabs", {"url": "about:blank", "background": "yes"}, "background"),
+    # URLs Python's URL parser refuses: an unclosed IPv6 host, a port out of range.
+    ("/tabs/{id}/navigate", {"url": "http://[::1"}, "url"),
+    ("/tabs", {"url": "http://[::1"}, "url"),
+    ("/tabs", {"url": "http://127.0.0.1:99999/"}, "url"),
+    ("/reset", {"urls": ["about:blank", "http://[::1"]}, "urls[1]"),
 ])
 async def test_bad_input_is_a_422_naming_the_field(sidecar: SidecarProcess, path: str, body: dict,
                                                    field: str) -> None:
