@@ -27,6 +27,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1000, help="rounds per path")
     parser.add_argument("--paths", default=",".join(PATHS), help=f"some of {','.join(PATHS)}")
+    parser.add_argument("--log-dir", type=Path, help="keep the processes' logs here (default: a "
+                        "temporary directory, removed)")
     args = parser.parse_args()
     paths = [p for p in args.paths.split(",") if p]
     unknown = [p for p in paths if p not in PATHS]
@@ -35,8 +37,10 @@ def main() -> int:
                      else "--rounds must be >= 1")
     server = RecordServer()
     failed = False
-    with tempfile.TemporaryDirectory(prefix="stress-input-order-") as logs:
-        stack = start_stack(Path(logs), server.url, with_window_manager=True)
+    with tempfile.TemporaryDirectory(prefix="stress-input-order-") as temporary:
+        logs = args.log_dir or Path(temporary)
+        logs.mkdir(parents=True, exist_ok=True)
+        stack = start_stack(logs, server.url, with_window_manager=True)
         try:
             targets = find_targets(stack.url)
             print(f"{'path':10} {'rounds':>7} {'wrong':>6} {'seconds':>8} {'ms/round':>9}")
@@ -46,7 +50,8 @@ def main() -> int:
                 print(f"{path:10} {result.rounds:7d} {len(result.wrong):6d} {result.seconds:8.1f} "
                       f"{1000 * result.seconds / result.rounds:9.1f}", flush=True)
                 for wrong in result.wrong[:5]:
-                    print(f"    round {wrong['round']}: the click saw {wrong['value']!r}")
+                    print(f"    round {wrong['round']}: the click saw {wrong['value']!r}; the page got "
+                          f"{wrong.get('seen')}")
         finally:
             stack.stop()
             server.stop()

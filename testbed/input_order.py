@@ -32,11 +32,15 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>input order</t
 <style>body{margin:24px;font:16px sans-serif} input{width:320px}</style></head><body>
 <input id="name" aria-label="Name"> <button id="submit">Submit</button>
 <script>
-  let round = 0;
+  let round = 0, seen = [];
+  // What reached the page since the last record: read when a round is wrong.
+  for (const type of ["pointerdown", "click", "keydown", "focus"])
+    addEventListener(type, (e) => seen.push(type + ":" + (e.key || e.target.id || e.target.nodeName)), true);
   document.getElementById("submit").addEventListener("click", () => {
     const field = document.getElementById("name");
-    const record = {round: round++, value: field.value};
+    const record = {round: round++, value: field.value, seen};
     field.value = "";
+    seen = [];
     fetch("/record", {method: "POST", body: JSON.stringify(record)});
   });
 </script></body></html>"""
@@ -100,26 +104,33 @@ class Targets:
     submit_ref: str
 
 
+def _field_and_button(tree: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The snapshot nodes of the page's field and button, by role, once they have a screen box."""
+    found: dict[str, dict[str, Any]] = {}
+    stack = list(tree)
+    while stack:
+        node = stack.pop()
+        if (node.get("role"), node.get("name")) in (("textbox", "Name"), ("button", "Submit")) \
+                and node.get("screen"):
+            found[node["role"]] = node
+        stack.extend(node.get("children") or [])
+    return found
+
+
+def _centre(node: dict[str, Any]) -> tuple[int, int]:
+    centre = node["screen"]["center"]
+    return round(centre["x"]), round(centre["y"])
+
+
 def find_targets(sidecar: str, timeout: float = 30.0) -> Targets:
     """The page's field and button from the sidecar's snapshot, once the page has them."""
     deadline = time.monotonic() + timeout
     while True:
         snapshot = requests.get(f"{sidecar}/snapshot", params={"format": "json"}, timeout=30).json()
-        found: dict[str, dict[str, Any]] = {}
-
-        def walk(node: dict[str, Any]) -> None:
-            if (node.get("role"), node.get("name")) in (("textbox", "Name"), ("button", "Submit")):
-                found[node["role"]] = node
-            for child in node.get("children") or []:
-                walk(child)
-        for root in snapshot.get("tree") or []:
-            walk(root)
-        if len(found) == 2 and all(n.get("screen") for n in found.values()):
-            def centre(node: dict[str, Any]) -> tuple[int, int]:
-                c = node["screen"]["center"]
-                return round(c["x"]), round(c["y"])
-            return Targets(centre(found["textbox"]), centre(found["button"]),
-                           found["textbox"]["ref"], found["button"]["ref"])
+        found = _field_and_button(snapshot.get("tree") or [])
+        if len(found) == 2:
+            field, button = found["textbox"], found["button"]
+            return Targets(_centre(field), _centre(button), field["ref"], button["ref"])
         if time.monotonic() > deadline:
             raise TimeoutError(f"the page's field and button did not show: {str(snapshot)[:500]}")
         time.sleep(0.1)   # bounded: until the page has loaded
@@ -206,6 +217,14 @@ class Result:
     seconds: float = 0.0
 
 
+def wrong_round(index: int, record: dict[str, Any] | None) -> dict[str, Any]:
+    """What a wrong round saw: the value at the click (None: no click reached the page within
+    RECORD_TIMEOUT_S) and the events the page got since the previous click."""
+    if record is None:
+        return {"round": index, "value": None}
+    return {"round": index, "value": record["value"], "seen": record["seen"]}
+
+
 def run_rounds(path: str, round_: Round, server: RecordServer, rounds: int) -> Result:
     """``rounds`` rounds; each waits for the page's record of its click."""
     result = Result(path, rounds)
@@ -214,7 +233,7 @@ def run_rounds(path: str, round_: Round, server: RecordServer, rounds: int) -> R
         round_()
         record = server.next_record()
         if record is None or record["value"] != TEXT:
-            result.wrong.append({"round": index, "value": None if record is None else record["value"]})
+            result.wrong.append(wrong_round(index, record))
     result.seconds = time.monotonic() - started
     return result
 
@@ -243,8 +262,7 @@ async def run_mcp_rounds(sidecar: str, server: RecordServer, t: Targets, rounds:
                     await call("desktop_click", {"x": t.submit[0], "y": t.submit[1]})
                     record = await asyncio.to_thread(server.next_record)
                     if record is None or record["value"] != TEXT:
-                        result.wrong.append({"round": index,
-                                             "value": None if record is None else record["value"]})
+                        result.wrong.append(wrong_round(index, record))
                 result.seconds = time.monotonic() - started
     return result
 
