@@ -36,12 +36,16 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>input order</t
   // What reached the page since the last record: read when a round is wrong.
   for (const type of ["pointerdown", "click", "keydown", "focus"])
     addEventListener(type, (e) => seen.push(type + ":" + (e.key || e.target.id || e.target.nodeName)), true);
+  // Chromium aborts requests when the host's network changes (a container starting nearby):
+  // post again; the server drops a record it already has.
+  const post = (record, tries) => fetch("/record", {method: "POST", body: JSON.stringify(record)})
+    .catch(() => tries > 0 && setTimeout(() => post(record, tries - 1), 50));
   document.getElementById("submit").addEventListener("click", () => {
     const field = document.getElementById("name");
     const record = {round: round++, value: field.value, seen};
     field.value = "";
     seen = [];
-    fetch("/record", {method: "POST", body: JSON.stringify(record)});
+    post(record, 20);
   });
 </script></body></html>"""
 
@@ -52,6 +56,7 @@ class RecordServer:
     def __init__(self) -> None:
         records: queue.Queue[dict[str, Any]] = queue.Queue()
         self.records = records
+        self._next_round = 0
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -76,10 +81,16 @@ class RecordServer:
         self.thread.start()
 
     def next_record(self) -> dict[str, Any] | None:
-        try:
-            return self.records.get(timeout=RECORD_TIMEOUT_S)
-        except queue.Empty:
-            return None
+        """The page's next click record; None when none came within RECORD_TIMEOUT_S."""
+        deadline = time.monotonic() + RECORD_TIMEOUT_S
+        while True:
+            try:
+                record = self.records.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return None
+            if record["round"] >= self._next_round:   # not a second post of one already read
+                self._next_round = record["round"] + 1
+                return record
 
     def stop(self) -> None:
         self.httpd.shutdown()
