@@ -10,6 +10,9 @@ stays in place after use, repeated characters reuse it, and a keycode is only re
 pool is exhausted and it is the least recently used; the pool is cleared back to NoSymbol after a
 quiet period (``restore_scratch``) or on close. Every mapping change is followed by a sync, so
 the server has sent MappingNotify to every client before the key event that needs it.
+
+Every call ends with a sync and waits until the server has delivered its key events (see
+delivery.py), so input sent after it cannot reach an application first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections import OrderedDict
 from Xlib import X
 from Xlib.ext import xtest
 
+from .delivery import keys_delivered, wait_until
 from .keynames import char_to_keysym, parse_key_name
 
 log = logging.getLogger(__name__)
@@ -64,6 +68,7 @@ class Keyboard:
         self._lookup: dict[int, tuple[int, int]] = {}
         self._build_lookup(mapping)
         self._held: dict[int, tuple[int, bool]] = {}           # keysym -> (keycode, shift added)
+        self._touched: set[int] = set()                        # keycodes sent since the last wait
         self.last_activity = 0.0
         self._stale = False
 
@@ -168,8 +173,18 @@ class Keyboard:
 
     def _fake(self, keycode: int, down: bool) -> None:
         xtest.fake_input(self._dpy, X.KeyPress if down else X.KeyRelease, detail=keycode)
+        self._touched.add(keycode)
         if keycode in self._scratch:
             self._scratch_used[keycode] = time.monotonic()
+
+    def _sync_delivered(self) -> None:
+        """Sync, then wait until the server delivered the key events sent since the last time."""
+        self._dpy.sync()
+        held = {kc for kc, _ in self._held.values()}
+        if any(shift for _, shift in self._held.values()):
+            held.add(self._lookup[SHIFT_L][0])
+        touched, self._touched = self._touched, set()
+        wait_until(keys_delivered(self._dpy, held, touched), "key events")
 
     def keysym(self, keysym: int, down: bool) -> None:
         self.handle_events()
@@ -195,7 +210,7 @@ class Keyboard:
                 found = self._lookup.get(keysym)
                 if found is not None:
                     self._fake(found[0], False)
-        self._dpy.sync()
+        self._sync_delivered()
 
     def _physical_key(self, keysym: int) -> tuple[int, bool]:
         """(keycode, press Shift too) for a key press, as on a real keyboard and as xdotool does:
@@ -279,7 +294,7 @@ class Keyboard:
         finally:
             for keycode in reversed(pressed):
                 self._fake(keycode, False)
-            self._dpy.sync()
+            self._sync_delivered()
             self.last_activity = time.monotonic()
 
     def release_all(self) -> None:

@@ -1,10 +1,13 @@
-"""Pointer input through XTEST. Each call ends with a sync: when it returns, the server has
-processed the event (and delivered it to clients' queues), so the action is done."""
+"""Pointer input through XTEST. Each call ends with a sync, and a button change also waits until
+the server has delivered it (see delivery.py: a window manager's grab can hold it back), so when
+a call returns the application has the event and later input cannot overtake it."""
 
 from __future__ import annotations
 
 from Xlib import X
 from Xlib.ext import xtest
+
+from .delivery import buttons_delivered, wait_until
 
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
 
@@ -43,18 +46,27 @@ class Pointer:
             self.held.discard(button)
         if sync:
             self._dpy.sync()
+            self._wait_delivered([button])
+
+    def _wait_delivered(self, buttons: list[int]) -> None:
+        wait_until(buttons_delivered(self._root, self.held, buttons), f"pointer buttons {buttons}")
 
     def scroll(self, dx: int, dy: int) -> None:
         """Wheel clicks: dy>0 scrolls down (button 5), dx>0 scrolls right (button 7)."""
+        used = []
         for count, negative, positive in ((dy, WHEEL_UP, WHEEL_DOWN), (dx, WHEEL_LEFT, WHEEL_RIGHT)):
             button = positive if count > 0 else negative
             for _ in range(abs(int(count))):
                 xtest.fake_input(self._dpy, X.ButtonPress, detail=button)
                 xtest.fake_input(self._dpy, X.ButtonRelease, detail=button)
+                used.append(button)
         self._dpy.sync()
+        self._wait_delivered(sorted(set(used)))
 
     def release_all(self) -> None:
-        for button in sorted(self.held):
+        released = sorted(self.held)
+        for button in released:
             xtest.fake_input(self._dpy, X.ButtonRelease, detail=button)
         self.held.clear()
         self._dpy.sync()
+        self._wait_delivered(released)

@@ -14,6 +14,7 @@ import pytest
 
 from desktopd.x11.desktop import Desktop
 from tests.support.capability import have_program, require
+from tests.support.wm import wait_for_window_manager
 from testbed.recorder import X11_WINDOW, Recorder
 from testbed.xvfb import Xvfb, start_xvfb
 
@@ -97,6 +98,15 @@ def window_manager(x_env: dict[str, str]) -> Iterator[subprocess.Popen]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+@pytest.fixture
+def managed(window_manager, xserver: Xvfb, start_recorder: Callable[..., Recorder]) -> Recorder:
+    """A recorder window managed (framed, focused) by a real xfwm4."""
+    wait_for_window_manager(xserver.display)
+    recorder = start_recorder("300x200+50+60", "#ff0000", "managed")
+    wait_for_mapped(xserver.display, "managed")
+    return recorder
 
 
 def wait_for_mapped(display: str, title: str, timeout: float = 10.0) -> None:

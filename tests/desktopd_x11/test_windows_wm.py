@@ -5,18 +5,8 @@ from __future__ import annotations
 import pytest
 
 from desktopd.x11.desktop import Desktop
-from tests.desktopd_x11.conftest import wait_for_mapped
-from tests.support.wm import wait_for_window_manager
 
 pytestmark = pytest.mark.x11
-
-
-@pytest.fixture
-def managed(window_manager, xserver, start_recorder):
-    wait_for_window_manager(xserver.display)
-    recorder = start_recorder("300x200+50+60", "#ff0000", "managed")
-    wait_for_mapped(xserver.display, "managed")
-    return recorder
 
 
 def find(desktop: Desktop, title: str) -> dict:

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from testbed.input_order import start_window_manager
 from testbed.processes import terminate
 from testbed.xvfb import Xvfb, start_xvfb
+from tests.support.wm import wait_for_window_manager
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,21 +56,28 @@ class Stack:
     sidecar: subprocess.Popen
     url: str
     downloads: Path
+    window_manager: subprocess.Popen | None = None
 
     def stop(self) -> None:
         try:
             terminate(self.sidecar)
             if self.desktopd is not None:
                 terminate(self.desktopd)
+            if self.window_manager is not None:
+                terminate(self.window_manager, group=True)
         finally:
             self.xvfb.stop()
 
 
 def start_stack(log_dir: Path, start_url: str, *, sidecar_args: Sequence[str] = (),
-                with_desktopd: bool = True) -> Stack:
+                with_desktopd: bool = True, with_window_manager: bool = False) -> Stack:
+    """``with_window_manager``: xfwm4 manages Chromium's window, as in the desktop image."""
     xvfb = start_xvfb(1280, 800, log_path=str(log_dir / "xvfb.log"))
-    desktopd = sidecar = None
+    desktopd = sidecar = wm = None
     try:
+        if with_window_manager:
+            wm = start_window_manager(xvfb.display)
+            wait_for_window_manager(xvfb.display)
         desktopd_url = ""
         if with_desktopd:
             desktopd, (listening,) = _start(["desktopd", "--display", xvfb.display, "--port", "0"],
@@ -85,6 +94,8 @@ def start_stack(log_dir: Path, start_url: str, *, sidecar_args: Sequence[str] = 
         for process in (sidecar, desktopd):
             if process is not None:
                 terminate(process)
+        if wm is not None:
+            terminate(wm, group=True)
         xvfb.stop()
         raise
-    return Stack(xvfb, desktopd, desktopd_url, sidecar, listening.group(1), downloads)
+    return Stack(xvfb, desktopd, desktopd_url, sidecar, listening.group(1), downloads, wm)
