@@ -91,11 +91,15 @@ class Observer:
         return self._observation(answer, timer)
 
     def _observation(self, answer: dict, timer: Timer) -> Observation:
+        """The observation a /step answered; its stamp starts when the settle ended (the screen
+        the image shows), not when the request that also acted was sent."""
         o = self.options
         shot = Screenshot.from_step(answer["screenshot"], o.screenshot_format)
         layout = self.desktop.layout(**o.layout_query) if o.observe_layout else None
         at = answer["pointer"]
-        return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), timer.stamp())
+        seen = answer["timings"]["act"] + answer["settled"]["waited_s"]
+        stamp = Stamp(timer.mono + seen, timer.wall + seen, time.monotonic() - timer.mono - seen)
+        return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), stamp)
 
     def _settle_query(self) -> dict:
         return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s}

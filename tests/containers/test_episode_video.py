@@ -46,9 +46,16 @@ def container(images):
         remove(tc)
 
 
+# desktopd answers a step once the screen was still for QUIET_S, and the next step acts at once:
+# each observed screen stood QUIET_S before its observation's stamp, several of the video's frame
+# intervals, so the frame in the middle of that stretch shows it whatever a frame's jitter.
+QUIET_S = 0.4
+
+
 def env_on(desktop, record_dir) -> DesktopEnv:
     return DesktopEnv(desktop.url(8080), sidecar_url=desktop.url(8122), token=desktop.token,
-                      screenshot_size=OBSERVATION, record_dir=str(record_dir), record_video=True, settle_s=0.5)
+                      screenshot_size=OBSERVATION, record_dir=str(record_dir), record_video=True,
+                      settle_s=2.0, settle_quiet_s=QUIET_S)
 
 
 def middle(observation) -> dict:
@@ -108,13 +115,17 @@ def test_an_episode_brings_its_video_home_and_a_killed_desktop_leaves_a_valid_re
     assert 0 <= min(times) and max(times) <= float(probed["format"]["duration"])
 
     # The frame at a step's observation shows what the step observed; another step's frame does
-    # not. (Its video_time_s is its action's start, where the screen changes: ffmpeg's constant
-    # frame rate moves a frame by up to a frame interval, so the frame there may show the
-    # action's effect.) Step 1 is left out: its page may still be painting after the reset.
+    # not. Steps follow each other faster than the video's frames (the settle ends a still
+    # screen's wait at once), so the frame is taken inside the quiet stretch the observation
+    # ended (see QUIET_S). (video_time_s is the action's start, where the screen changes:
+    # ffmpeg's constant frame rate moves a frame by up to a frame interval, so the frame there
+    # may show the action's effect.) Step 1 is left out: its page may still be painting after
+    # the reset.
     started = episode.episode["recording"]["started_wall"]
     shots = {s.index: np.asarray(s.image().resize(OBSERVATION), dtype=np.float32) for s in steps}
-    frames = {s.index: frame_at(episode.video_path, s.record["timestamps"]["observe"]["wall"] - started,
-                                video["fps"]) for s in steps}
+    frames = {s.index: frame_at(episode.video_path,
+                                s.record["timestamps"]["observe"]["wall"] - QUIET_S / 2 - started, video["fps"])
+              for s in steps}
     measured = []
     for index in range(2, STEPS + 1):
         other = index + 1 if index < STEPS else index - 1
