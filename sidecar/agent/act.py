@@ -437,6 +437,17 @@ async def _evaluate(ctx: ActContext, body: dict[str, Any], element: Element | No
     return (reply.get("result") or {}).get("value")
 
 
+def hung_after(ctx: ActContext, body: dict[str, Any]) -> float:
+    """Seconds after which an act counts as hung (504): three CDP call budgets, or for a wait act
+    its own pause and condition budget plus one call budget, so that a wait the caller allowed
+    60 s answers its own 408 (wait_timeout) rather than being cut off first."""
+    limit = ctx.timeout * 3
+    if body["kind"] == "wait":
+        own = (body.get("time") or 0) + (body.get("timeout") or CONDITION_WAIT_S)
+        limit = max(limit, own + ctx.timeout)
+    return limit
+
+
 async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
     """The act, raced against a modal state it may open (an alert() in a click handler blocks
     CDP input until answered): the answer reports the dialog instead of hanging."""
@@ -455,9 +466,9 @@ async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
     choosers_before = len(events.choosers)
     act = ctx.agent.spawn(_act(ctx, body))
     modal_wait = asyncio.ensure_future(events.modal.wait())
+    limit = hung_after(ctx, body)
     try:
-        await asyncio.wait({act, modal_wait}, timeout=ctx.timeout * 3,
-                           return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({act, modal_wait}, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
     finally:
         modal_wait.cancel()
     if act.done():
@@ -466,7 +477,7 @@ async def run_act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
         out = {"pending": "the act continues once the modal state is answered"}
     else:
         act.cancel()
-        raise ApiError(504, "act_timeout", f"the act did not finish within {ctx.timeout * 3:g} s")
+        raise ApiError(504, "act_timeout", f"the act did not finish within {limit:g} s")
     if body["kind"] != "close":
         await settle(ctx, events, body.get("timeout") or DEFAULT_WAIT_S)
     out = {"kind": body["kind"], "mode": ctx.mode, "tab": ctx.page.target_id, **out}

@@ -37,6 +37,7 @@ pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 FULLY_DESCRIBED = r"^/(health|openapi\.json|api/v1/(openapi\.json|tree|windows/\{id\}|clipboard))$"
 SLOW_OR_UNSAFE = r"^/api/v1/(accessibility|computer/|recording|reset)"
+LONGEST_WAIT_S = 60    # the sidecar's longest request by design: a wait act's timeout maximum
 
 
 def schemathesis(url: str, token: str, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
@@ -77,7 +78,7 @@ def test_desktopd_conforms_to_its_openapi_document(tmp_path: Path, capsys) -> No
         xvfb.stop()
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)
 async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
     token = secrets.token_urlsafe(16)
     sidecar = await SidecarProcess.start(
@@ -88,12 +89,20 @@ async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
         await sidecar.wait_for_line(r"Chromium ready", 60)
         spec = sidecar.base_url + "/openapi.json"
         # /reset restarts Chromium (seconds each): tests/sidecar_service/test_sidecar_reset.py.
-        checks = assert_clean(await asyncio.to_thread(schemathesis, spec, token, "-c", "all", "--exclude-checks",
-                                                      "positive_data_acceptance", "--exclude-path", "/reset",
-                                                      "--exclude-path", "/playwright", "--exclude-path", "/mcp"))
+        all_checks = ("-c", "all", "--exclude-checks", "positive_data_acceptance", "--exclude-path", "/reset",
+                      "--exclude-path", "/playwright", "--exclude-path", "/mcp")
+        checks = assert_clean(await asyncio.to_thread(schemathesis, spec, token, *all_checks,
+                                                      "--exclude-path", "/act"))
+        # /act on its own, with room for its longest request by design: a generated tab id such
+        # as "0" is a unique prefix of the real tab's id one run in 16, and a wait act on it then
+        # takes up to its timeout before its 408 (these options, given last, win).
+        acts = assert_clean(await asyncio.to_thread(
+            schemathesis, spec, token, *all_checks, "--include-path", "/act",
+            "--max-response-time", str(LONGEST_WAIT_S + 5), "--request-timeout", str(LONGEST_WAIT_S + 10),
+            timeout=480))
         accepted = assert_clean(await asyncio.to_thread(schemathesis, spec, token, "-c", "positive_data_acceptance",
                                                         "--include-path-regex", FULLY_DESCRIBED))
         with capsys.disabled():
-            print(f"\n[schemathesis] sidecar: all checks: {checks}; acceptance: {accepted}")
+            print(f"\n[schemathesis] sidecar: all checks: {checks}; /act: {acts}; acceptance: {accepted}")
     finally:
         await sidecar.stop()

@@ -10,7 +10,7 @@ import pytest
 from .agent import Agent
 from testbed.pages import PageServer
 
-from .stack import Stack
+from .stack import Stack, start_stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -46,3 +46,20 @@ def test_kinds(stack: Stack, pages: PageServer, mode: str) -> None:
     assert "color:g,b" in _log_has(agent, "color:g,b")
     refused = agent.act("wait", text="never there", timeout=0.5, expect=408)
     assert refused["error"] == "wait_timeout"
+
+
+def test_a_wait_longer_than_the_act_budget_answers_its_own_408(pages: PageServer, tmp_path) -> None:
+    """An act counts as hung after three CDP call budgets (here 3 x 0.5 s), but a wait the caller
+    allowed longer runs its whole budget and answers wait_timeout, not act_timeout (a 60 s wait
+    was cut off at 30 s with a 504)."""
+    stack = start_stack(tmp_path, pages.url("form.html"), sidecar_args=["--cdp-timeout", "0.5"],
+                        with_desktopd=False)
+    try:
+        agent = Agent(stack.url, mode="cdp")
+        agent.wait_for_text("Sign up")
+        refused = agent.act("wait", text="never there", timeout=3, expect=408)
+        assert refused["error"] == "wait_timeout", refused
+        refused = agent.act("wait", time=1, text="never there", timeout=1.5, expect=408)
+        assert refused["error"] == "wait_timeout"
+    finally:
+        stack.stop()
