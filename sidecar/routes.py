@@ -118,10 +118,18 @@ def _tab_health(request: web.Request) -> TabHealth:
     return health
 
 
-async def _visible(page: PageTarget, health: TabHealth) -> bool | None:
+async def _visible(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
-    the tab cannot say (crashed, loading a new document, or not answering: then it is not
-    waited for)."""
+    the tab cannot say (crashed, not answering, or loading a new document that has not
+    committed within VISIBILITY_BUDGET_S: Chromium holds the renderer's answers until then)."""
+    if page.pending_navigation is not None and not page.crashed:
+        # An ordinary navigation commits within milliseconds: wait for that (its event), not
+        # for a server that never answers.
+        try:
+            await tracker.wait_for(lambda: page.pending_navigation is None or page.crashed,
+                                   VISIBILITY_BUDGET_S)
+        except CDPTimeout:
+            return None
     if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
     try:
@@ -141,7 +149,7 @@ async def list_tabs(request: web.Request) -> web.Response:
     await tracker.refresh_titles()
     pages = tracker.pages()
     health = _tab_health(request)
-    visible = await asyncio.gather(*(_visible(p, health) for p in pages))
+    visible = await asyncio.gather(*(_visible(tracker, p, health) for p in pages))
     # A JSON array in tab order, as the original documented it.
     return web.json_response(_with_debugger_urls(
         request, [tab_json(p, i, v, health) for i, (p, v) in enumerate(zip(pages, visible))]))
@@ -153,7 +161,7 @@ async def get_tab(request: web.Request) -> web.Response:
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     health = _tab_health(request)
     return web.json_response(_with_debugger_urls(
-        request, [tab_json(page, index, await _visible(page, health), health)])[0])
+        request, [tab_json(page, index, await _visible(tracker, page, health), health)])[0])
 
 
 # -- tab actions --------------------------------------------------------------------------------
@@ -193,7 +201,7 @@ async def activate_tab(request: web.Request) -> web.Response:
     conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
     await conn.send("Target.activateTarget", {"targetId": page.target_id})
-    return web.json_response(tab_json(page, index, await _visible(page, _tab_health(request))))
+    return web.json_response(tab_json(page, index, await _visible(tracker, page, _tab_health(request))))
 
 
 def _wait_options(request: web.Request, body: dict) -> tuple[str, float]:
@@ -361,7 +369,7 @@ async def front_tab(request: web.Request) -> PageTarget:
     if not pages:
         raise ChromiumUnavailable("the browser has no tab")
     health = _tab_health(request)
-    visible = await asyncio.gather(*(_visible(p, health) for p in pages))
+    visible = await asyncio.gather(*(_visible(tracker, p, health) for p in pages))
     return next((p for p, v in zip(pages, visible) if v), pages[0])
 
 

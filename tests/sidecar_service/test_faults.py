@@ -278,3 +278,34 @@ async def test_a_burst_of_identical_full_reads_shares_its_work(sidecar: SidecarP
     # The first request's read, then one read for everyone who arrived while it ran (and at
     # most one more for stragglers): every other request joined one of those.
     assert made <= 3 and joined >= 20 - made, after["layout_reads"]
+
+
+async def test_tabs_waits_for_an_ordinary_navigation_to_commit(chromium: str, pages: dict[str, str]) -> None:
+    """/tabs says whether a tab is in front once its navigation commits (bounded): a tab whose
+    page is just loading is not 'cannot say' (visible null), which made a client looking for the
+    visible tab right after a start or a navigation find none."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()[0]), daemon=True).start()
+    sidecar = await start_sidecar(pages["main"])
+    try:
+        _, (tab,) = await sidecar.get("/tabs")
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/slow"
+        navigating = asyncio.ensure_future(sidecar.request("POST", f"/tabs/{tab['id']}/navigate",
+                                                           json={"url": url, "wait": "none"}))
+        assert await wait_for(lambda: asyncio.sleep(0, bool(accepted)))    # the request is in
+        listing = asyncio.ensure_future(sidecar.get("/tabs"))
+        await asyncio.sleep(0.3)       # /tabs is asked while the navigation is pending ...
+        accepted[0].sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 19\r\n"
+                            b"Connection: close\r\n\r\n<title>slow</title>")   # ... and then it commits
+        status, reply = await navigating
+        assert status == 200, reply
+        _, tabs = await listing
+        assert [t["visible"] for t in tabs] == [True], tabs
+    finally:
+        await sidecar.stop()
+        server.close()
+        for connection in accepted:
+            connection.close()
