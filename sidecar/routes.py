@@ -20,7 +20,7 @@ from httpapi.routing import Route, register
 from . import __version__, cdp_proxy, keys
 from .agent.routes import AGENT_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .cdp.targets import PageTarget, TargetTracker
+from .cdp.targets import PageTarget, TargetTracker, close_page
 from .errors import ChromiumUnavailable, TabNotFound, as_api_error
 from .crash_recovery import revive
 from .layout import LayoutOptions
@@ -190,8 +190,7 @@ async def open_tab(request: web.Request) -> web.Response:
 async def close_tab(request: web.Request) -> web.Response:
     conn, tracker = _session(request)
     page, _index = _find_tab(tracker, request.match_info["tab_id"])
-    result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
-    if result.get("success") is False:
+    if not await close_page(conn, page):
         raise ApiError(409, "not_closed", f"Chromium refused to close tab {page.target_id}")
     await tracker.wait_for(lambda: tracker.find_page(page.target_id) is None, _timeout(request))
     return web.json_response({"closed": page.target_id})

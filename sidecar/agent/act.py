@@ -13,7 +13,7 @@ from httpapi.bounded import within
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
-from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.targets import PageTarget, TargetTracker, close_page
 from ..tab_health import TabHealth
 from ..layout import LayoutService
 from .keys import MODIFIERS, parse_combo
@@ -347,7 +347,8 @@ async def _act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
             "width": body["width"], "height": body["height"]}})
         out["window"] = {"width": body["width"], "height": body["height"]}
     elif kind == "close":
-        await ctx.conn.send("Target.closeTarget", {"targetId": ctx.page.target_id})
+        if not await close_page(ctx.conn, ctx.page):
+            raise ApiError(409, "not_closed", f"Chromium refused to close tab {ctx.page.target_id}")
         out["closed"] = ctx.page.target_id
     return out
 

@@ -76,6 +76,24 @@ class PageTarget:
         return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
 
 
+# JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.
+INVALID_PARAMS = -32602
+
+
+async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
+    """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
+    its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
+    not Chromium's "No target with given id found" as a 502."""
+    try:
+        result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
+    except CDPError as exc:
+        if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
+            raise CDPSessionClosed(f"tab {page.target_id} was already closed",
+                                   method="Target.closeTarget") from None
+        raise
+    return result.get("success") is not False
+
+
 class TargetTracker:
     """Targets of one CDPConnection. ``await start()`` once; it follows changes from then on."""
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from sidecar.cdp.connection import CDPConnection
-from sidecar.cdp.targets import TargetTracker
+import pytest
 
-from .fake_cdp import FakeCDPServer
+from sidecar.cdp.connection import CDPConnection, CDPError, CDPSessionClosed
+from sidecar.cdp.targets import TargetTracker, close_page
+
+from .fake_cdp import FakeCDPServer, FakeError
 
 
 def info(target_id: str, kind: str = "page", url: str = "about:blank", title: str = "") -> dict:
@@ -159,6 +161,37 @@ async def test_refresh_titles_updates_known_targets_only(fake_cdp: FakeCDPServer
         assert page.title == "Set by script"
         assert page.crashed is True                      # only the title is taken from the reply
         assert [t["title"] for t in tracker.targets()] == ["Set by script"]
+    finally:
+        tracker.stop()
+        await conn.close()
+
+
+async def test_closing_a_tab_that_already_went_is_tab_closed_not_a_cdp_error(fake_cdp: FakeCDPServer) -> None:
+    # Another request closed the tab between this one's lookup and its Target.closeTarget
+    # (the sidecar fuzz test hit it: a 502 cdp_error "No target with given id found").
+    conn, tracker = await started(fake_cdp)
+    try:
+        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info("A")})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SA", "targetInfo": info("A"),
+                                                        "waitingForDebugger": False})
+        page = await tracker.wait_for_page("A", 5)
+
+        def gone(_message: dict) -> dict:
+            raise FakeError(-32602, "No target with given id found")
+        fake_cdp.handlers["Target.closeTarget"] = gone
+        with pytest.raises(CDPSessionClosed):
+            await close_page(conn, page)
+        fake_cdp.handlers["Target.closeTarget"] = lambda _m: {"success": False}
+        assert await close_page(conn, page) is False
+        fake_cdp.handlers["Target.closeTarget"] = lambda _m: {}
+        assert await close_page(conn, page) is True
+
+        def other(_message: dict) -> dict:
+            raise FakeError(-32000, "Something else")
+        fake_cdp.handlers["Target.closeTarget"] = other
+        with pytest.raises(CDPError) as raised:
+            await close_page(conn, page)
+        assert not isinstance(raised.value, CDPSessionClosed)
     finally:
         tracker.stop()
         await conn.close()
