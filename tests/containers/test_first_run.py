@@ -98,7 +98,9 @@ def test_build_that_cannot_get_the_wheels_stops_with_one_line_naming_the_fix(
     ca = clone / "images/chromium/build-ca/ca-certificates.crt"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=nobody",
                     "-keyout", str(clone / "unused.key"), "-out", str(ca)], capture_output=True, check=True)
-    result = subprocess.run([*base, "build"], env=env, cwd=clone, capture_output=True, text=True, timeout=1500)
+    # --force-rm: the classic builder would keep the failed step's container on every run.
+    result = subprocess.run([*base, "build", "--force-rm"], env=env, cwd=clone, capture_output=True, text=True,
+                            timeout=1500)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     lines = [line for line in output.splitlines() if FIX_LINE_START in line]
