@@ -106,11 +106,16 @@ async def step(request: web.Request) -> web.Response:
     captured = time.monotonic()
     out: dict[str, Any] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
                            "screenshot": _image(shot) if shot is not None else None}
-    if body["windows"]:
-        out["windows"] = await xs.call(lambda desk: desk.windows())
-    if body["pointer"]:
-        x, y = await xs.call(lambda desk: tuple(desk.pointer_position()))
-        out["pointer"] = {"x": x, "y": y}
+    def observe(desk: Any) -> dict[str, Any]:   # one hop to the X thread for both
+        seen: dict[str, Any] = {}
+        if body["windows"]:
+            seen["windows"] = desk.windows()
+        if body["pointer"]:
+            x, y = desk.pointer_position()
+            seen["pointer"] = {"x": x, "y": y}
+        return seen
+    if body["windows"] or body["pointer"]:
+        out.update(await xs.call(observe))
     out["timings"] = {"act": round(acted - started, 4), "settle_and_capture": round(captured - acted, 4),
                       "observe": round(time.monotonic() - captured, 4)}
     return web.json_response(out)
