@@ -122,14 +122,8 @@ async def _visible(tracker: TargetTracker, page: PageTarget, health: TabHealth) 
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
     the tab cannot say (crashed, not answering, or loading a new document that has not
     committed within VISIBILITY_BUDGET_S: Chromium holds the renderer's answers until then)."""
-    if page.pending_navigation is not None and not page.crashed:
-        # An ordinary navigation commits within milliseconds: wait for that (its event), not
-        # for a server that never answers.
-        try:
-            await tracker.wait_for(lambda: page.pending_navigation is None or page.crashed,
-                                   VISIBILITY_BUDGET_S)
-        except CDPTimeout:
-            return None
+    if not await tracker.committed(page, VISIBILITY_BUDGET_S):
+        return None
     if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
     try:

@@ -60,7 +60,7 @@ async def snapshot(request: web.Request) -> web.Response:
     options = RenderOptions(max_chars=params["max_chars"], interactive=params["interactive"],
                             depth=params["depth"], diff=params["diff"])
     shot = await take_snapshot(agent.layout, agent.session, agent.health, page, options,
-                               client[:128], params["ref"], agent.timeout)
+                               client[:128], params["ref"], agent.timeout, agent.tracker)
     r = shot.rendered
     headers = {"X-Snapshot-Refs": str(r.refs), "X-Snapshot-Nodes": str(r.nodes),
                "X-Snapshot-Chars": str(len(r.text)), "X-Snapshot-Truncated": str(r.truncated).lower()}
@@ -68,7 +68,8 @@ async def snapshot(request: web.Request) -> web.Response:
         body: dict[str, Any] = {"tab": page.target_id, "url": shot.url, "title": shot.title,
                                 "refs": r.refs, "nodes": r.nodes, "total_nodes": r.total_nodes,
                                 "chars": len(r.text), "truncated": r.truncated, "unchanged": r.unchanged,
-                                "modal_state": shot.modal, "tree": r.tree}
+                                "modal_state": shot.modal, "navigation_pending": shot.navigation_pending,
+                                "tree": r.tree}
         return web.json_response(body, headers=headers)
     head = f"- page: {shot.url}\n- title: {shot.title}\n- tab: {page.target_id}\n"
     return web.Response(text=head + r.text + "\n", headers=headers, content_type="text/plain",
@@ -85,7 +86,7 @@ async def act(request: web.Request) -> web.Response:
     if body["snapshot"] and body["kind"] != "close" and "modal_state" not in result:
         shot = await take_snapshot(agent.layout, agent.session, agent.health, page,
                                    RenderOptions(), request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT,
-                                   None, agent.timeout)
+                                   None, agent.timeout, agent.tracker)
         result["snapshot"] = shot.rendered.text
     return web.json_response(result)
 

@@ -22,6 +22,8 @@ from ..errors import TabNotFound
 
 FRONT_PROBE_S = 2.0
 READ_ATTEMPTS = 3
+# How long a snapshot waits for a navigation in flight to commit before saying it is pending.
+COMMIT_BUDGET_S = 2.0
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Snapshot:
     title: str
     rendered: Rendered
     modal: dict[str, Any] | None
+    navigation_pending: dict[str, str] | None = None
 
 
 def stale_ref(ref: str, why: str) -> ApiError:
@@ -121,16 +124,29 @@ async def agent_tree(layout: LayoutService, agent: AgentSession,
         return entry, agent_nodes(entry["layout"]["nodes"], loaders, table), table
 
 
+def _blocked(text: str) -> Rendered:
+    return Rendered(text=text, tree=[], nodes=0, refs=0, total_nodes=0, truncated=False, unchanged=0)
+
+
 async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
                         page: PageTarget, options: RenderOptions, client: str, scope: str | None,
-                        timeout: float) -> Snapshot:
+                        timeout: float, tracker: TargetTracker) -> Snapshot:
     events = agent.events(page.target_id)
     modal = events.modal_state()
     if modal is not None:
         # The page is blocked until the modal state is answered: say so instead of hanging.
-        empty = Rendered(text=f"- [modal state: {modal['kind']}: answer it with {modal['answer_with']}]",
-                         tree=[], nodes=0, refs=0, total_nodes=0, truncated=False, unchanged=0)
-        return Snapshot(page, page.url, page.title, empty, modal)
+        return Snapshot(page, page.url, page.title,
+                        _blocked(f"- [modal state: {modal['kind']}: answer it with {modal['answer_with']}]"),
+                        modal)
+    if not await tracker.committed(page, COMMIT_BUDGET_S):
+        # Likewise while a navigation has not committed (a server that does not answer): the
+        # renderer answers nothing until it does, so no ref could be bound or acted on.
+        pending = page.pending_navigation or ""
+        return Snapshot(page, page.url, page.title,
+                        _blocked(f"- [navigation pending: {pending}: the tab still shows its previous "
+                                 "document and answers nothing until the navigation ends; take the "
+                                 "snapshot again, or navigate elsewhere]"),
+                        None, {"url": pending})
     entry, roots, table = await agent_tree(layout, agent, page, health, timeout)
     if scope is not None:
         found = next((n for n in walk(roots) if n.ref == scope), None)

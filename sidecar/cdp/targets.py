@@ -194,6 +194,16 @@ class TargetTracker:
             except asyncio.TimeoutError:
                 pass  # re-check the predicate and the connection at least once a second
 
+    async def committed(self, page: PageTarget, timeout: float) -> bool:
+        """Whether the page has no navigation pending (or crashed) within ``timeout``. An ordinary
+        navigation commits within milliseconds; one to a server that never answers stays pending,
+        and Chromium holds the renderer's answers meanwhile."""
+        try:
+            await self.wait_for(lambda: page.pending_navigation is None or page.crashed, timeout)
+        except CDPTimeout:
+            return False
+        return True
+
     async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:
         """The attached, configured page ``target_id`` (e.g. right after Target.createTarget)."""
         await self.wait_for(lambda: target_id in self._pages, timeout)

@@ -133,6 +133,16 @@ async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_docu
         assert shown["url"] == previous["url"] and "error" not in shown
         assert names(shown) == names(previous) and "Hello" in names(shown)
         assert other["pendingNavigation"] is None and other["layout"]["nodeCount"] > 0
+        # An agent's snapshot of it says the same, instead of waiting on a renderer that answers
+        # nothing until the navigation ends; acting on it is refused likewise.
+        status, shot = await sidecar.get("/snapshot", params={"tab": stuck, "format": "json"},
+                                         timeout=timeout)
+        assert status == 200 and shot["navigation_pending"] == {"url": hanging_server}, shot
+        assert shot["url"] == previous["url"] and shot["refs"] == 0
+        async with sidecar.http.get(sidecar.base_url + "/snapshot", params={"tab": stuck},
+                                    timeout=timeout) as response:
+            assert response.status == 200
+            assert f"navigation pending: {hanging_server}" in await response.text()
         # Not a renderer that does not answer: nothing is marked unresponsive.
         _, tabs = await sidecar.get("/tabs", timeout=timeout)
         assert {tab["id"]: tab["responsive"] for tab in tabs} == {stuck: True, healthy: True}
