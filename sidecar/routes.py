@@ -176,7 +176,15 @@ async def open_tab(request: web.Request) -> web.Response:
     url = _allowed_url(request, body["url"])
     background = body["background"]
     conn, tracker = _session(request)
-    created = await conn.send("Target.createTarget", {"url": url, "background": background})
+    try:
+        created = await conn.send("Target.createTarget", {"url": url, "background": background})
+    except CDPError:
+        if not tracker.pages():
+            # Its last window was closed (a person's Ctrl+W): Chromium is quitting and is
+            # restarted by the supervisor; not a fault of this request.
+            raise ChromiumUnavailable("Chromium has no window open (its last one was closed) "
+                                      "and is restarting") from None
+        raise
     page = await tracker.wait_for_page(created["targetId"], _timeout(request))
     return web.json_response(tab_json(page, tracker.pages().index(page)), status=201)
 
@@ -184,7 +192,7 @@ async def open_tab(request: web.Request) -> web.Response:
 async def close_tab(request: web.Request) -> web.Response:
     conn, tracker = _session(request)
     page, _index = _find_tab(tracker, request.match_info["tab_id"])
-    if not await close_page(conn, page):
+    if not await close_page(conn, tracker, page):
         raise ApiError(409, "not_closed", f"Chromium refused to close tab {page.target_id}")
     await tracker.wait_for(lambda: tracker.find_page(page.target_id) is None, _timeout(request))
     return web.json_response({"closed": page.target_id})
@@ -427,7 +435,7 @@ ROUTES: list[Route] = [
     Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY, body_optional=True,
           success_status=201, extra_errors=(403, 502, 504)),
     Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),
-    Route("DELETE", "/tabs/{tab_id}", close_tab, "Close a tab", "tabs", **_TAB),
+    Route("DELETE", "/tabs/{tab_id}", close_tab, "Close a tab (the last one gets an about:blank neighbour first, so Chromium keeps running)", "tabs", **_TAB),
     Route("POST", "/tabs/{tab_id}/activate", activate_tab, "Bring a tab to the front", "tabs", **_TAB),
     Route("POST", "/tabs/{tab_id}/navigate", navigate_tab, "Load a URL in a tab", "tabs",
           body=NAVIGATE_BODY, not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,

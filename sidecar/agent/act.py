@@ -347,7 +347,7 @@ async def _act(ctx: ActContext, body: dict[str, Any]) -> dict[str, Any]:
             "width": body["width"], "height": body["height"]}})
         out["window"] = {"width": body["width"], "height": body["height"]}
     elif kind == "close":
-        if not await close_page(ctx.conn, ctx.page):
+        if not await close_page(ctx.conn, ctx.tracker, ctx.page):
             raise ApiError(409, "not_closed", f"Chromium refused to close tab {ctx.page.target_id}")
         out["closed"] = ctx.page.target_id
     return out

@@ -80,10 +80,15 @@ class PageTarget:
 INVALID_PARAMS = -32602
 
 
-async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
+async def close_page(conn: CDPConnection, tracker: TargetTracker, page: PageTarget) -> bool:
     """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
     its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
-    not Chromium's "No target with given id found" as a 502."""
+    not Chromium's "No target with given id found" as a 502.
+    The last tab is first given a blank neighbour: a window's last tab closing quits Chromium,
+    and the restart that follows would lose the browser's state (cookies, logins, history)."""
+    if [p.target_id for p in tracker.pages()] == [page.target_id]:
+        created = await conn.send("Target.createTarget", {"url": "about:blank", "background": True})
+        await tracker.wait_for_page(created["targetId"], tracker.configure_timeout)
     try:
         result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
     except CDPError as exc:

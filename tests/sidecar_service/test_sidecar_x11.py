@@ -52,3 +52,27 @@ async def test_window_fills_the_display_at_the_origin(chromium: str, xvfb, displ
         assert [t["url"] for t in tabs] == [sites["main"]]
     finally:
         assert await sidecar.stop() == 0, sidecar.log()
+
+
+@pytest.mark.parametrize("mode", [[], ["--kiosk"]], ids=["window", "kiosk"])
+async def test_closing_the_last_tab_leaves_the_browser_running(chromium: str, xvfb, mode: list[str],
+                                                               sites: dict[str, str]) -> None:
+    # A window's last tab closing would quit Chromium, and a restart loses the browser's state
+    # (cookies, logins); a request meanwhile found no window to open a tab in (502 cdp_error).
+    sidecar = await SidecarProcess.start(["--display", xvfb.display, *mode, sites["main"]],
+                                         env={"DISPLAY": xvfb.display})
+    try:
+        await sidecar.wait_for_line("Chromium ready", 60)
+        _, health = await sidecar.get("/health")
+        _, tabs = await sidecar.get("/tabs")
+        status, reply = await sidecar.request("DELETE", f"/tabs/{tabs[0]['id']}")
+        assert status == 200, reply
+        status, opened = await sidecar.request("POST", "/tabs", json={"url": sites["main"]})
+        assert status == 201, opened
+        _, after = await sidecar.get("/health")
+        assert after["pid"] == health["pid"] and after["restarts"] == health["restarts"], after
+        _, tabs = await sidecar.get("/tabs")
+        assert tabs[0]["id"] != opened["id"] and tabs[0]["url"] == "about:blank"
+        assert [tab["id"] for tab in tabs][1:] == [opened["id"]]
+    finally:
+        assert await sidecar.stop() == 0, sidecar.log()

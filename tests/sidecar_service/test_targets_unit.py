@@ -171,26 +171,29 @@ async def test_closing_a_tab_that_already_went_is_tab_closed_not_a_cdp_error(fak
     # (the sidecar fuzz test hit it: a 502 cdp_error "No target with given id found").
     conn, tracker = await started(fake_cdp)
     try:
-        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info("A")})
-        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "SA", "targetInfo": info("A"),
-                                                        "waitingForDebugger": False})
+        for target in ("A", "B"):       # not the last tab: that one gets a blank neighbour first
+            await fake_cdp.emit("Target.targetCreated", {"targetInfo": info(target)})
+            await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "S" + target,
+                                                            "targetInfo": info(target),
+                                                            "waitingForDebugger": False})
         page = await tracker.wait_for_page("A", 5)
+        await tracker.wait_for_page("B", 5)
 
         def gone(_message: dict) -> dict:
             raise FakeError(-32602, "No target with given id found")
         fake_cdp.handlers["Target.closeTarget"] = gone
         with pytest.raises(CDPSessionClosed):
-            await close_page(conn, page)
+            await close_page(conn, tracker, page)
         fake_cdp.handlers["Target.closeTarget"] = lambda _m: {"success": False}
-        assert await close_page(conn, page) is False
+        assert await close_page(conn, tracker, page) is False
         fake_cdp.handlers["Target.closeTarget"] = lambda _m: {}
-        assert await close_page(conn, page) is True
+        assert await close_page(conn, tracker, page) is True
 
         def other(_message: dict) -> dict:
             raise FakeError(-32000, "Something else")
         fake_cdp.handlers["Target.closeTarget"] = other
         with pytest.raises(CDPError) as raised:
-            await close_page(conn, page)
+            await close_page(conn, tracker, page)
         assert not isinstance(raised.value, CDPSessionClosed)
     finally:
         tracker.stop()
