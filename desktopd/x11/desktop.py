@@ -41,6 +41,8 @@ SCRATCH_RESTORE_AFTER_S = 2.0
 class Desktop:
     """Drives one X display. Call every method from ``executor`` (one thread, in order)."""
 
+    backend = "x11"
+
     def __init__(self, display: str | None = None, *, use_shm: bool = True) -> None:
         self.display_name = display or os.environ.get("DISPLAY") or ":0"
         self.use_shm = use_shm
