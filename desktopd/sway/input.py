@@ -116,27 +116,39 @@ class VirtualKeyboard:
         if self.keymap.ensure(keysyms, self.held):
             self._upload()
 
+    def _modifiers(self, extra_shift: bool = False) -> None:
+        mask = MODIFIER_BITS["Shift"] if extra_shift else 0
+        for held in self.held:
+            mask |= MODIFIER_BITS.get(MODIFIERS.get(held, ""), 0)
+        self._keyboard.request(MODIFIERS_REQUEST, Args().uint(mask).uint(0).uint(0).uint(0))
+
     def _send(self, keysym: int, down: bool) -> None:
-        self._keyboard.request(KEY, Args().uint(_now_ms()).uint(self.keymap.evdev(keysym))
+        stroke = self.keymap.stroke(keysym)
+        self._keyboard.request(KEY, Args().uint(_now_ms()).uint(stroke.code)
                                .uint(PRESSED if down else RELEASED))
         (self.held.add if down else self.held.discard)(keysym)
         if keysym in MODIFIERS:
-            mask = 0
-            for held in self.held:
-                mask |= MODIFIER_BITS.get(MODIFIERS.get(held, ""), 0)
-            self._keyboard.request(MODIFIERS_REQUEST, Args().uint(mask).uint(0).uint(0).uint(0))
+            self._modifiers()
 
     def keysym(self, keysym: int, down: bool) -> None:
+        """One key down or up, as named: modifiers held stay as they are."""
         self._prepare([keysym])
         self._send(keysym, down)
         self.conn.roundtrip()
 
     def type_keysyms(self, keysyms: list[int], delay_ms: float = 0) -> None:
-        """Press and release each in order (its own key, no modifier: the exact symbol)."""
-        self._prepare(keysyms)
+        """Press and release each in order; Shift only for the upper level of a US key, so each
+        symbol arrives exactly as given. A new symbol that needs a spare key uploads the map
+        again between two keys; the compositor passes it on in order with them."""
         for keysym in keysyms:
+            self._prepare([keysym])
+            shift = self.keymap.stroke(keysym).shift
+            if shift:
+                self._modifiers(extra_shift=True)
             self._send(keysym, True)
             self._send(keysym, False)
+            if shift:
+                self._modifiers()
             if delay_ms:
                 self.conn.roundtrip()
                 time.sleep(delay_ms / 1000)   # the caller asked for this pace between keys
