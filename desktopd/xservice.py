@@ -36,6 +36,10 @@ def real_x_errors() -> XErrors:
     return backend_errors("x11")
 
 
+def not_supported(exc: Unsupported) -> ApiError:
+    return ApiError(501, "not_supported", str(exc), extra={"backend": exc.backend, "feature": exc.feature})
+
+
 class XService:
     def __init__(self, desktop: Any, errors: XErrors, display: str) -> None:
         self.desktop = desktop
@@ -93,8 +97,7 @@ class XService:
         except ApiError:
             raise
         except Unsupported as exc:
-            raise ApiError(501, "not_supported", str(exc),
-                           extra={"backend": exc.backend, "feature": exc.feature}) from None
+            raise not_supported(exc) from None
         except self.errors.unavailable as exc:
             raise unavailable(f"X display {self.display} is not available: {exc}",
                               retry_after=1) from None
@@ -106,6 +109,11 @@ class XService:
             if not self.connected:
                 raise unavailable(f"X display {self.display} went away: {exc}", retry_after=1) from None
             raise ApiError(500, f"{self.backend}_error", f"{type(exc).__name__}: {exc}") from None
+
+    def require(self, backend: str, feature: str) -> None:
+        """A feature only ``backend`` has: 501 naming this backend on the others."""
+        if self.backend != backend:
+            raise not_supported(Unsupported(self.backend, feature))
 
     async def screen_size(self) -> tuple[int, int]:
         if self.screen is not None and self.connected:

@@ -17,6 +17,7 @@ from .wire import Args, Connection, ConnectionLost, Proxy, Reader, WaylandError
 
 log = logging.getLogger(__name__)
 
+SYNC = 0   # wl_display.sync
 CREATE_DATA_SOURCE, GET_DATA_DEVICE = 0, 1
 DEVICE_SET_SELECTION = 0
 DEV_DATA_OFFER, DEV_SELECTION, DEV_FINISHED = 0, 1, 2
@@ -69,13 +70,11 @@ class Clipboard:
         elif opcode == DEV_SELECTION:
             offer_id = reader.uint()
             with self._lock:
-                old, self._selection = self._selection, None
-                if offer_id:
-                    self._selection = self.conn.adopt(offer_id, "zwlr_data_control_offer_v1",
-                                                      lambda op, r, oid=offer_id: self._offer_event(oid, op, r))
+                old = self._selection
+                self._selection = self.conn.proxy(offer_id) if offer_id else None
                 self._selections += 1
                 self._changed.notify_all()
-            if old is not None:
+            if old is not None and old is not self._selection:
                 old.request(OFFER_DESTROY)
                 self._mime_types.pop(old.id, None)
                 self.conn.forget(old)
@@ -100,7 +99,17 @@ class Clipboard:
                     self._source = None
 
     # ----------------------------------------------------------- called from the executor
+    def _sync(self, timeout: float) -> None:
+        """wl_display.sync answered on the dispatching thread: every selection change the
+        compositor made before (another client's too) has been read."""
+        done = threading.Event()
+        callback = self.conn.new_proxy("wl_callback", lambda opcode, reader: done.set())
+        self.conn.display.request(SYNC, Args().uint(callback.id))
+        if not done.wait(timeout):
+            raise WaylandError(f"the compositor did not answer within {timeout:g} s")
+
     def get_text(self, timeout: float) -> str | None:
+        self._sync(timeout)
         with self._lock:
             offer = self._selection
             types = list(self._mime_types.get(offer.id, [])) if offer is not None else []

@@ -159,6 +159,10 @@ class Connection:
             self._objects[new_id] = proxy
         return proxy
 
+    def proxy(self, object_id: int) -> Proxy | None:
+        """The object an event names (None when we do not know it)."""
+        return self._objects.get(object_id)
+
     def forget(self, proxy: Proxy) -> None:
         """After a destructor request: events still in flight for it are dropped."""
         proxy.alive = False
