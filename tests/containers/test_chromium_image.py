@@ -172,3 +172,20 @@ def test_the_i3_tree_holds_chromiums_window(chromium_desktop: Desktop) -> None:
     names = [str(leaf.get("app_id") or (leaf.get("window_properties") or {}).get("class")).lower()
              for leaf in leaves(tree)]
     assert any("chromium" in name for name in names), names
+
+
+def test_novnc_asks_the_vnc_password_where_the_vnc_server_cannot(chromium_desktop: Desktop) -> None:
+    """x11vnc checks the password itself; bookworm's wayvnc only inside TLS, which noVNC lacks, so
+    on Sway noVNC's web server asks it (HTTP basic auth) and wayvnc listens on loopback only."""
+    backend = chromium_desktop.get(8080, "/health").json()["x"].get("backend", "x11")
+    page = chromium_desktop.url(6080, "/vnc.html")
+    if backend == "sway":
+        assert requests.get(page, timeout=10).status_code == 401
+        assert requests.get(page, auth=("desktop", "wrong"), timeout=10).status_code == 401
+        assert requests.get(page, auth=("desktop", chromium_desktop.vnc_password), timeout=10).status_code == 200
+        _code, listening = chromium_desktop.exec_in("cat", "/proc/net/tcp")
+        vnc = [line.split()[1] for line in listening.splitlines()[1:]
+               if line.split()[1].endswith(":170C") and line.split()[3] == "0A"]   # 5900, LISTEN
+        assert vnc == ["0100007F:170C"], vnc   # 127.0.0.1 only
+    else:
+        assert requests.get(page, timeout=10).status_code == 200
