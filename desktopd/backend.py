@@ -29,8 +29,8 @@ class Unsupported(Exception):
 class Backend(Protocol):
     """What the handlers call, always on ``executor`` (one thread: input stays in order)."""
 
-    executor: concurrent.futures.Executor
-    connects: int
+    @property
+    def executor(self) -> concurrent.futures.Executor: ...
 
     def ensure_connected(self) -> None: ...
     def close(self) -> None: ...

@@ -14,7 +14,6 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from desktopd.backend import BackendErrors, Unsupported, backend_errors

@@ -13,7 +13,7 @@ import threading
 import time
 
 from .registry import Registry
-from .wire import Args, Connection, ConnectionLost, Proxy, Reader, WaylandError
+from .wire import Args, Connection, ConnectionLost, Handler, Proxy, Reader, WaylandError
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,7 @@ class Clipboard:
         if opcode == DEV_DATA_OFFER:
             offer_id = reader.uint()
             self._mime_types[offer_id] = []
-            self.conn.adopt(offer_id, "zwlr_data_control_offer_v1",
-                            lambda op, r, oid=offer_id: self._offer_event(oid, op, r))
+            self.conn.adopt(offer_id, "zwlr_data_control_offer_v1", self._offer_handler(offer_id))
         elif opcode == DEV_SELECTION:
             offer_id = reader.uint()
             with self._lock:
@@ -80,6 +79,9 @@ class Clipboard:
                 self.conn.forget(old)
         elif opcode == DEV_FINISHED:
             log.warning("the compositor ended desktopd's data-control device")
+
+    def _offer_handler(self, offer_id: int) -> Handler:
+        return lambda opcode, reader: self._offer_event(offer_id, opcode, reader)
 
     def _offer_event(self, offer_id: int, opcode: int, reader: Reader) -> None:
         if opcode == 0:   # offer(mime_type)
@@ -165,7 +167,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _read_all(fd: int, timeout: float) -> bytes:
     deadline = time.monotonic() + timeout
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:

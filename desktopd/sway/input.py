@@ -77,7 +77,7 @@ class VirtualPointer:
     def _wheel(self, axis: int, clicks: int) -> None:
         self._pointer.request(AXIS_SOURCE, Args().uint(SOURCE_WHEEL))
         self._pointer.request(AXIS_DISCRETE, Args().uint(_now_ms()).uint(axis)
-                              .int(fixed(WHEEL_STEP * clicks)).int(clicks))
+                              .sint(fixed(WHEEL_STEP * clicks)).sint(clicks))
         self._pointer.request(FRAME)
 
     def scroll(self, dx: int, dy: int) -> None:

@@ -54,9 +54,9 @@ class Stroke:
 
 def _us_table() -> dict[int, Stroke]:
     table: dict[int, Stroke] = {}
-    for code, (plain, shifted) in US_KEYS.items():
-        table.setdefault(ord(plain), Stroke(code, False))
-        table.setdefault(ord(shifted), Stroke(code, True))
+    for code, pair in US_KEYS.items():
+        table.setdefault(ord(pair[0]), Stroke(code, False))
+        table.setdefault(ord(pair[1]), Stroke(code, True))
     return table
 
 
@@ -94,8 +94,8 @@ class Keymap:
 
     def text(self) -> str:
         """The keymap in XKB's text format (what xkb_keymap_new_from_string reads)."""
-        symbols: dict[int, list[int]] = {code: [ord(plain), ord(shifted)]
-                                         for code, (plain, shifted) in US_KEYS.items()}
+        symbols: dict[int, list[int]] = {code: [ord(pair[0]), ord(pair[1])]
+                                         for code, pair in US_KEYS.items()}
         for keysym, code in [*NAMED.items(), *self.spare.items()]:
             symbols.setdefault(code, [keysym])
         keycodes = "\n".join(f"    <K{code + 8}> = {code + 8};" for code in sorted(symbols))

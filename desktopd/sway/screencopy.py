@@ -74,10 +74,10 @@ class ShmBuffer:
             os.ftruncate(self._fd, size)
             self.map = mmap.mmap(self._fd, size)
             pool = conn.new_proxy("wl_shm_pool")
-            shm.request(SHM_CREATE_POOL, Args().uint(pool.id).fd(self._fd).int(size))
+            shm.request(SHM_CREATE_POOL, Args().uint(pool.id).fd(self._fd).sint(size))
             self.buffer = conn.new_proxy("wl_buffer")
-            pool.request(POOL_CREATE_BUFFER, Args().uint(self.buffer.id).int(0).int(layout.width)
-                         .int(layout.height).int(layout.stride).uint(layout.format))
+            pool.request(POOL_CREATE_BUFFER, Args().uint(self.buffer.id).sint(0).sint(layout.width)
+                         .sint(layout.height).sint(layout.stride).uint(layout.format))
             pool.request(POOL_DESTROY)   # the buffer keeps the memory alive
             conn.forget(pool)
         except BaseException:
@@ -131,12 +131,12 @@ class ScreenCopier:
     def capture(self, region: tuple[int, int, int, int] | None, cursor: bool) -> Shot:
         state = FrameState()
         frame = self.conn.new_proxy("zwlr_screencopy_frame_v1", state.event)
-        args = Args().uint(frame.id).int(1 if cursor else 0).uint(self.output.id)
+        args = Args().uint(frame.id).sint(1 if cursor else 0).uint(self.output.id)
         if region is None:
             self.manager.request(CAPTURE_OUTPUT, args)
         else:
             x, y, width, height = region
-            self.manager.request(CAPTURE_OUTPUT_REGION, args.int(x).int(y).int(width).int(height))
+            self.manager.request(CAPTURE_OUTPUT_REGION, args.sint(x).sint(y).sint(width).sint(height))
         try:
             self.conn.wait_for(lambda: state.offers_complete(self.version), FRAME_TIMEOUT_S,
                                "screencopy buffer")

@@ -38,7 +38,7 @@ class ConnectionLost(WaylandError):
 
 def fixed(value: float) -> int:
     """wl_fixed_t: a signed 24.8 fixed-point number."""
-    return int(round(value * 256))
+    return round(value * 256)
 
 
 class Args:
@@ -52,7 +52,7 @@ class Args:
         self.data += struct.pack("=I", value & 0xFFFFFFFF)
         return self
 
-    def int(self, value: int) -> Args:
+    def sint(self, value: int) -> Args:
         self.data += struct.pack("=i", value)
         return self
 
@@ -82,7 +82,7 @@ class Reader:
         self._at += 4
         return int(value)
 
-    def int(self) -> int:
+    def sint(self) -> int:
         (value,) = struct.unpack_from("=i", self._payload, self._at)
         self._at += 4
         return int(value)

@@ -60,9 +60,9 @@ def sway() -> Iterator[Sway]:
            "HOME": runtime}
     env.pop("WAYLAND_DISPLAY", None)
     env.pop("DISPLAY", None)
-    log = open(os.path.join(runtime, "sway.log"), "wb")
-    process = subprocess.Popen([*_as_unprivileged(), "sway", "--config", config], env=env,
-                               stdout=log, stderr=subprocess.STDOUT)
+    with open(os.path.join(runtime, "sway.log"), "wb") as log:   # Sway keeps its own copy
+        process = subprocess.Popen([*_as_unprivileged(), "sway", "--config", config], env=env,
+                                   stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + START_TIMEOUT_S
     sockets = lambda: [n for n in os.listdir(runtime) if n.startswith("wayland-") and not n.endswith(".lock")]
     while not (os.path.exists(swaysock) and sockets()):
@@ -79,7 +79,6 @@ def sway() -> Iterator[Sway]:
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
-        log.close()
         shutil.rmtree(runtime, ignore_errors=True)
 
 
