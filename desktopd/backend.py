@@ -78,6 +78,14 @@ def check_region(region: Region | None, width: int, height: int) -> Region:
     return (x, y, w, h)
 
 
+def check_typing(text: object, delay_ms: float) -> None:
+    """type_text's arguments, checked before any key goes out (ValueError naming the field)."""
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {type(text).__name__}")
+    if delay_ms < 0:
+        raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+
+
 def backend_errors(name: str) -> BackendErrors:
     if name == "sway":
         from desktopd.sway.desktop import CompositorUnavailable, SwayError, WindowNotFound

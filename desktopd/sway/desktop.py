@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
-from desktopd.backend import Region, check_region
+from desktopd.backend import Region, check_region, check_typing
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
 
 from .clipboard import Clipboard
@@ -254,10 +254,7 @@ class SwayDesktop:
         self.keysym(keysym, down)
 
     def type_text(self, text: str, delay_ms: float = 0) -> None:
-        if not isinstance(text, str):
-            raise ValueError(f"text: expected a string, got {type(text).__name__}")
-        if delay_ms < 0:
-            raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+        check_typing(text, delay_ms)
         keysyms = [char_to_keysym(char) for char in text]
         self._call(lambda s: s.keyboard.type_keysyms(keysyms, delay_ms))
 

@@ -20,6 +20,8 @@ from PIL import Image
 from Xlib import error as xerror
 from Xlib import display as xdisplay  # for annotations
 
+from desktopd.backend import check_typing
+
 from .capture import Capturer, Region
 from .clipboard import Clipboard
 from .connection import open_display
@@ -316,10 +318,7 @@ class Desktop:
         self.keysym(keysym, down)
 
     def type_text(self, text: str, delay_ms: float = 0) -> None:
-        if not isinstance(text, str):
-            raise ValueError(f"text: expected a string, got {type(text).__name__}")
-        if delay_ms < 0:
-            raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+        check_typing(text, delay_ms)
 
         def type_() -> None:
             self._need_xtest()
