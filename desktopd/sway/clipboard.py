@@ -129,10 +129,16 @@ class Clipboard:
             os.close(read_end)
 
     def _set_selection(self, source: Proxy | None) -> None:
+        if source is None:
+            # Clearing an empty selection changes nothing and the compositor says nothing:
+            # a sync is the evidence that it has handled the request.
+            self._device.request(DEVICE_SET_SELECTION, Args().uint(0))
+            self._sync(SET_TIMEOUT_S)
+            return
         with self._lock:
             seen = self._selections
-            self._device.request(DEVICE_SET_SELECTION, Args().uint(source.id if source else 0))
-            # The compositor answers with a selection event: evidence the change took.
+            self._device.request(DEVICE_SET_SELECTION, Args().uint(source.id))
+            # A new source: the compositor answers with a selection event for it.
             if not self._changed.wait_for(lambda: self._selections != seen, SET_TIMEOUT_S):
                 raise WaylandError(f"the compositor did not confirm the clipboard within {SET_TIMEOUT_S:g} s")
 

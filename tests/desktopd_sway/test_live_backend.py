@@ -67,3 +67,10 @@ def test_the_tree_is_swaysown_and_lists_no_window_on_an_empty_desktop(sway_deskt
     assert tree["type"] == "root"
     assert any(node["type"] == "output" and node["rect"]["width"] == WIDTH for node in tree["nodes"])
     assert on(sway_desktop, sway_desktop.windows) == []
+
+
+def test_clearing_an_empty_clipboard_returns_at_once(sway_desktop: SwayDesktop) -> None:
+    # /api/v1/reset clears the clipboard on a fresh desktop: no selection event comes for that.
+    on(sway_desktop, sway_desktop.clipboard_clear)
+    on(sway_desktop, sway_desktop.clipboard_clear)
+    assert on(sway_desktop, sway_desktop.clipboard_get) is None
