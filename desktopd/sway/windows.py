@@ -68,11 +68,18 @@ def describe(node: dict[str, Any], workspace: dict[str, Any] | None, index: int,
 
 
 def window_list(tree: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every window, workspace by workspace; tiled before floating (Sway draws floating on top)."""
+    """Every window, bottom to top as Sway shows them: the scratchpad's (hidden), then the tiled
+    ones, then the floating ones (drawn on top); in the tree's order within each."""
     workspaces = [node["name"] for output in tree.get("nodes", []) for node in output.get("nodes", [])
                   if node.get("type") == "workspace" and node.get("name") != SCRATCHPAD]
-    found = list(_leaves(tree, None))
-    found.sort(key=lambda pair: pair[0].get("type") == "floating_con")
+
+    def layer(pair: tuple[dict, dict | None]) -> int:
+        node, workspace = pair
+        if workspace is not None and workspace.get("name") == SCRATCHPAD:
+            return 0
+        return 2 if node.get("type") == "floating_con" else 1
+
+    found = sorted(_leaves(tree, None), key=layer)
     return [describe(node, ws, i, workspaces) for i, (node, ws) in enumerate(found)]
 
 
