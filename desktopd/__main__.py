@@ -12,7 +12,8 @@ from httpapi.daemon import daemon_main, serve_until_signalled
 async def serve(settings: Settings) -> None:
     def announce(host: str, port: int) -> None:
         # Printed whatever the log level: tests and scripts wait for this line.
-        print(f"desktopd listening on http://{host}:{port} (display {settings.display}, "
+        print(f"desktopd listening on http://{host}:{port} ({settings.backend} display "
+              f"{settings.backend_display}, "
               f"token {'required' if settings.token else 'off'})", file=sys.stderr, flush=True)
 
     await serve_until_signalled(init_app(settings), settings.host, settings.port, announce,

@@ -22,7 +22,8 @@ from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
-from desktopd.xservice import XErrors, XService, real_desktop, real_x_errors
+from desktopd.backend import backend_errors, open_backend
+from desktopd.xservice import XErrors, XService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
 MAX_BODY_BYTES = 16 << 20
@@ -55,8 +56,12 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app[keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))
 
     async def x_context(app: web.Application) -> AsyncIterator[None]:
-        factory = desktop_factory or real_desktop
-        service = XService(factory(settings.display), x_errors or real_x_errors(), settings.display)
+        if desktop_factory is not None:
+            desktop, errors = desktop_factory(settings.display), x_errors or real_x_errors()
+        else:
+            desktop = open_backend(settings.backend, settings.backend_display)
+            errors = x_errors or backend_errors(settings.backend)
+        service = XService(desktop, errors, settings.backend_display)
         app[keys.XSERVICE] = service
         await service.start()  # does not fail when the display is not up yet
         yield

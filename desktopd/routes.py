@@ -153,7 +153,7 @@ ROUTES: list[Route] = [
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
-          "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 502),
+          "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 501, 502),
           success={"application/json": {"schema": recording.RECORDING}},
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),

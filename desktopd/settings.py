@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from desktopd.backend import BACKENDS
 from desktopd.models import TREE_FORMATS
 from desktopd.recording import DEFAULT_RETENTION
 from httpapi.daemon import server_problem, truthy
@@ -55,6 +56,15 @@ class Settings:
     # many bytes together (recording_retention.py); a client deletes its own after download.
     recording_max_age: float = DEFAULT_RETENTION.max_age_s
     recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
+    # Which desktop desktopd drives (desktopd/backend.py): x11 (the display above) or sway (the
+    # Wayland socket below, and Sway's IPC socket from SWAYSOCK or XDG_RUNTIME_DIR).
+    backend: str = "x11"
+    wayland_display: str = "wayland-1"
+
+    @property
+    def backend_display(self) -> str:
+        """The display the backend drives: the X display, or the Wayland socket's name."""
+        return self.wayland_display if self.backend == "sway" else self.display
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -67,6 +77,8 @@ class Settings:
         if self.tree_format not in TREE_FORMATS:
             raise SettingsError(f"DESKTOPD_TREE_FORMAT must be one of {', '.join(TREE_FORMATS)}, "
                                 f"got {self.tree_format!r}")
+        if self.backend not in BACKENDS:
+            raise SettingsError(f"DESKTOPD_BACKEND must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if not self.recording_max_age > 0:
             raise SettingsError(f"DESKTOPD_RECORDING_MAX_AGE must be more than 0 seconds, got {self.recording_max_age!r}")
         if not self.recording_max_bytes > 0:
@@ -128,6 +140,11 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--recording-max-bytes", type=int, default=None,
                         help="bytes all finished recordings may take; the oldest go first, the newest "
                              f"stays (env DESKTOPD_RECORDING_MAX_BYTES; default {DEFAULT_RETENTION.max_bytes})")
+    parser.add_argument("--backend", default=(env.get("DESKTOPD_BACKEND") or "x11").strip().lower(),
+                        help="the desktop to drive: x11 or sway (env DESKTOPD_BACKEND; default x11)")
+    parser.add_argument("--wayland-display", default=env.get("WAYLAND_DISPLAY") or "wayland-1",
+                        help="with --backend sway: the Wayland socket, a name in XDG_RUNTIME_DIR or "
+                             "a path (env WAYLAND_DISPLAY; default wayland-1)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -160,6 +177,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         sidecar_token=sidecar_token,
                         tree_format=args.tree_format, recording_dir=args.recording_dir,
                         recording_max_age=max_age, recording_max_bytes=max_bytes,
+                        backend=args.backend, wayland_display=args.wayland_display,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

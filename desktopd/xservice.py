@@ -1,9 +1,10 @@
-"""The HTTP layer's one door to the X layer.
+"""The HTTP layer's one door to the desktop backend (desktopd/backend.py: X11 or Sway).
 
 Every X call runs on the Desktop's single-thread executor (Xlib is not thread-safe; one worker
 also keeps input events in order), reconnects first when the display went away, and turns the X
 layer's exceptions into the API's JSON errors: DisplayUnavailable -> 503, WindowNotFound -> 404,
-ValueError -> 422 naming the field the caller says it came from.
+ValueError -> 422 naming the field the caller says it came from, Unsupported -> 501 naming the
+backend. (The names say X: the X11 backend came first; the Sway backend runs through the same.)
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from desktopd.backend import BackendErrors, Unsupported, backend_errors
 from httpapi.bounded import within
 from httpapi.errors import ApiError, invalid, not_found, unavailable
 
@@ -26,23 +27,16 @@ T = TypeVar("T")
 CALL_TIMEOUT = 60.0
 
 
-@dataclass(frozen=True)
-class XErrors:
-    """The X layer's exception types (injected so unit tests can use a fake desktop)."""
-
-    unavailable: type[BaseException]
-    window_not_found: type[BaseException]
-    x_error: type[BaseException]
+# The backend's exception types (injected so unit tests can use a fake desktop).
+XErrors = BackendErrors
 
 
 def real_x_errors() -> XErrors:
-    from desktopd.x11.desktop import DisplayUnavailable, WindowNotFound, X11Error
-    return XErrors(DisplayUnavailable, WindowNotFound, X11Error)
+    return backend_errors("x11")
 
 
-def real_desktop(display: str) -> Any:
-    from desktopd.x11.desktop import Desktop
-    return Desktop(display=display)
+def not_supported(exc: Unsupported) -> ApiError:
+    return ApiError(501, "not_supported", str(exc), extra={"backend": exc.backend, "feature": exc.feature})
 
 
 class XService:
@@ -50,6 +44,8 @@ class XService:
         self.desktop = desktop
         self.errors = errors
         self.display = display
+        # "x11" or "sway" (a fake desktop in unit tests says none: it stands in for X11).
+        self.backend: str = getattr(desktop, "backend", "x11")
         executor = getattr(desktop, "executor", None)
         self.executor: concurrent.futures.Executor = executor or concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="desktopd-x11")
@@ -99,6 +95,8 @@ class XService:
                               retry_after=5) from None
         except ApiError:
             raise
+        except Unsupported as exc:
+            raise not_supported(exc) from None
         except self.errors.unavailable as exc:
             raise unavailable(f"X display {self.display} is not available: {exc}",
                               retry_after=1) from None
@@ -106,10 +104,15 @@ class XService:
             raise not_found(str(exc) or "no such window") from None
         except ValueError as exc:
             raise invalid(field or "body", str(exc)) from None
-        except self.errors.x_error as exc:
+        except self.errors.backend_error as exc:
             if not self.connected:
                 raise unavailable(f"X display {self.display} went away: {exc}", retry_after=1) from None
-            raise ApiError(500, "x11_error", f"{type(exc).__name__}: {exc}") from None
+            raise ApiError(500, f"{self.backend}_error", f"{type(exc).__name__}: {exc}") from None
+
+    def require(self, backend: str, feature: str) -> None:
+        """A feature only ``backend`` has: 501 naming this backend on the others."""
+        if self.backend != backend:
+            raise not_supported(Unsupported(self.backend, feature))
 
     async def screen_size(self) -> tuple[int, int]:
         if self.screen is not None and self.connected:

@@ -45,6 +45,7 @@ NATIVE_PACKAGES=(
     # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and
     # scripts/bench_atspi.py (its baseline walks the tree with pyatspi under Debian's python3)
     at-spi2-core python3-dbus-next python3-pyatspi gir1.2-atspi-2.0 mousepad thunar xfce4-appfinder
+    sway xkb-data  # the Sway backend's integration tests (tests/desktopd_sway/)
 )
 # node and npm for scripts/bench_agent.py (Playwright MCP), installed only when missing: a host's
 # own Node.js (e.g. NodeSource's, which brings npm) conflicts with Debian's npm package.

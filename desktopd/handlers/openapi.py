@@ -17,6 +17,7 @@ ERROR_TEXT = {
     409: "Conflicts with the current state (e.g. a recording is already running, or none is)",
     422: "A field is invalid; `field` names it",
     500: "Unexpected error (X protocol error, bug)",
+    501: "The desktop backend (x11 or sway) lacks this feature; `backend` and `feature` name them",
     502: "The application (or ffmpeg, or the sidecar) refused or failed the request",
     503: "The X display is not available (desktopd reconnects when it returns)",
 }

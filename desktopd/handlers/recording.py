@@ -64,6 +64,7 @@ def recorder(request: web.Request) -> ScreenRecorder:
 async def start(request: web.Request) -> web.Response:
     body = await optional_json_body(request, START_BODY)
     xs = xservice(request)
+    xs.require("x11", "screen recording (ffmpeg's x11grab)")
     screen = await xs.screen_size()
     region = parse_region(body["region"]) if body["region"] else (0, 0, screen[0], screen[1])
     check_region(region, screen)

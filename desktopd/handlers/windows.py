@@ -33,6 +33,11 @@ async def tree(request: web.Request) -> web.Response:
     xs = xservice(request)
     tree_format = query(request, TREE_QUERY)["format"] or request.app[keys.SETTINGS].tree_format
 
+    native = getattr(xs.desktop, "native_tree", None)
+    if tree_format == "i3" and native is not None:
+        # Sway's own get_tree: the shape i3tree.py imitates for X11.
+        return web.json_response(await xs.call(lambda desk: desk.native_tree()))
+
     def read(desk):
         wm = desk.window_manager() if hasattr(desk, "window_manager") else None
         return desk.windows(), wm

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from PIL import Image
 from Xlib import X
 
+from desktopd.backend import Region, check_region
+
 from .errors import DisplayUnavailable, X11Error
 from .shm import ShmCapturer, ShmConnectionLost, ShmUnavailable
 
 log = logging.getLogger(__name__)
 
-Region = tuple[int, int, int, int]
 
 
 @dataclass
@@ -87,15 +88,7 @@ class Capturer:
             self._shm = None
 
     def check_region(self, region: Region | None) -> Region:
-        if region is None:
-            return (0, 0, self.width, self.height)
-        x, y, w, h = (int(v) for v in region)
-        if w <= 0 or h <= 0:
-            raise ValueError(f"region: width and height must be positive, got {w}x{h}")
-        if x < 0 or y < 0 or x + w > self.width or y + h > self.height:
-            raise ValueError(f"region: ({x},{y},{w},{h}) is outside the {self.width}x{self.height}"
-                             " screen")
-        return (x, y, w, h)
+        return check_region(region, self.width, self.height)
 
     def grab(self, region: Region | None = None) -> Frame:
         x, y, w, h = self.check_region(region)

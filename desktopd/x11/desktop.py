@@ -20,6 +20,8 @@ from PIL import Image
 from Xlib import error as xerror
 from Xlib import display as xdisplay  # for annotations
 
+from desktopd.backend import check_typing
+
 from .capture import Capturer, Region
 from .clipboard import Clipboard
 from .connection import open_display
@@ -40,6 +42,8 @@ SCRATCH_RESTORE_AFTER_S = 2.0
 
 class Desktop:
     """Drives one X display. Call every method from ``executor`` (one thread, in order)."""
+
+    backend = "x11"
 
     def __init__(self, display: str | None = None, *, use_shm: bool = True) -> None:
         self.display_name = display or os.environ.get("DISPLAY") or ":0"
@@ -314,10 +318,7 @@ class Desktop:
         self.keysym(keysym, down)
 
     def type_text(self, text: str, delay_ms: float = 0) -> None:
-        if not isinstance(text, str):
-            raise ValueError(f"text: expected a string, got {type(text).__name__}")
-        if delay_ms < 0:
-            raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+        check_typing(text, delay_ms)
 
         def type_() -> None:
             self._need_xtest()

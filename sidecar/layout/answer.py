@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from typing import Any
 
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
@@ -14,7 +15,7 @@ from . import axtree, hits, render
 from .axtree import Record
 from .capture import Capture
 from .encoding import NodeList
-from .geometry import Placement, View, viewport_origin
+from .geometry import Placement, View, chromium_on_wayland, viewport_origin
 from .memory import gc_paused
 from .options import LayoutOptions
 from .probe import ProbeResult
@@ -33,7 +34,8 @@ def view_of(probe: ProbeResult, metrics: dict) -> View:
     dpr = probe.device_pixel_ratio
     window = probe.window(float(device_layout.get("clientWidth", 0)),
                           float(device_layout.get("clientHeight", 0)))
-    origin_x, origin_y = viewport_origin(window, dpr / zoom)
+    origin_x, origin_y = viewport_origin(window, dpr / zoom,
+                                         shadow_frame=chromium_on_wayland(os.environ.get("CHROMIUM_FLAGS")))
     layout_x, layout_y = layout_scroll(metrics)     # exact: the layout viewport's are rounded
     return View(layout_x=layout_x, layout_y=layout_y,
                 visual_x=float(visual.get("pageX", 0)), visual_y=float(visual.get("pageY", 0)),

@@ -144,7 +144,8 @@ class WindowMetrics:
     content_height: float
 
 
-def viewport_origin(window: WindowMetrics, device_scale_factor: float) -> tuple[float, float]:
+def viewport_origin(window: WindowMetrics, device_scale_factor: float, *,
+                    shadow_frame: bool = False) -> tuple[float, float]:
     """The content area's top-left corner on the X screen, in screen pixels.
 
     Chromium draws its tab strip and toolbar (and any info bar) above the content and nothing
@@ -155,6 +156,17 @@ def viewport_origin(window: WindowMetrics, device_scale_factor: float) -> tuple[
     outer_width = window.outer_width * device_scale_factor
     outer_height = window.outer_height * device_scale_factor
     side = max(0.0, (outer_width - window.content_width) / 2)
+    if shadow_frame:
+        # Chromium on Wayland (``shadow_frame``) draws its own frame: the outer size includes a
+        # shadow on every side that the compositor places outside the window's rectangle, so the
+        # content starts at the window's left edge and below the UI, the shadow not counted.
+        return (window.screen_x * device_scale_factor,
+                window.screen_y * device_scale_factor + outer_height - 2 * side - window.content_height)
     left = window.screen_x * device_scale_factor + side
     top = window.screen_y * device_scale_factor + outer_height - side - window.content_height
     return left, top
+
+
+def chromium_on_wayland(flags: str | None) -> bool:
+    """Whether CHROMIUM_FLAGS put Chromium on Wayland (the image's DESKTOPD_BACKEND=sway does)."""
+    return "--ozone-platform=wayland" in (flags or "").split()

@@ -41,7 +41,9 @@ def images() -> dict[str, str]:
 # SIDECAR_URLS is a whitespace-separated list: the page is percent-encoded into one data: URL.
 START_PAGE = "data:text/html," + quote(
     "<title>Container start page</title><h1>Container start page</h1>"
-    "<button style='font-size:28px;margin:40px' onclick=\"this.textContent='Clicked'\">Press me</button>")
+    "<button style='font-size:28px;margin:40px' onclick=\"this.textContent='Clicked'\">Press me</button>"
+    "<input aria-label='Typing' style='font-size:28px;margin:40px;width:600px' "
+    "oninput=\"document.title='typed:'+this.value\">")
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +56,19 @@ def desktop(images: dict[str, str]) -> Iterator[Desktop]:
         remove(tc)
 
 
-@pytest.fixture(scope="module")
-def chromium_desktop(images: dict[str, str]) -> Iterator[Desktop]:
-    """The Chromium image showing START_PAGE, with a token."""
+def chromium_container(images: dict[str, str], backend: str = "x11") -> Iterator[Desktop]:
+    """The Chromium image showing START_PAGE, with a token, on the given desktop backend."""
     tc, running = start_desktop(images["chromium"], ports=(8080, 8122, 6080, 5900),
-                                env={"SIDECAR_URLS": START_PAGE, "WIDTH": "1280", "HEIGHT": "800"})
+                                env={"SIDECAR_URLS": START_PAGE, "WIDTH": "1280", "HEIGHT": "800",
+                                     "DESKTOPD_BACKEND": backend})
     try:
         yield running
     finally:
         remove(tc)
+
+
+@pytest.fixture(scope="module")
+def chromium_desktop(images: dict[str, str]) -> Iterator[Desktop]:
+    """The Chromium image showing START_PAGE, with a token (X11; test_chromium_image.py runs its
+    tests on both backends)."""
+    yield from chromium_container(images)

@@ -1,17 +1,26 @@
 """The Chromium image's agent surfaces: POST /playwright runs the image's pinned Playwright
 (from the host's wheelhouse or PyPI) against its own visible Chromium; /cdp and /mcp answer
-from the host through the published port with the token."""
+from the host through the published port with the token. On both desktop backends (Chromium on
+X11, and on Wayland under Sway)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import httpx
+import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
+from .conftest import chromium_container
 from .support import Desktop
+
+
+@pytest.fixture(scope="module", params=["x11", "sway"])
+def chromium_desktop(images: dict[str, str], request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    yield from chromium_container(images, request.param)
 
 
 def test_playwright_code_runs_in_the_image_against_its_browser(chromium_desktop: Desktop) -> None:

@@ -1,13 +1,26 @@
 """The Chromium image: desktopd and the sidecar healthy, the start page in /layout, a click through
-desktopd at a node's screen bounds reaching the page, and a killed Chromium restarted and reported."""
+desktopd at a node's screen bounds reaching the page, and a killed Chromium restarted and reported.
+
+Every test runs on both desktop backends (DESKTOPD_BACKEND x11 and sway: Xvfb + XFCE, or Sway
+with Chromium on Wayland): one API, the same answers."""
 
 from __future__ import annotations
 
+import io
 import time
+from collections.abc import Iterator
 
+import pytest
 import requests
+from PIL import Image
 
+from .conftest import chromium_container
 from .support import Desktop, NotReady
+
+
+@pytest.fixture(scope="module", params=["x11", "sway"])
+def chromium_desktop(images: dict[str, str], request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    yield from chromium_container(images, request.param)
 
 
 def layout_nodes(desktop: Desktop, **params: str) -> tuple[dict, list[dict]]:
@@ -103,3 +116,76 @@ def test_killed_chromium_is_restarted_and_reported(chromium_desktop: Desktop) ->
     # The restarted browser shows the start page again.
     wait_for("the start page after the restart",
              lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Press me", chromium_desktop)
+
+
+def test_screenshots_are_the_screen_in_png_and_jpeg(chromium_desktop: Desktop) -> None:
+    for fmt, kind in (("png", "PNG"), ("jpeg", "JPEG")):
+        response = chromium_desktop.get(8080, "/api/v1/screenshot", params={"format": fmt})
+        assert response.status_code == 200, response.text
+        image = Image.open(io.BytesIO(response.content))
+        assert (image.format, image.size) == (kind, (1280, 800))
+
+
+def textbox(desktop: Desktop) -> dict | None:
+    _tab, nodes = layout_nodes(desktop, roles="textbox")
+    boxes = [n for n in nodes if n["role"]["value"] == "textbox"]
+    return boxes[0] if boxes else None
+
+
+def window_titles(desktop: Desktop) -> list[str]:
+    return [w["title"] for w in desktop.get(8080, "/api/v1/tree").json()["windows"]]
+
+
+def test_a_tap_just_inside_a_boxs_corner_focuses_it_and_text_arrives_exactly(chromium_desktop: Desktop) -> None:
+    """Screen bounds exact to the pixel: 3 px inside the input's bottom-right corner (a box off
+    by a few pixels misses it), then Unicode text typed into it, read back from the window title."""
+    box = wait_for("the input in /layout", lambda: textbox(chromium_desktop), chromium_desktop)["screen"]["borderBox"]
+    x, y = int(box["x"] + box["width"]) - 3, int(box["y"] + box["height"]) - 3
+    response = chromium_desktop.post(8080, "/api/v1/tablet", {"action": "tap", "x": x, "y": y})
+    assert response.status_code == 200, response.text
+    text = "Grüße, ☺ Ωμέγα"
+    response = chromium_desktop.post(8080, "/api/v1/keyboard", {"text": text})
+    assert response.status_code == 200, response.text
+    wait_for(f"typed:{text} as the window title after a tap at ({x}, {y}) in {box}",
+             lambda: any(t.startswith(f"typed:{text}") for t in window_titles(chromium_desktop)),
+             chromium_desktop, timeout=20)
+
+
+def test_the_clipboard_goes_round(chromium_desktop: Desktop) -> None:
+    response = requests.put(chromium_desktop.url(8080, "/api/v1/clipboard"), json={"text": "pasted ☺"},
+                            headers=chromium_desktop.headers(), timeout=20)
+    assert response.status_code == 200, response.text
+    assert chromium_desktop.get(8080, "/api/v1/clipboard").json() == {"text": "pasted ☺", "empty": False}
+
+
+def test_the_i3_tree_holds_chromiums_window(chromium_desktop: Desktop) -> None:
+    tree = chromium_desktop.get(8080, "/api/v1/tree", params={"format": "i3"}).json()
+    assert tree["type"] == "root"
+
+    def leaves(node: dict) -> Iterator[dict]:
+        children = [*node.get("nodes", []), *node.get("floating_nodes", [])]
+        if not children and node.get("type") in ("con", "floating_con"):
+            yield node
+        for child in children:
+            yield from leaves(child)
+
+    names = [str(leaf.get("app_id") or (leaf.get("window_properties") or {}).get("class")).lower()
+             for leaf in leaves(tree)]
+    assert any("chromium" in name for name in names), names
+
+
+def test_novnc_asks_the_vnc_password_where_the_vnc_server_cannot(chromium_desktop: Desktop) -> None:
+    """x11vnc checks the password itself; bookworm's wayvnc only inside TLS, which noVNC lacks, so
+    on Sway noVNC's web server asks it (HTTP basic auth) and wayvnc listens on loopback only."""
+    backend = chromium_desktop.get(8080, "/health").json()["x"].get("backend", "x11")
+    page = chromium_desktop.url(6080, "/vnc.html")
+    if backend == "sway":
+        assert requests.get(page, timeout=10).status_code == 401
+        assert requests.get(page, auth=("desktop", "wrong"), timeout=10).status_code == 401
+        assert requests.get(page, auth=("desktop", chromium_desktop.vnc_password), timeout=10).status_code == 200
+        _code, listening = chromium_desktop.exec_in("cat", "/proc/net/tcp")
+        vnc = [line.split()[1] for line in listening.splitlines()[1:]
+               if line.split()[1].endswith(":170C") and line.split()[3] == "0A"]   # 5900, LISTEN
+        assert vnc == ["0100007F:170C"], vnc   # 127.0.0.1 only
+    else:
+        assert requests.get(page, timeout=10).status_code == 200

@@ -156,17 +156,20 @@ def test_generated_secrets_are_printed_and_enforced_when_none_given(images: dict
 
 
 @pytest.mark.timeout(600)
-def test_killing_xvfb_stops_the_container_non_zero(images: dict[str, str]) -> None:
-    tc, running = start_desktop(images["desktop"], ports=(8080,))
+@pytest.mark.parametrize(("backend", "display_server", "program"), [("x11", "Xvfb", "xvfb"),
+                                                                    ("sway", "sway", "sway")])
+def test_killing_the_display_server_stops_the_container_non_zero(
+        images: dict[str, str], backend: str, display_server: str, program: str) -> None:
+    tc, running = start_desktop(images["desktop"], ports=(8080,), env={"DESKTOPD_BACKEND": backend})
     try:
-        code, pid = running.exec_in("pgrep", "-x", "Xvfb")
+        code, pid = running.exec_in("pgrep", "-x", display_server)
         assert code == 0, pid
         code, output = running.exec_in("kill", "-9", pid.strip())
         assert code == 0, output
         exit_code = wait_exit(running.container, timeout=120)
         logs = running.logs()
         assert exit_code != 0, logs
-        assert "xvfb" in logs.lower() and "stopped because" in logs, logs
+        assert f"{program} exited" in logs.lower() and "stopped because" in logs, logs
     finally:
         remove(tc)
 

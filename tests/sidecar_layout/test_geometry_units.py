@@ -4,7 +4,7 @@ visibility inside frame clips, content boxes."""
 from __future__ import annotations
 
 
-from sidecar.layout.geometry import Placement, Rect, WindowMetrics, viewport_origin
+from sidecar.layout.geometry import Placement, Rect, WindowMetrics, chromium_on_wayland, viewport_origin
 
 from .unit_inputs import _view
 
@@ -52,3 +52,17 @@ def test_content_box_insets_and_never_negative():
     assert content_box(20, 20, 100, 40, (5, 7, 5, 7)) == (27, 25, 86, 30)
     assert content_box(0, 0, 10, 10, (8, 8, 8, 8)) == (8, 8, 0.0, 0.0)
     assert content_box(1, 2, 3, 4, None) == (1, 2, 3, 4)
+
+
+def test_viewport_origin_on_wayland_leaves_out_chromiums_shadow_frame():
+    # Measured in the Sway image: a 1280x800 tiled window reports outer 1300x820 (a 10 px shadow
+    # on every side, outside the window) around a 1280x713 content area drawn at (0, 87).
+    window = WindowMetrics(screen_x=0, screen_y=0, outer_width=1300, outer_height=820,
+                           content_width=1280, content_height=713)
+    assert viewport_origin(window, 1.0, shadow_frame=True) == (0, 87)
+    assert viewport_origin(window, 1.0) == (10, 97)   # the X11 reading of the same numbers
+
+
+def test_chromium_on_wayland_is_read_from_its_flags():
+    assert chromium_on_wayland("--ozone-platform=wayland --foo")
+    assert not chromium_on_wayland(None) and not chromium_on_wayland("--ozone-platform=x11")

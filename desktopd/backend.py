@@ -1,0 +1,109 @@
+"""The one interface desktopd's handlers drive a desktop through, and the choice of backend.
+
+Two backends implement it: X11 (desktopd/x11/desktop.py: Xvfb, XTEST, MIT-SHM) and Sway
+(desktopd/sway/desktop.py: Wayland protocols and Sway's IPC). Neither knows the other; handlers
+know only this module's ``Backend``. What a backend cannot do raises ``Unsupported``, which the
+HTTP layer answers with 501 naming the backend."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from PIL import Image
+
+Region = tuple[int, int, int, int]
+BACKENDS = ("x11", "sway")
+
+
+class Unsupported(Exception):
+    """A feature this backend does not have (HTTP 501)."""
+
+    def __init__(self, backend: str, feature: str) -> None:
+        super().__init__(f"{feature} is not available on the {backend} backend")
+        self.backend = backend
+        self.feature = feature
+
+
+class Backend(Protocol):
+    """What the handlers call, always on ``executor`` (one thread: input stays in order)."""
+
+    @property
+    def executor(self) -> concurrent.futures.Executor: ...
+
+    def ensure_connected(self) -> None: ...
+    def close(self) -> None: ...
+    def screen_size(self) -> tuple[int, int]: ...
+    def info(self) -> dict[str, Any]: ...
+    def capture(self, region: Region | None = None, cursor: bool = False) -> Image.Image: ...
+    def capture_raw(self, region: Region | None = None, cursor: bool = False) -> tuple[bytes, int, int]: ...
+    def pointer_position(self) -> tuple[int, int]: ...
+    def pointer_move(self, x: int, y: int) -> None: ...
+    def pointer_button(self, button: int, down: bool) -> None: ...
+    def scroll(self, dx: int, dy: int) -> None: ...
+    def parse_key_name(self, name: str) -> int: ...
+    def keysym(self, keysym: int, down: bool) -> None: ...
+    def key(self, name: str, down: bool) -> None: ...
+    def type_text(self, text: str, delay_ms: float = 0) -> None: ...
+    def release_all_input(self) -> None: ...
+    def windows(self) -> list[dict[str, Any]]: ...
+    def window(self, window_id: int) -> dict[str, Any]: ...
+    def window_manager(self) -> dict[str, Any]: ...
+    def window_action(self, window_id: int, action: str, **params: Any) -> dict[str, Any]: ...
+    def clipboard_get(self, timeout: float = 2.0) -> str | None: ...
+    def clipboard_set(self, text: str) -> None: ...
+    def clipboard_clear(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BackendErrors:
+    """A backend's exception types: display gone (503), no such window (404), other (500)."""
+
+    unavailable: type[BaseException]
+    window_not_found: type[BaseException]
+    backend_error: type[BaseException]
+
+
+def check_region(region: Region | None, width: int, height: int) -> Region:
+    """The region as integers, or the whole screen; ValueError naming ``region`` when it is
+    empty or reaches outside the screen."""
+    if region is None:
+        return (0, 0, width, height)
+    x, y, w, h = (int(v) for v in region)
+    if w <= 0 or h <= 0:
+        raise ValueError(f"region: width and height must be positive, got {w}x{h}")
+    if x < 0 or y < 0 or x + w > width or y + h > height:
+        raise ValueError(f"region: ({x},{y},{w},{h}) is outside the {width}x{height} screen")
+    return (x, y, w, h)
+
+
+def check_typing(text: object, delay_ms: float) -> None:
+    """type_text's arguments, checked before any key goes out (ValueError naming the field)."""
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {type(text).__name__}")
+    if delay_ms < 0:
+        raise ValueError(f"delay_ms: must be >= 0, got {delay_ms}")
+
+
+def backend_errors(name: str) -> BackendErrors:
+    if name == "sway":
+        from desktopd.sway.desktop import CompositorUnavailable, SwayError, WindowNotFound
+        return BackendErrors(CompositorUnavailable, WindowNotFound, SwayError)
+    if name == "x11":
+        from desktopd.x11.desktop import DisplayUnavailable, X11Error
+        from desktopd.x11.desktop import WindowNotFound as XWindowNotFound
+        return BackendErrors(DisplayUnavailable, XWindowNotFound, X11Error)
+    raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")
+
+
+def open_backend(name: str, display: str) -> Backend:
+    """The backend called ``name`` for ``display`` (an X display, or a Wayland socket name);
+    it connects lazily, on its executor."""
+    if name == "sway":
+        from desktopd.sway.desktop import SwayDesktop
+        return SwayDesktop(display)
+    if name == "x11":
+        from desktopd.x11.desktop import Desktop
+        return Desktop(display=display)
+    raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")
