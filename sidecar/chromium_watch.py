@@ -28,6 +28,7 @@ from .layout.service import LayoutService
 from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
 from .settings import Settings
+from .state.graceful import close_gracefully
 from .state.profiles import Profile, ProfileStore, ThrowawayProfile
 from .window_geometry import default_window_size
 
@@ -115,6 +116,8 @@ class ChromiumSupervisor:
             except asyncio.CancelledError:
                 pass
             self._task = None
+        if self.profile is not None and self.profile.name is not None:
+            await close_gracefully(self.conn, self.chromium, self.settings.cdp_timeout)
         await self._teardown()
 
     # -- what the HTTP layer sees --------------------------------------------------------------

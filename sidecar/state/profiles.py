@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shutil
 import stat
 from dataclasses import dataclass
 from typing import Protocol
 
+from httpapi.profile_names import PROFILE_NAME_PATTERN as NAME_PATTERN
+from httpapi.profile_names import profile_name_problem as name_problem
+
 LOCK_FILE = "desktopd-profile.lock"
 # Chromium's ProcessSingleton files in a user-data dir.
 SINGLETON_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-_NAME = re.compile(NAME_PATTERN)
 
 
 class ProfileError(Exception):
@@ -52,14 +52,6 @@ class Profile(Protocol):
     def name(self) -> str | None: ...
 
     def release(self) -> None: ...
-
-
-def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a profile, or None."""
-    if not _NAME.match(name) or name in (".", ".."):
-        return ("expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit, "
-                f"got {name!r}")
-    return None
 
 
 @dataclass
