@@ -68,6 +68,9 @@ class HarCapture:
     body_bytes: int = 0
     _seq: itertools.count = field(default_factory=lambda: itertools.count(1))
     _live: dict[str, Exchange] = field(default_factory=dict)        # by requestId
+    # Every hop of each requestId in order: the ExtraInfo events (the headers that went over the
+    # wire, Set-Cookie among them) may come after the hop finished, or before it began.
+    _hops: dict[str, list[Exchange]] = field(default_factory=dict)
     _exchanges: list[Exchange] = field(default_factory=list)        # in start order
     _pages: list[_Page] = field(default_factory=list)
     _current_page: dict[str, _Page] = field(default_factory=dict)   # by tab
@@ -96,6 +99,8 @@ class HarCapture:
             self.tabs.discard(tab)
         taken = [e for e in self._exchanges if e.tab == tab]
         self._exchanges = [e for e in self._exchanges if e.tab != tab]
+        for exchange in taken:
+            self._hops.pop(exchange.request_id, None)
         return taken
 
     @property
@@ -183,10 +188,14 @@ class HarCapture:
         if extra is not None:
             exchange.request_headers = extra.get("headers")
         self._live[request_id] = exchange
+        self._hops.setdefault(request_id, []).append(exchange)
         self._exchanges.append(exchange)
 
+    def _first_hop(self, request_id: str, without: str) -> Exchange | None:
+        return next((hop for hop in self._hops.get(request_id, ()) if getattr(hop, without) is None), None)
+
     def _on_request_extra(self, params: dict, session_id: str | None) -> None:
-        exchange = self._live.get(params.get("requestId", ""))
+        exchange = self._first_hop(params.get("requestId", ""), "request_headers")
         if exchange is not None:
             exchange.request_headers = params.get("headers")
         elif self._tab(session_id) is not None and len(self._pending_extra) < 1000:
@@ -198,8 +207,8 @@ class HarCapture:
             exchange.response = params["response"]
 
     def _on_response_extra(self, params: dict, _session_id: str | None) -> None:
-        exchange = self._live.get(params.get("requestId", ""))
-        if exchange is not None and exchange.response_headers is None:
+        exchange = self._first_hop(params.get("requestId", ""), "response_headers")
+        if exchange is not None:
             exchange.response_headers = params.get("headers")
 
     def _on_data(self, params: dict, _session_id: str | None) -> None:
