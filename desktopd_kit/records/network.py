@@ -49,6 +49,10 @@ class NetworkLog:
         except DesktopError as error:
             self.error = f"the HAR capture did not start: {error}"
 
+    def begin_step(self) -> None:
+        """Just before an action: the requests so far belong to no step (the HAR has them)."""
+        self.step_requests()
+
     def step_requests(self) -> list[dict] | None:
         """The requests that started since the previous call (None when nothing is captured)."""
         if self.error is not None:

@@ -73,6 +73,8 @@ class Recorder:
         """Observes (unless observe() just did), runs ``action`` and writes the step's line."""
         before = self._next or self.observer.observe()
         self._next = None
+        if self.network is not None:
+            self.network.begin_step()
         acted = self.observer.act(action, before, action_format)
         self.total_reward += reward or 0.0
         line = self.writer.write_step(before, acted, reward=reward, terminated=terminated,
