@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
-from .state.profiles import NAME_PATTERN, name_problem
+from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 
 MAX_NODES_LIMIT = 1_000_000
 BOUNDS_SPACES = ("document", "viewport", "screen")
@@ -85,7 +85,7 @@ RESET_BODY = Model("Reset", [
     F("timeout", Number(minimum=5, maximum=300),
       description="Seconds, 5 to 300, for the new Chromium to start and its tabs to load (default: 60); "
                   "504 reset_timeout when they did not."),
-    F("profile", Str(min_length=1, max_length=64, check=name_problem, pattern=NAME_PATTERN),
+    F("profile", Str(min_length=1, max_length=64, check=profile_name_problem, pattern=PROFILE_NAME_PATTERN),
       description="Start Chromium on this named profile (cookies, storage, history, extensions as "
                   "its last browser left them; created when new) under SIDECAR_PROFILES_DIR. "
                   "Default: a fresh throwaway profile. 409 profile_in_use when another browser "

@@ -55,7 +55,7 @@ def _header(headers: dict | None, wanted: str) -> str | None:
     return None
 
 
-def request_cookies(headers: dict | None) -> list[dict[str, object]]:
+def request_cookies(headers: dict | None) -> list[dict[str, str]]:
     cookies = []
     for part in (_header(headers, "cookie") or "").split(";"):
         name, sep, value = part.strip().partition("=")

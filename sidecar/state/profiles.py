@@ -18,8 +18,7 @@ import stat
 from dataclasses import dataclass
 from typing import Protocol
 
-from httpapi.profile_names import PROFILE_NAME_PATTERN as NAME_PATTERN
-from httpapi.profile_names import profile_name_problem as name_problem
+from httpapi.profile_names import profile_name_problem
 
 LOCK_FILE = "desktopd-profile.lock"
 # Chromium's ProcessSingleton files in a user-data dir.
@@ -92,7 +91,7 @@ class ProfileStore:
         if self.root is None:
             raise ProfileError("named profiles are not configured on this sidecar (set "
                                "SIDECAR_PROFILES_DIR / --profiles-dir)", field)
-        problem = name_problem(name)
+        problem = profile_name_problem(name)
         if problem:
             raise ProfileError(f"{field}: {problem}", field)
         return os.path.join(self.root, name)
@@ -123,7 +122,7 @@ class ProfileStore:
         if self.root is None or not os.path.isdir(self.root):
             return []
         return sorted(entry.name for entry in os.scandir(self.root)
-                      if entry.is_dir(follow_symlinks=False) and name_problem(entry.name) is None)
+                      if entry.is_dir(follow_symlinks=False) and profile_name_problem(entry.name) is None)
 
     def describe(self, name: str) -> dict[str, object]:
         path = self._dir(name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
@@ -17,6 +17,7 @@ from httpapi.appkeys import app_key
 from httpapi.bodies import json_body, optional_json_body, query
 from httpapi.errors import invalid
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
+from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.routing import Route
 
 from .. import keys
@@ -24,8 +25,7 @@ from ..cdp.connection import CDPConnection
 from ..cdp.targets import TargetTracker
 from ..errors import ChromiumUnavailable, TabNotFound
 from .har import HarCapture, HarOptions, HarStateError
-from .profiles import NAME_PATTERN, name_problem
-from .storage_state import (SAME_SITE, StorageState, candidate_origins, load_storage_state, origin_of,
+from .storage_state import (SAME_SITE, Cookie, StorageState, candidate_origins, load_storage_state, origin_of,
                             read_storage_state, remember_origins, remembered_origins)
 
 
@@ -163,7 +163,7 @@ async def list_profiles(request: web.Request) -> web.Response:
 
 async def delete_profile(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    problem = name_problem(name)
+    problem = profile_name_problem(name)
     if problem:
         raise invalid("name", problem)
     request.app[keys.SUPERVISOR].profiles.delete(name)
@@ -193,7 +193,8 @@ async def get_storage_state(request: web.Request) -> web.Response:
 
 async def post_storage_state(request: web.Request) -> web.Response:
     body = await json_body(request, STORAGE_STATE)
-    state: StorageState = {"cookies": [{k: v for k, v in c.items() if v is not None} for c in body["cookies"]],
+    state: StorageState = {"cookies": [cast(Cookie, {k: v for k, v in c.items() if v is not None})
+                                       for c in body["cookies"]],
                            "origins": [{"origin": o["origin"].rstrip("/"), "localStorage": o["localStorage"]}
                                        for o in body["origins"]]}
     conn, _tracker = _session(request)
@@ -278,7 +279,7 @@ STATE_ROUTES = [
           description="Profiles are directories under SIDECAR_PROFILES_DIR; POST /reset "
                       "{\"profile\": NAME} starts Chromium on one (creating it)."),
     Route("DELETE", "/profiles/{name}", delete_profile, "Delete a named profile", "state",
-          not_found=True, id_description=PROFILE_NAME, id_pattern=NAME_PATTERN, extra_errors=(409,),
+          not_found=True, id_description=PROFILE_NAME, id_pattern=PROFILE_NAME_PATTERN, extra_errors=(409,),
           uses_x=False, description="409 profile_in_use while a browser runs on it (this one or "
                                     "another sidecar's sharing the directory)."),
     Route("GET", "/storage-state", get_storage_state, "Cookies and localStorage (Playwright's storageState)",

@@ -8,6 +8,8 @@ import asyncio
 import json
 import os
 import stat
+import time
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -27,11 +29,11 @@ def wait_for_title(desktop: Desktop, title: str, timeout: float = 20) -> dict:
         front = next((tab for tab in desktop.tabs() if tab["visible"]), None)
         if front is not None and front["title"] == title:
             return front
-        asyncio.run(asyncio.sleep(0.05))
+        time.sleep(0.05)
     raise AssertionError(f"no tab titled {title!r}: {desktop.tabs()}")
 
 
-def record_a_click(desktop: Desktop, site: HarSite, root) -> tuple[Recorder, list[dict]]:
+def record_a_click(desktop: Desktop, site: HarSite, root: Path) -> tuple[Recorder, list[dict]]:
     desktop.wait_until_healthy(timeout=30)
     with Recorder(desktop, root, network=True, options=ObserveOptions(settle_s=0.2)) as rec:
         desktop.navigate(desktop.tabs()[0]["id"], site.base + "/page")
@@ -45,7 +47,7 @@ def record_a_click(desktop: Desktop, site: HarSite, root) -> tuple[Recorder, lis
     return rec, lines
 
 
-async def test_the_episode_has_network_har_and_steps_name_their_requests(tmp_path):
+async def test_the_episode_has_network_har_and_steps_name_their_requests(tmp_path: Path) -> None:
     site = HarSite()
     await site.start()
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -43,7 +44,7 @@ async def account_title(sidecar: SidecarProcess, site: LoginSite, profile: str |
     return body["tabs"][0]["title"]
 
 
-async def test_a_named_profile_keeps_the_login_and_the_default_does_not(tmp_path, chromium: str) -> None:
+async def test_a_named_profile_keeps_the_login_and_the_default_does_not(tmp_path: Path, chromium: str) -> None:
     site = LoginSite()
     await site.start()
     profiles = str(tmp_path / "profiles")
@@ -125,7 +126,7 @@ async def test_a_named_profile_keeps_the_login_and_the_default_does_not(tmp_path
         await site.stop()
 
 
-async def test_bad_profile_names_and_storage_states_are_422s_naming_the_field(tmp_path, chromium: str) -> None:
+async def test_bad_profile_names_and_storage_states_are_422s_naming_the_field(tmp_path: Path, chromium: str) -> None:
     sidecar = await start_sidecar(str(tmp_path / "profiles"))
     try:
         for name in ("../etc", ".hidden", "a/b", "x" * 65, ""):
