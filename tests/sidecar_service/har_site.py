@@ -10,6 +10,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .local_site import LocalSite
+
 HAR_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "support" / "har12.schema.json").read_text())
 BIG_BYTES = 4096
 PAGE = """<!doctype html><title>loading</title><body><button id=go onclick="ping()">Ping</button><script>
@@ -34,29 +36,18 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
-class HarSite:
+class HarSite(LocalSite):
     def __init__(self) -> None:
-        self.runner: web.AppRunner | None = None
-        self.base = ""
+        super().__init__()
         self.closed = f"http://127.0.0.1:{closed_port()}"
 
-    async def start(self) -> None:
-        app = web.Application()
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/page", self._page)
         app.router.add_get("/api/data", self._data)
         app.router.add_get("/redirect", self._redirect)
         app.router.add_get("/api/final", self._final)
         app.router.add_get("/api/big", self._big)
         app.router.add_post("/api/ping", self._ping)
-        self.runner = web.AppRunner(app)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        self.base = f"http://127.0.0.1:{self.runner.addresses[0][1]}"
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
 
     async def _page(self, _request: web.Request) -> web.Response:
         return web.Response(text=PAGE.format(closed=self.closed), content_type="text/html")

@@ -10,6 +10,8 @@ import secrets
 
 from aiohttp import web
 
+from .local_site import LocalSite
+
 COOKIE = "session"
 LOGIN_FORM = ("<!doctype html><title>login</title><form action=/session method=get>"
               "<input name=user><button>Log in</button></form>")
@@ -22,26 +24,15 @@ document.title = 'logged in';
 </script>"""
 
 
-class LoginSite:
+class LoginSite(LocalSite):
     def __init__(self) -> None:
+        super().__init__()
         self.sessions: dict[str, str] = {}     # session id -> user
-        self.runner: web.AppRunner | None = None
-        self.base = ""
 
-    async def start(self) -> None:
-        app = web.Application()
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/login", self._form)
         app.router.add_get("/session", self._log_in)
         app.router.add_get("/account", self._account)
-        self.runner = web.AppRunner(app)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        self.base = f"http://127.0.0.1:{self.runner.addresses[0][1]}"
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
 
     async def _form(self, _request: web.Request) -> web.Response:
         return web.Response(text=LOGIN_FORM, content_type="text/html")
