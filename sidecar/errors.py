@@ -17,7 +17,7 @@ from httpapi.errors import ApiError
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .state.har import HarStateError
 from .state.profiles import ProfileError, ProfileInUse, ProfileMissing
-from .state.storage_state import CookieRefused
+from .state.storage_state import StateRefused
 
 
 class ChromiumUnavailable(Exception):
@@ -68,7 +68,7 @@ HTTP_FORMS: tuple[tuple[type[BaseException], HttpForm], ...] = (
     (ProfileMissing, HttpForm(404, "profile_not_found")),
     (ProfileInUse, HttpForm(409, "profile_in_use")),
     (ProfileError, HttpForm(422, "invalid_field")),
-    (CookieRefused, HttpForm(422, "invalid_field")),
+    (StateRefused, HttpForm(422, "invalid_field")),
     (HarStateError, HttpForm(409, "har_state")),
     (CDPSessionClosed, HttpForm(409, "tab_closed")),
     (PageChanging, HttpForm(409, "tab_changing")),

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import INVALID_PARAMS, PageTarget
-from .scratch_page import scratch_page
+from .scratch_page import ScratchFailed, scratch_page
 
 ORIGINS_FILE = "desktopd-storage-origins.json"
 SAME_SITE = ("Strict", "Lax", "None")
@@ -153,20 +153,23 @@ async def read_storage_state(conn: CDPConnection, origins: Sequence[str], timeou
     if origins:
         async with scratch_page(conn, timeout) as page:
             for origin in origins:
-                items = await page.evaluate_at(origin, READ_LOCAL_STORAGE)
+                try:
+                    items = await page.evaluate_at(origin, READ_LOCAL_STORAGE)
+                except ScratchFailed:
+                    continue      # an origin Chromium will not open (an unsafe port) has no storage
                 if isinstance(items, list) and items:
                     states.append({"origin": origin, "localStorage": [
                         {"name": str(item["name"]), "value": str(item["value"])} for item in items]})
     return {"cookies": [cookie_from_cdp(cookie) for cookie in cookies], "origins": states}
 
 
-class CookieRefused(ValueError):
-    """Chromium refused a cookie; ``field`` names it (cookies[i]). The ones before it are set."""
+class StateRefused(ValueError):
+    """Chromium refused a part of a storage state; ``field`` names it (cookies[i], origins[i]).
+    What came before it is loaded."""
 
-    def __init__(self, index: int) -> None:
-        super().__init__(f"cookies[{index}]: Chromium refused this cookie (its domain, path, expiry or "
-                         "attributes do not form a cookie it accepts)")
-        self.field = f"cookies[{index}]"
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field}: {why}")
+        self.field = field
 
 
 async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: float) -> None:
@@ -183,7 +186,8 @@ async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: 
         except CDPError as exc:
             if exc.code != INVALID_PARAMS:
                 raise
-            raise CookieRefused(index) from None
+            raise StateRefused(f"cookies[{index}]", "Chromium refused this cookie (its domain, path, expiry "
+                               "or attributes do not form a cookie it accepts)") from None
 
 
 async def load_storage_state(conn: CDPConnection, state: StorageState, timeout: float) -> dict[str, int]:
@@ -194,9 +198,12 @@ async def load_storage_state(conn: CDPConnection, state: StorageState, timeout: 
     items = 0
     if state["origins"]:
         async with scratch_page(conn, timeout) as page:
-            for origin_state in state["origins"]:
+            for index, origin_state in enumerate(state["origins"]):
                 pairs = [[item["name"], item["value"]] for item in origin_state["localStorage"]]
-                await page.evaluate_at(origin_state["origin"],
-                                       f"{json.dumps(pairs)}.forEach(([k, v]) => localStorage.setItem(k, v))")
+                try:
+                    await page.evaluate_at(origin_state["origin"],
+                                           f"{json.dumps(pairs)}.forEach(([k, v]) => localStorage.setItem(k, v))")
+                except ScratchFailed as failed:
+                    raise StateRefused(f"origins[{index}]", str(failed)) from None
                 items += len(pairs)
     return {"cookies": len(state["cookies"]), "origins": len(state["origins"]), "local_storage_items": items}
