@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import sys
 import tempfile
@@ -27,6 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_agent import LISTENING, Child, Ours, button_ref, median, serve_pages  # noqa: E402
 
 READY = re.compile("Chromium ready")
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system) the process has used: the sidecar's own cost, which other
+    processes on a shared machine do not inflate as they do wall-clock times."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * TICK_MS
+
+
 HAR_MODES = {"off": None, "har": {"content": False}, "har+bodies": {"content": True}}
 
 
@@ -62,16 +74,20 @@ async def bench_reset(base: str, http: aiohttp.ClientSession, page: str, runs: i
           f"round trip {median(client['named']) / median(client['throwaway']):.2f}")
 
 
-async def bench_har(base: str, http: aiohttp.ClientSession, ours: Ours, urls: dict[str, str], runs: int) -> None:
-    print(f"\nHAR capture cost, {runs} runs per mode, alternated (medians, ms; ratio to off):")
+async def bench_har(base: str, http: aiohttp.ClientSession, ours: Ours, urls: dict[str, str], runs: int,
+                    pid: int) -> None:
+    print(f"\nHAR capture cost, {runs} runs per mode, alternated (medians, ms; ratio to off; cpu: the "
+          "sidecar's CPU ms over the load, snapshot and click):")
     for label, url in urls.items():
-        times: dict[str, dict[str, list[float]]] = {mode: {"load": [], "snap": [], "click": []} for mode in HAR_MODES}
+        times: dict[str, dict[str, list[float]]] = {mode: {"load": [], "snap": [], "click": [], "cpu": []}
+                                                    for mode in HAR_MODES}
         modes = list(HAR_MODES.items())
         for run in range(runs):
             # Each run in another order: no mode always follows the same one (caches, warm-up).
             for mode, options in modes[run % len(modes):] + modes[:run % len(modes)]:
                 if options is not None:
                     await post(http, base + "/har/start", options)
+                cpu_before = cpu_ms(pid)
                 started = time.perf_counter()
                 await ours.open(url)
                 times[mode]["load"].append((time.perf_counter() - started) * 1000)
@@ -82,11 +98,12 @@ async def bench_har(base: str, http: aiohttp.ClientSession, ours: Ours, urls: di
                 started = time.perf_counter()
                 await ours.click(ref, "cdp")
                 times[mode]["click"].append((time.perf_counter() - started) * 1000)
+                times[mode]["cpu"].append(cpu_ms(pid) - cpu_before)
                 if options is not None:
                     har = await post(http, base + "/har/stop", {})
                     assert har["log"]["entries"], "the capture saw no request of the page load"
         print(f"  {label}:")
-        for what in ("load", "snap", "click"):
+        for what in ("load", "snap", "click", "cpu"):
             off = median(times["off"][what])
             cells = "  ".join(f"{mode} {median(times[mode][what]):7.1f} ({median(times[mode][what]) / off:.2f})"
                               for mode in HAR_MODES)
@@ -110,7 +127,7 @@ async def main() -> int:
             first = next(iter(urls.values()))
             await bench_reset(base, http, first, args.runs)
             await post(http, base + "/reset", {"urls": ["about:blank"]})
-            await bench_har(base, http, Ours(base, http, visible=False), urls, args.runs)
+            await bench_har(base, http, Ours(base, http, visible=False), urls, args.runs, sidecar.process.pid)
     finally:
         sidecar.stop()
         await runner.cleanup()

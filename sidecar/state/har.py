@@ -10,6 +10,7 @@ reset ends what it can see (said in the log's comment)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import logging
 from collections.abc import Callable
@@ -256,10 +257,11 @@ class HarCapture:
             exchange.body = {"comment": f"body not available: {exc.message}"}
             return
         text = reply.get("body", "")
-        size = len(text) * 3 // 4 if reply.get("base64Encoded") else len(text.encode())
+        size = len(base64.b64decode(text)) if reply.get("base64Encoded") else len(text.encode())
         if size > self.options.max_body_bytes:
             exchange.body = {"comment": f"body of {size} bytes not kept (max_body_bytes "
                                         f"{self.options.max_body_bytes})"}
             return
         self.body_bytes += size
+        exchange.decoded_length = size          # what the page got (dataReceived can miss a cached body)
         exchange.body = {"text": text, **({"encoding": "base64"} if reply.get("base64Encoded") else {})}
