@@ -144,3 +144,41 @@ async def test_bad_profile_names_and_storage_states_are_422s_naming_the_field(tm
         assert not os.path.exists(tmp_path / "profiles")    # nothing was created for them
     finally:
         await sidecar.stop()
+
+
+async def test_storage_state_goes_both_ways_with_playwright(tmp_path: Path, chromium: str) -> None:
+    """Playwright's own storageState loads here, and ours loads into a Playwright context: the
+    format is Playwright's, field for field (its newer versions' fields included)."""
+    from playwright.async_api import async_playwright
+
+    site = LoginSite()
+    await site.start()
+    sidecar = await start_sidecar(str(tmp_path / "profiles"))
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            try:
+                theirs = await browser.new_context()
+                page = await theirs.new_page()
+                await page.goto(site.base + "/session?user=bob")
+                status, loaded = await sidecar.request("POST", "/storage-state", json=await theirs.storage_state(),
+                                                       **auth())
+                assert status == 200, loaded
+                _, tabs = await sidecar.get("/tabs", **auth())
+                await sidecar.request("POST", f"/tabs/{tabs[0]['id']}/navigate", json={"url": site.base + "/account"},
+                                      **auth())
+                _, tabs = await sidecar.get("/tabs", **auth())
+                assert tabs[0]["title"] == "cookie=bob storage=bob"
+
+                status, ours = await sidecar.get("/storage-state", **auth())
+                assert status == 200, ours
+                mine = await browser.new_context(storage_state=ours)
+                page = await mine.new_page()
+                await page.goto(site.base + "/account")
+                assert await page.title() == "cookie=bob storage=bob"
+                assert await mine.storage_state() == ours
+            finally:
+                await browser.close()
+    finally:
+        await sidecar.stop()
+        await site.stop()
