@@ -101,7 +101,12 @@ class ChromiumSupervisor:
                 lease = current          # its lock is ours already
             else:
                 lease = self.profiles.lease(profile)
-            await self._stop_browser()
+            try:
+                await self._stop_browser()
+            except BaseException:
+                if lease is not current:
+                    lease.release()      # never hold a profile no browser runs on
+                raise
             if current is not None and current is not lease:
                 current.release()
             self.profile = lease
