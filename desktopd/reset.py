@@ -61,9 +61,12 @@ class SidecarClient:
     url: str
     token: str | None
 
-    async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S) -> dict[str, Any]:
+    async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S,
+                    profile: str | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        body = {"urls": urls} if urls is not None else {}
+        body: dict[str, Any] = {"urls": urls} if urls is not None else {}
+        if profile is not None:
+            body["profile"] = profile
         try:
             async with aiohttp.ClientSession() as session:
                 async with session.post(self.url.rstrip("/") + "/reset", json=body, headers=headers,
@@ -79,6 +82,8 @@ class SidecarClient:
         if resp.status != 200:
             if resp.status in (403, 422) and isinstance(answer, dict) and answer.get("field"):
                 raise ApiError(422, "invalid_field", answer.get("detail"), field=answer["field"])
+            if resp.status == 409 and isinstance(answer, dict) and answer.get("error") == "profile_in_use":
+                raise ApiError(409, "profile_in_use", answer.get("detail"), field="profile")
             raise ApiError(502, "sidecar_reset_failed", {"status": resp.status, "answer": answer})
         return answer
 

@@ -177,7 +177,7 @@ ROUTES: list[Route] = [
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
     Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
-          body=reset.RESET_BODY, body_optional=True, extra_errors=(502,),
+          body=reset.RESET_BODY, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},
           description="Closes other applications' windows, releases held input, empties the "
                       "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "

@@ -289,14 +289,16 @@ class DesktopApi:
 
     def reset(self, urls: Sequence[str] | None = None, *, close_windows: bool | None = None,
               keep: Sequence[str] | None = None, clear_clipboard: bool | None = None,
-              pointer: tuple[int, int] | None = None, browser: bool | None = None) -> dict:
+              pointer: tuple[int, int] | None = None, browser: bool | None = None,
+              profile: str | None = None) -> dict:
         """Puts the desktop back for a new episode: input released, other windows closed (but
         ``keep`` WM_CLASS names), clipboard emptied, pointer homed, and, when desktopd knows its
-        sidecar, Chromium restarted on a fresh profile with ``urls`` (default: its start pages)."""
+        sidecar, Chromium restarted with ``urls`` (default: its start pages) on a fresh profile,
+        or on the named ``profile`` as its last browser left it (logged in, say)."""
         return self._call(Call("desktopd", "POST", "/api/v1/reset", json_reply, json=body(
             urls=list(urls) if urls is not None else None, close_windows=close_windows,
             keep=list(keep) if keep is not None else None, clear_clipboard=clear_clipboard,
-            pointer=list(pointer) if pointer is not None else None, browser=browser),
+            pointer=list(pointer) if pointer is not None else None, browser=browser, profile=profile),
             extra_timeout=120.0))
 
     # -- sidecar: the browser ---------------------------------------------------------------
@@ -343,6 +345,39 @@ class DesktopApi:
 
     def sidecar_openapi(self) -> dict:
         return self._call(Call("sidecar", "GET", "/openapi.json", json_reply))
+
+    # -- sidecar: lasting browser state -----------------------------------------------------
+    def profiles(self) -> dict:
+        """{"profiles": [{"name", "in_use", "bytes", "modified"}], "current": name or None}"""
+        return self._call(Call("sidecar", "GET", "/profiles", json_reply))
+
+    def delete_profile(self, name: str) -> dict:
+        return self._call(Call("sidecar", "DELETE", f"/profiles/{_path_segment(name)}", json_reply))
+
+    def storage_state(self, origins: Sequence[str] = ()) -> dict:
+        """Cookies and localStorage in Playwright's storageState format (secrets: keep private)."""
+        return self._call(Call("sidecar", "GET", "/storage-state", json_reply,
+                               params=query(origins=",".join(origins) or None), extra_timeout=30.0))
+
+    def load_storage_state(self, state: Mapping[str, JSON]) -> dict:
+        """Loads a storageState (from storage_state(), a file, or Playwright) into the browser."""
+        return self._call(Call("sidecar", "POST", "/storage-state", json_reply, json=dict(state),
+                               extra_timeout=30.0))
+
+    def har_start(self, *, tab: str | None = None, content: bool | None = None,
+                  max_body_bytes: int | None = None) -> dict:
+        """Starts capturing every tab's requests (or one more ``tab``'s) as HAR."""
+        return self._call(Call("sidecar", "POST", "/har/start", json_reply,
+                               json=body(tab=tab, content=content, max_body_bytes=max_body_bytes)))
+
+    def har_stop(self, *, tab: str | None = None) -> dict:
+        """Stops the capture (or only ``tab``'s) and returns it as HAR 1.2."""
+        return self._call(Call("sidecar", "POST", "/har/stop", json_reply, json=body(tab=tab),
+                               extra_timeout=10.0))
+
+    def har(self, *, since: int = 0) -> dict:
+        """The running capture's entries from ``since`` (an entry's _seq) on, and ``next``."""
+        return self._call(Call("sidecar", "GET", "/har", json_reply, params=query(since=since)))
 
 
 def healthy(desktopd: dict, sidecar: dict | None) -> bool:

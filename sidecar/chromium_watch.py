@@ -28,6 +28,8 @@ from .layout.service import LayoutService
 from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
 from .settings import Settings
+from .state.graceful import close_gracefully
+from .state.profiles import Profile, ProfileStore, ThrowawayProfile
 from .window_geometry import default_window_size
 
 log = logging.getLogger(__name__)
@@ -63,7 +65,9 @@ class ChromiumSupervisor:
         self.last_error: str | None = None
         self._failed_once = False
         self._ever_ok = False
-        self._user_data_dir: str | None = None
+        # The user-data dir Chromium runs on: a throwaway one, or a named profile it leased.
+        self.profiles = ProfileStore(settings.profiles_dir)
+        self.profile: Profile | None = None
         self._task: asyncio.Task | None = None
         self._state_changed = asyncio.Event()
         # What a (re)launch opens: the configured URLs until a reset names others.
@@ -75,23 +79,37 @@ class ChromiumSupervisor:
     async def start(self) -> None:
         """Begin launching in the background; returns at once (health says ``starting``)."""
         _remove_stale_profiles()
-        self._user_data_dir = _new_profile()
+        self.profile = ThrowawayProfile(_new_profile())
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
         await self._stop_browser()
-        if self._user_data_dir is not None:
-            shutil.rmtree(self._user_data_dir, ignore_errors=True)
-            self._user_data_dir = None
+        if self.profile is not None:
+            self.profile.release()
+            self.profile = None
 
-    async def reset(self, urls: tuple[str, ...]) -> None:
-        """A new Chromium on a FRESH profile (no cookies, storage, history) opening ``urls``,
-        which later restarts open too. Returns once it is launching; wait_until("ok") follows."""
+    async def reset(self, urls: tuple[str, ...], profile: str | None = None) -> None:
+        """A new Chromium opening ``urls`` (which later restarts open too), on a FRESH profile
+        (no cookies, storage, history) or on the named ``profile`` as its last browser left it.
+        A profile another browser holds raises ProfileInUse before anything stops. Returns once
+        it is launching; wait_until("ok") follows."""
         async with self._reset_lock:
-            await self._stop_browser()
-            if self._user_data_dir is not None:
-                shutil.rmtree(self._user_data_dir, ignore_errors=True)
-            self._user_data_dir = _new_profile()
+            current = self.profile
+            if profile is None:
+                lease: Profile = ThrowawayProfile(_new_profile())
+            elif current is not None and current.name == profile:
+                lease = current          # its lock is ours already
+            else:
+                lease = self.profiles.lease(profile)
+            try:
+                await self._stop_browser()
+            except BaseException:
+                if lease is not current:
+                    lease.release()      # never hold a profile no browser runs on
+                raise
+            if current is not None and current is not lease:
+                current.release()
+            self.profile = lease
             self.start_urls = tuple(urls)
             self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -103,6 +121,8 @@ class ChromiumSupervisor:
             except asyncio.CancelledError:
                 pass
             self._task = None
+        if self.profile is not None and self.profile.name is not None:
+            await close_gracefully(self.conn, self.chromium, self.settings.cdp_timeout)
         await self._teardown()
 
     # -- what the HTTP layer sees --------------------------------------------------------------
@@ -172,6 +192,7 @@ class ChromiumSupervisor:
             "reconnects": self.reconnects,
             "last_error": self.last_error,
             "headless": self.settings.headless,
+            "profile": self.profile.name if self.profile is not None else None,
         }
         if tracker is not None:
             body["crashed_tabs"] = [page.target_id for page in tracker.pages() if page.crashed]
@@ -247,14 +268,14 @@ class ChromiumSupervisor:
             self.restarts += 1
 
     async def _launch(self) -> None:
-        if self._user_data_dir is None:
+        if self.profile is None:
             raise LaunchError("the supervisor was not started")
         if self.window_size is None:
             # Asked at each launch until known: the display may come up after the sidecar.
             self.window_size = await self._resolve_window_size()
         first_url = self.start_urls[0] if self.start_urls else None
         self.chromium = await launch(self.settings.launch_options(self.window_size),
-                                     self._user_data_dir, first_url)
+                                     self.profile.path, first_url)
 
     async def _connect(self) -> None:
         chromium = self.chromium

@@ -15,6 +15,9 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from .cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from .state.har import HarStateError
+from .state.profiles import ProfileError, ProfileInUse, ProfileMissing
+from .state.storage_state import StateRefused
 
 
 class ChromiumUnavailable(Exception):
@@ -62,6 +65,11 @@ class HttpForm:
 # Most specific first (CDPTimeout, CDPDisconnected and CDPSessionClosed are CDPErrors).
 HTTP_FORMS: tuple[tuple[type[BaseException], HttpForm], ...] = (
     (TabNotFound, HttpForm(404, "tab_not_found")),
+    (ProfileMissing, HttpForm(404, "profile_not_found")),
+    (ProfileInUse, HttpForm(409, "profile_in_use")),
+    (ProfileError, HttpForm(422, "invalid_field")),
+    (StateRefused, HttpForm(422, "invalid_field")),
+    (HarStateError, HttpForm(409, "har_state")),
     (CDPSessionClosed, HttpForm(409, "tab_closed")),
     (PageChanging, HttpForm(409, "tab_changing")),
     (ChromiumUnavailable, HttpForm(503, "chromium_unavailable", retry_after=1)),

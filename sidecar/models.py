@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 
+from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
+
 MAX_NODES_LIMIT = 1_000_000
 BOUNDS_SPACES = ("document", "viewport", "screen")
 TAB_ORDERS = ("front", "strip")
@@ -83,6 +85,11 @@ RESET_BODY = Model("Reset", [
     F("timeout", Number(minimum=5, maximum=300),
       description="Seconds, 5 to 300, for the new Chromium to start and its tabs to load (default: 60); "
                   "504 reset_timeout when they did not."),
+    F("profile", Str(min_length=1, max_length=64, check=profile_name_problem, pattern=PROFILE_NAME_PATTERN),
+      description="Start Chromium on this named profile (cookies, storage, history, extensions as "
+                  "its last browser left them; created when new) under SIDECAR_PROFILES_DIR. "
+                  "Default: a fresh throwaway profile. 409 profile_in_use when another browser "
+                  "runs on it."),
 ])
 PLAYWRIGHT_BODY = Model("Playwright", [
     F("code", Str(min_length=1, max_length=1 << 20, pattern=r"\S"), required=True,

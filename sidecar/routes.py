@@ -19,6 +19,7 @@ from httpapi.routing import Route, register
 
 from . import __version__, cdp_proxy, keys
 from .agent.routes import AGENT_ROUTES
+from .state.routes import STATE_ROUTES
 from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .cdp.targets import PageTarget, TargetTracker, close_page
 from .errors import ChromiumUnavailable, TabNotFound, as_api_error
@@ -303,7 +304,7 @@ async def reset(request: web.Request) -> web.Response:
     timeout = body["timeout"] or RESET_TIMEOUT_S
     supervisor = request.app[keys.SUPERVISOR]
     started = time.monotonic()
-    await supervisor.reset(tuple(url.strip() for url in urls))
+    await supervisor.reset(tuple(url.strip() for url in urls), body["profile"])
     try:
         await supervisor.wait_until("ok", timeout)
         _conn, tracker = supervisor.session()
@@ -319,6 +320,7 @@ async def reset(request: web.Request) -> web.Response:
     await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
     return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
                               "pid": supervisor.health_snapshot()["pid"],
+                              "profile": body["profile"],
                               "restart_s": restarted - started,
                               "duration_s": time.monotonic() - started})
 
@@ -410,11 +412,14 @@ ERROR_TEXT = {
     401: "Missing or wrong bearer token",
     403: "The URL is not opened through the API (see SIDECAR_FILE_ROOTS); `field` is url. Or an "
          "evaluate act while SIDECAR_AGENT_EVALUATE=0",
-    404: "No such tab (or a ref that was never given)",
+    404: "No such tab (or a ref that was never given), or no such profile",
     408: "The request body did not arrive in time, or an act's wait condition was not met in time",
-    409: "The tab closed, navigated away or crashed during the request; or, for agent routes, a "
+    409: "A named profile in use by another browser; a HAR start or stop that does not fit the "
+         "running capture. "
+         "The tab closed, navigated away or crashed during the request; or, for agent routes, a "
          "stale ref (take a new snapshot), a modal state waiting for an answer, or an element "
          "that cannot be acted on",
+    413: "The request body is over 1 MiB",
     422: "A field or parameter is invalid; `field` names it",
     500: "Unexpected error (a bug)",
     501: "Not installed in this environment (the `agent` extra)",
@@ -443,9 +448,10 @@ ROUTES: list[Route] = [
     Route("POST", "/tabs/{tab_id}/reload", reload_tab, "Load the tab's URL again (revives a crashed tab)",
           "tabs", body=RELOAD_BODY, body_optional=True, **_TAB),
     Route("POST", "/reset", reset, "Restart Chromium on a fresh profile with these tabs", "tabs",
-          body=RESET_BODY, body_optional=True, extra_errors=(403, 502, 504),
-          description="No cookies, storage or history survive. Answers when every new tab has "
-                      "loaded; later crash restarts open these URLs too."),
+          body=RESET_BODY, body_optional=True, extra_errors=(403, 409, 502, 504),
+          description="No cookies, storage or history survive, unless `profile` names a profile to "
+                      "start on. Answers when every new tab has loaded; later crash restarts open "
+                      "these URLs too."),
     Route("GET", "/layout", layout, "Every tab's accessibility tree with document, viewport and screen "
           "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
           success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",
@@ -456,6 +462,7 @@ ROUTES: list[Route] = [
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     *AGENT_ROUTES,
+    *STATE_ROUTES,
 ]
 PLAYWRIGHT_RESULT = {"application/json": {"schema": {
     "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],

@@ -84,6 +84,8 @@ class Settings:
     desktopd_token: str | None = field(default=None, repr=False)
     downloads_dir: str = os.path.join(tempfile.gettempdir(), "sidecar-downloads")
     agent_evaluate: bool = True
+    # Where named profiles live (POST /reset {"profile"}; sidecar/state/profiles.py).
+    profiles_dir: str | None = None
 
     def check(self) -> None:
         problem = server_problem(
@@ -131,6 +133,11 @@ class Settings:
 
 
 
+
+
+def default_profiles_dir(env: Mapping[str, str]) -> str:
+    data_home = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(data_home, "desktopd", "profiles")
 
 
 def _pair(text: str, name: str, separators: str) -> tuple[int, int]:
@@ -275,6 +282,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--no-agent-evaluate", action="store_false", dest="agent_evaluate",
                         default=truthy(env.get("SIDECAR_AGENT_EVALUATE", "1")),
                         help="refuse POST /act's evaluate kind (env SIDECAR_AGENT_EVALUATE=0)")
+    parser.add_argument("--profiles-dir", default=env.get("SIDECAR_PROFILES_DIR") or None,
+                        help="directory of the named browser profiles POST /reset {\"profile\"} "
+                             "starts Chromium on (env SIDECAR_PROFILES_DIR; default "
+                             "$XDG_DATA_HOME/desktopd/profiles, i.e. ~/.local/share/...)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -315,6 +326,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         desktopd_token=_desktopd_token(env),
         downloads_dir=args.downloads_dir or Settings.downloads_dir,
         agent_evaluate=args.agent_evaluate,
+        profiles_dir=args.profiles_dir or default_profiles_dir(env),
         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -11,6 +11,7 @@ from desktopd import keys
 from httpapi.fields import F, Bool, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.reset import SidecarClient, Timer, close_windows
+from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
 from .common import optional_json_body, xservice
@@ -32,6 +33,10 @@ RESET_BODY = Model("Reset", [
       description="Where the pointer goes, screen pixels (default: the screen's centre)."),
     F("browser", Bool(), description="Reset the browser through the sidecar (default: when "
                                      "DESKTOPD_SIDECAR_URL is set)."),
+    F("profile", Str(min_length=1, max_length=64, check=profile_name_problem, pattern=PROFILE_NAME_PATTERN),
+      description="The browser starts on this named profile (cookies, storage, history kept "
+                  "across resets and restarts; the sidecar's SIDECAR_PROFILES_DIR) instead of a "
+                  "fresh one. 409 profile_in_use when another browser runs on it."),
 ])
 RESULT = {"type": "object", "properties": {
     "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
@@ -41,23 +46,25 @@ RESULT = {"type": "object", "properties": {
     "duration_s": {"type": "number"}}}
 
 
-def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None) -> SidecarClient | None:
+def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
+             profile: str | None) -> SidecarClient | None:
     settings = request.app[keys.SETTINGS]
     configured = settings.sidecar_configured
     if wanted is True and not configured:
         raise invalid("browser", "no sidecar is configured (set DESKTOPD_SIDECAR_URL)")
-    if urls is not None and not configured:
-        raise invalid("urls", "no sidecar is configured to open them (set DESKTOPD_SIDECAR_URL)")
+    for name, given in (("urls", urls), ("profile", profile)):
+        if given is not None and not configured:
+            raise invalid(name, "no sidecar is configured to start the browser (set DESKTOPD_SIDECAR_URL)")
+        if given is not None and wanted is False:
+            raise invalid(name, "browser=false leaves the browser alone")
     if wanted is False:
-        if urls is not None:
-            raise invalid("urls", "browser=false leaves the browser alone")
         return None
     return SidecarClient(settings.sidecar_url, settings.sidecar_token) if configured else None
 
 
 async def reset(request: web.Request) -> web.Response:
     body = await optional_json_body(request, RESET_BODY)
-    sidecar = _sidecar(request, body["browser"], body["urls"])
+    sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"])
     xs = xservice(request)
     screen = await xs.screen_size()
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
@@ -84,6 +91,6 @@ async def reset(request: web.Request) -> web.Response:
     timer.lap("pointer", since)
     if sidecar is not None:
         since = time.monotonic()
-        out["browser"] = await sidecar.reset(body["urls"])
+        out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"])
         timer.lap("browser", since)
     return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..client import Desktop
 from ..observe import Acted, Observation, ObserveOptions, Observer
+from .network import NetworkLog
 from .video import VideoClock
 from .writer import EpisodeWriter
 
@@ -39,17 +40,21 @@ def episode_fields(desktop: Desktop, observer: Observer, episode_id: str, urls: 
 class Recorder:
     def __init__(self, desktop: Desktop, root: str | os.PathLike, *, options: ObserveOptions | None = None,
                  episode_id: str | None = None, urls: Sequence[str] = (), reset: bool = False,
-                 video: bool = False, metadata: Mapping[str, object] | None = None) -> None:
+                 video: bool = False, metadata: Mapping[str, object] | None = None,
+                 network: bool = False, network_content: bool = False,
+                 profile: str | None = None) -> None:
         self.desktop = desktop
         self.observer = Observer(desktop, options or ObserveOptions())
         if reset:
-            desktop.reset(list(urls) or None)
+            desktop.reset(list(urls) or None, profile=profile)
         episode_id = episode_id or new_episode_id()
         self.writer = EpisodeWriter(Path(root) / episode_id,
                                     episode_fields(desktop, self.observer, episode_id, urls, metadata))
         self.video = VideoClock(desktop)
         if video:
             self.writer.set_recording(self.video.start())
+        # network.har (the sidecar's HAR capture) and each step's requests.
+        self.network = NetworkLog(desktop, content=network_content) if network else None
         self._next: Observation | None = None
         self.total_reward = 0.0
 
@@ -68,11 +73,14 @@ class Recorder:
         """Observes (unless observe() just did), runs ``action`` and writes the step's line."""
         before = self._next or self.observer.observe()
         self._next = None
+        if self.network is not None:
+            self.network.begin_step()
         acted = self.observer.act(action, before, action_format)
         self.total_reward += reward or 0.0
         line = self.writer.write_step(before, acted, reward=reward, terminated=terminated,
                                       truncated=False if terminated is not None else None, info=info,
-                                      video_time_s=self.video.at(acted.act.wall))
+                                      video_time_s=self.video.at(acted.act.wall),
+                                      requests=self.network.step_requests() if self.network else None)
         return acted, line
 
     def close(self, *, terminated: bool = False, truncated: bool = False) -> None:
@@ -83,6 +91,8 @@ class Recorder:
         recording = self.video.finish(self.writer.dir, self.writer.video_times)
         if recording is not None:
             self.writer.episode["recording"] = recording
+        if self.network is not None:
+            self.writer.episode["network"] = self.network.finish(self.writer.dir)
         self.writer.close({"total_reward": self.total_reward, "terminated": terminated,
                            "truncated": truncated})
 

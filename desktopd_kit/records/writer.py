@@ -39,7 +39,8 @@ class EpisodeWriter:
 
     def write_step(self, before: Observation, acted: Acted, *, reward: float | None = None,
                    terminated: bool | None = None, truncated: bool | None = None,
-                   info: dict | None = None, video_time_s: float | None = None) -> dict:
+                   info: dict | None = None, video_time_s: float | None = None,
+                   requests: list[dict] | None = None) -> dict:
         index = self.episode["steps"] + 1
         shot = before.screenshot
         image = image_name(index, shot.format)
@@ -69,6 +70,8 @@ class EpisodeWriter:
             "settled": acted.settled,
             "video_time_s": video_time_s,
         }
+        if requests is not None:
+            line["requests"] = requests
         self._steps.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")
         self._steps.flush()
         self.episode["steps"] = index

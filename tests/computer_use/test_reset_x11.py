@@ -61,6 +61,7 @@ def test_reset_options_and_errors(desktopd):
     assert body["windows"] is None and body["clipboard_cleared"] is False
     assert pointer(desktopd) == "X=5,Y=6"
     for request, field in (({"urls": ["http://127.0.0.1/"]}, "urls"), ({"browser": True}, "browser"),
-                           ({"pointer": [5000, 1]}, "pointer.x"), ({"windows": True}, "windows")):
+                           ({"pointer": [5000, 1]}, "pointer.x"), ({"windows": True}, "windows"),
+                           ({"profile": "work"}, "profile"), ({"profile": "../etc"}, "profile")):
         resp = desktopd.request("POST", "/api/v1/reset", json=request)
         assert resp.status_code == 422 and resp.json()["field"] == field, resp.text

@@ -85,7 +85,7 @@ class Desktop:
 
 def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool | None = True,
                   vnc_password: str | None = None, ports: tuple[int, ...] = (8080, 6080, 5900),
-                  wait: bool = True) -> tuple[DockerContainer, Desktop]:
+                  wait: bool = True, volumes: dict[str, str] | None = None) -> tuple[DockerContainer, Desktop]:
     """Run the image with its ports published on 127.0.0.1 (random host ports). token: True gives
     a random DESKTOPD_TOKEN, False sets DESKTOPD_INSECURE=1, None gives neither (the image's own
     default: it generates a token)."""
@@ -103,24 +103,32 @@ def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool 
         environment["DESKTOPD_INSECURE"] = "1"
     for key, value in environment.items():
         tc.with_env(key, value)
+    for volume, path in (volumes or {}).items():     # a named volume (or host path) on path
+        tc.with_volume_mapping(volume, path, "rw")
     tc.with_kwargs(shm_size="1g", labels={LABEL: "1"})
     started = time.time()
     tc.start()
     container = tc.get_wrapped_container()
     desktop = Desktop(container=container, token=token_value, vnc_password=password, started=started)
     try:
-        container.reload()
-        for port in ports:
-            # A container that already stopped (bad settings) has no bindings left.
-            bindings = container.ports.get(f"{port}/tcp")
-            if bindings:
-                desktop.ports[port] = int(bindings[0]["HostPort"])
+        read_ports(desktop, ports)
         if wait:
             desktop.healthy_after = wait_healthy(container, since=started) - started
     except BaseException:
         remove(tc)
         raise
     return tc, desktop
+
+
+def read_ports(desktop: Desktop, ports: tuple[int, ...]) -> None:
+    """The container's host ports now (a restarted container may be given new ones)."""
+    container = desktop.container
+    container.reload()
+    for port in ports:
+        # A container that already stopped (bad settings) has no bindings left.
+        bindings = container.ports.get(f"{port}/tcp")
+        if bindings:
+            desktop.ports[port] = int(bindings[0]["HostPort"])
 
 
 def remove(tc: DockerContainer) -> None:

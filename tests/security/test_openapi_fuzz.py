@@ -84,7 +84,8 @@ async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
     sidecar = await SidecarProcess.start(
         ["--headless", "--chromium-flag=--proxy-server=http://127.0.0.1:9",
          "--chromium-flag=--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"],
-        env={"SIDECAR_TOKEN": token})
+        # DELETE /profiles/{name} with generated names: never on a real profile directory.
+        env={"SIDECAR_TOKEN": token, "SIDECAR_PROFILES_DIR": tempfile.mkdtemp(prefix="fuzz-profiles-")})
     try:
         await sidecar.wait_for_line(r"Chromium ready", 60)
         spec = sidecar.base_url + "/openapi.json"

@@ -15,11 +15,19 @@ from sidecar.chromium_watch import ChromiumUnavailable
 from sidecar.errors import (HTTP_FORMS, LayoutUnavailable, NavigationPending, PageChanging,
                             RendererCrashed, TabNotFound, TabUnresponsive)
 from sidecar.settings import Settings
+from sidecar.state.har import HarStateError
+from sidecar.state.profiles import ProfileError, ProfileInUse, ProfileMissing
+from sidecar.state.storage_state import StateRefused
 
 
 # One row per entry of sidecar/errors.py's table (docs/sidecar.md lists the same).
 ROWS = [
     (TabNotFound("abc"), 404, "tab_not_found"),
+    (ProfileMissing("no profile named 'x'", "name"), 404, "profile_not_found"),
+    (ProfileInUse("profile 'x' is in use by another browser"), 409, "profile_in_use"),
+    (ProfileError("named profiles are not configured"), 422, "invalid_field"),
+    (StateRefused("cookies[3]", "Chromium refused this cookie"), 422, "invalid_field"),
+    (HarStateError("no HAR capture is running"), 409, "har_state"),
     (CDPSessionClosed("the target detached", method="DOMSnapshot.captureSnapshot"), 409, "tab_closed"),
     (PageChanging("the page kept changing"), 409, "tab_changing"),
     (ChromiumUnavailable("Chromium is starting"), 503, "chromium_unavailable"),

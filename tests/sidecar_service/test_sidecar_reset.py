@@ -4,8 +4,12 @@ when desktopd's POST /api/v1/reset asks for it."""
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 
 import pytest
+
+from sidecar.state.profiles import ProfileStore
 
 from tests.support.desktopd import start_desktopd
 
@@ -29,8 +33,9 @@ async def titles(sidecar: SidecarProcess) -> list[str]:
 async def test_reset_gives_a_fresh_profile_on_the_new_urls(chromium: str, xvfb) -> None:
     runner, port = await serve_pages({"/store": STORE_PAGE, "/other": "<title>other</title>"})
     base = f"http://127.0.0.1:{port}"
+    profiles = tempfile.mkdtemp(prefix="reset-profiles-")
     sidecar = await SidecarProcess.start(["--display", xvfb.display, base + "/store?set"],
-                                         env={"DISPLAY": xvfb.display})
+                                         env={"DISPLAY": xvfb.display, "SIDECAR_PROFILES_DIR": profiles})
     desktopd = None
     try:
         await sidecar.wait_for_line("Chromium ready", 60)
@@ -62,8 +67,24 @@ async def test_reset_gives_a_fresh_profile_on_the_new_urls(chromium: str, xvfb) 
         refused = await loop.run_in_executor(None, lambda: desktopd.request(
             "POST", "/api/v1/reset", json={"urls": ["ftp://example.invalid/"]}))
         assert refused.status_code == 422 and refused.json()["field"] == "urls[0]", refused.text
+
+        # A named profile through desktopd; one another browser holds is a 409 naming it.
+        resp = await loop.run_in_executor(None, lambda: desktopd.request(
+            "POST", "/api/v1/reset", json={"urls": [base + "/store"], "profile": "p1", "close_windows": False}))
+        assert resp.status_code == 200 and resp.json()["browser"]["profile"] == "p1", resp.text
+        held = ProfileStore(profiles).lease("held")      # as another sidecar's browser would
+        try:
+            resp = await loop.run_in_executor(None, lambda: desktopd.request(
+                "POST", "/api/v1/reset", json={"profile": "held", "close_windows": False}))
+            assert resp.status_code == 409, resp.text
+            assert (resp.json()["error"], resp.json()["field"]) == ("profile_in_use", "profile")
+        finally:
+            held.release()
+        _, health = await sidecar.get("/health")
+        assert health["profile"] == "p1"                 # the refused reset left the browser as it was
     finally:
         if desktopd is not None:
             desktopd.stop()
         assert await sidecar.stop() == 0, sidecar.log()
         await runner.cleanup()
+        shutil.rmtree(profiles, ignore_errors=True)

@@ -66,8 +66,9 @@ async def test_dead_browser_is_restarted_and_stop_removes_the_profile(fake_brows
     await supervisor.start()
     try:
         await supervisor.wait_until("ok", 20)
-        profile = supervisor._user_data_dir
-        assert profile is not None and os.path.isdir(profile)
+        assert supervisor.profile is not None and supervisor.profile.name is None
+        profile = supervisor.profile.path
+        assert os.path.isdir(profile)
         old_pid = (await supervisor.health())["pid"]
         os.kill(old_pid, signal.SIGKILL)
         await supervisor.wait_until("degraded", 20)
