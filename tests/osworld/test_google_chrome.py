@@ -64,3 +64,36 @@ def test_chromes_files_are_at_osworlds_profile_path(provider: DesktopdProvider, 
         assert time.monotonic() < deadline, answer.text
         time.sleep(0.2)
     assert "profile" in json.loads(answer.content)
+
+
+def wait_for_file(server: str, path: str, holds: str) -> bytes:
+    """The file once it exists and contains ``holds`` (Chromium writes its files on its own time)."""
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while True:
+        answer = requests.post(server + "/file", data={"file_path": path}, timeout=30)
+        if answer.status_code == 200 and holds.encode() in answer.content:
+            return answer.content
+        assert time.monotonic() < deadline, f"{path} never held {holds!r}: {answer.status_code}"
+        time.sleep(0.2)
+
+
+def test_pkill_chrome_then_google_chrome_keeps_the_profile(provider: DesktopdProvider, server: str) -> None:
+    """OSWorld's evaluator postconfig: `pkill chrome`, `google-chrome --remote-debugging-port=1337`,
+    then the getters read Chrome's files: a bookmark made in the UI is there."""
+    launch(server, ["google-chrome", "--remote-debugging-port=1337", "data:text/html,<title>Keep me</title>"])
+    sidecar = provider.desktop()
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while not any(tab["title"] == "Keep me" and tab.get("visible") for tab in sidecar.tabs()):
+        assert time.monotonic() < deadline, sidecar.tabs()
+        time.sleep(0.2)
+    done = requests.post(server + "/execute", headers=JSON, timeout=60, data=json.dumps({
+        # Ctrl+D bookmarks the page at once (its bubble only offers to edit it).
+        "command": ["python", "-c", "import pyautogui; pyautogui.click(640, 400); pyautogui.hotkey('ctrl', 'd')"]}))
+    assert done.json()["returncode"] == 0, done.text
+    launch(server, ["pkill", "chrome"])
+    launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    bookmarks = json.loads(wait_for_file(server, "/home/user/.config/google-chrome/Default/Bookmarks",
+                                         "Keep me"))
+    names = [node["name"] for root in bookmarks["roots"].values() if isinstance(root, dict)
+             for node in root.get("children", [])]
+    assert "Keep me" in names, names
