@@ -14,7 +14,12 @@ from collections.abc import Callable, Mapping
 import requests
 from desktop_env.providers.base import Provider, VMManager
 
-from desktopd_fleet.provision import DEFAULT_IMAGE, DesktopLost, DockerDesktops, DockerLease
+from desktopd_fleet.provision import (
+    DEFAULT_IMAGE,
+    DesktopLost,
+    DockerDesktops,
+    DockerLease,
+)
 from desktopd_kit import Desktop
 
 OSWORLD_PORT = 5000
@@ -128,7 +133,7 @@ def register(image: str = DEFAULT_IMAGE, env: Mapping[str, str] | None = None) -
     """After this, ``DesktopEnv(provider_name="docker", ...)`` runs on desktopd containers of
     ``image`` (DesktopEnv accepts only its own provider names, and "docker" is the one whose
     semantics match: a local container, no snapshots). Returns the factory now in place."""
-    import desktop_env.providers as providers
+    from desktop_env import providers
 
     original: Factory = getattr(providers.create_vm_manager_and_provider, "desktopd_original",
                                 providers.create_vm_manager_and_provider)

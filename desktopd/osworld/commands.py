@@ -13,7 +13,7 @@ from desktopd import keys, processes
 from desktopd.handlers.execute import argv_of, environment
 from desktopd.models import DEFAULT_OUTPUT_CAP
 from httpapi.errors import invalid
-from httpapi.fields import F, AnyOf, Bool, Int, ListOf, Model, Str
+from httpapi.fields import AnyOf, Bool, F, Int, ListOf, Model, Str
 
 from .bodies import body_fields
 

@@ -62,7 +62,7 @@ async def upload(request: web.Request) -> web.Response:
         raise invalid("file_data", "is required (a file part)")
     unknown = set(fields) - {"file_path", "file_data"}
     if unknown:
-        raise invalid(sorted(unknown)[0], "unknown field (known: file_path, file_data)")
+        raise invalid(min(unknown), "unknown field (known: file_path, file_data)")
     try:
         size = await asyncio.get_running_loop().run_in_executor(None, _write, part, expand(path))
     except OSError as exc:

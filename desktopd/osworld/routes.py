@@ -17,7 +17,10 @@ from .bodies import FORM_TYPES
 PNG = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 BINARY = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
-JSON_OF = lambda schema: {"application/json": {"schema": schema}}  # noqa: E731
+
+
+def json_content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
 
 
 OPENAPI_KEY = "desktopd.osworld.openapi"
@@ -34,7 +37,7 @@ async def openapi_json(request: web.Request) -> web.Response:
 
 def _exec_routes() -> list[Route]:
     return [Route("POST", path, commands.execute, summary, "osworld", body=commands.EXECUTE_BODY,
-                  uses_x=False, success=JSON_OF(commands.EXECUTE_RESULT),
+                  uses_x=False, success=json_content(commands.EXECUTE_RESULT),
                   description="Waits for the command (at most 120 s); output is its stdout, error "
                               "its stderr.")
             for path, summary in (("/execute", "Run a command (the agent's pyautogui code)"),
@@ -47,28 +50,28 @@ ROUTES: list[Route] = [
     Route("GET", "/screenshot", screen.screenshot, "The screen with the pointer, PNG", "osworld",
           success=PNG),
     Route("POST", "/screen_size", screen.screen_size, "The screen's size", "osworld",
-          success=JSON_OF({"type": "object", "properties": {"width": {"type": "integer"},
+          success=json_content({"type": "object", "properties": {"width": {"type": "integer"},
                                                             "height": {"type": "integer"}}})),
     Route("GET", "/cursor_position", screen.cursor_position, "The pointer, [x, y] screen pixels",
-          "osworld", success=JSON_OF({"type": "array", "items": {"type": "integer"}})),
+          "osworld", success=json_content({"type": "array", "items": {"type": "integer"}})),
     Route("POST", "/window_size", screen.window_size, "The client size of a window by WM_CLASS",
           "osworld", body=screen.WINDOW_SIZE_BODY, not_found=True),
     Route("GET", "/platform", screen.platform, "The platform's name (Linux)", "osworld",
           uses_x=False, success=TEXT),
     Route("GET", "/accessibility", screen.accessibility, "The AT-SPI tree as OSWorld's XML",
-          "osworld", success=JSON_OF({"type": "object", "properties": {"AT": {"type": "string"}}}),
+          "osworld", success=json_content({"type": "object", "properties": {"AT": {"type": "string"}}}),
           description="AT is one XML document: desktop-frame > application > ..., attributes in "
                       "OSWorld's st/cp/attr/act/val namespaces."),
     Route("GET", "/terminal", screen.terminal, "The focused terminal's text, or null", "osworld",
-          success=JSON_OF({"type": "object", "properties": {"output": {"type": ["string", "null"]},
+          success=json_content({"type": "object", "properties": {"output": {"type": ["string", "null"]},
                                                             "status": {"type": "string"}}})),
     *_exec_routes(),
     Route("POST", "/setup/launch", commands.launch, "Start an application (detached)", "osworld",
           body=commands.EXECUTE_BODY, uses_x=False, success=TEXT),
     Route("POST", "/run_python", commands.run_python, "Run a Python 3 program (30 s)", "osworld",
-          body=commands.PYTHON_BODY, uses_x=False, success=JSON_OF(commands.PYTHON_RESULT)),
+          body=commands.PYTHON_BODY, uses_x=False, success=json_content(commands.PYTHON_RESULT)),
     Route("POST", "/run_bash_script", commands.run_bash_script, "Run a bash script", "osworld",
-          body=commands.BASH_BODY, uses_x=False, success=JSON_OF(commands.EXECUTE_RESULT),
+          body=commands.BASH_BODY, uses_x=False, success=json_content(commands.EXECUTE_RESULT),
           description="output is stdout and stderr merged; returncode -1 after the timeout."),
     Route("POST", "/file", files.get_file, "Download a file of the desktop user", "osworld",
           body=files.FILE_BODY, uses_x=False, not_found=True, success=BINARY),
@@ -78,7 +81,7 @@ ROUTES: list[Route] = [
           body=files.LIST_BODY, uses_x=False),
     Route("POST", "/desktop_path", files.desktop_path, "The user's Desktop directory", "osworld",
           uses_x=False, not_found=True,
-          success=JSON_OF({"type": "object", "properties": {"desktop_path": {"type": "string"}}})),
+          success=json_content({"type": "object", "properties": {"desktop_path": {"type": "string"}}})),
     Route("POST", "/wallpaper", files.wallpaper, "The desktop's wallpaper image", "osworld",
           uses_x=False, not_found=True, success=PNG, extra_errors=(502,)),
     Route("POST", "/setup/change_wallpaper", files.change_wallpaper, "Set the desktop's wallpaper",

@@ -14,7 +14,7 @@ from desktopd import keys, processes
 from desktopd.handlers.common import xservice
 from desktopd.handlers.execute import environment
 from httpapi.errors import ApiError, not_found
-from httpapi.fields import F, Bool, Model, Number, Str
+from httpapi.fields import Bool, F, Model, Number, Str
 
 from .bodies import body_fields
 from .files import expand
@@ -85,8 +85,7 @@ async def open_file(request: web.Request) -> web.Response:
     while loop.time() < deadline:
         for window in reversed(await xs.call(lambda desk: desk.windows())):
             if any(matches(window, title, False, False) for title in titles if title):
-                wid = window["id"]
-                await xs.call(lambda desk: desk.window_action(wid, "focus"))
+                await xs.call(lambda desk, wid=window["id"]: desk.window_action(wid, "focus"))
                 return web.Response(text="File opened and window activated successfully")
         await asyncio.sleep(OPEN_POLL_S)
     raise ApiError(500, "window_not_found",

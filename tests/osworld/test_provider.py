@@ -38,7 +38,7 @@ def test_revert_resets_the_running_desktop(provider: DesktopdProvider, server: s
 
 
 def test_register_answers_for_docker_and_leaves_the_others() -> None:
-    import desktop_env.providers as providers
+    from desktop_env import providers
 
     before = providers.create_vm_manager_and_provider
     try:

@@ -5,9 +5,11 @@ them (docs/osworld.md)."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import requests
+from PIL import Image
 from requests_toolbelt.multipart.encoder import MultipartEncoder
 
 from desktopd_osworld import DesktopdProvider
@@ -67,10 +69,7 @@ def test_change_wallpaper_then_read_it_back(server: str) -> None:
         assert image.size == (64, 32)
 
 
-def open_png(data: bytes):  # noqa: ANN201 - a PIL image as a context manager
-    import io
-
-    from PIL import Image
+def open_png(data: bytes) -> Image.Image:
     return Image.open(io.BytesIO(data))
 
 
