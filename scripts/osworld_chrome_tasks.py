@@ -73,7 +73,9 @@ def act(env: Any, code: str) -> None:
 
 
 def open_settings(env: Any, page: str) -> None:
-    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/{page}\\n')")
+    # Delete drops the omnibox's inline completion (search -> searchEngines).
+    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/{page}'); "
+             "pyautogui.press('delete'); pyautogui.press('enter')")
 
 
 def click(env: Any, roles: tuple[str, ...], name: str) -> None:
@@ -83,15 +85,15 @@ def click(env: Any, roles: tuple[str, ...], name: str) -> None:
 
 def solve_bing(env: Any) -> None:
     open_settings(env, "search")
-    click(env, ("push-button", "combo-box"), "Change")
-    click(env, ("radio-button", "list-item", "option"), "Bing")
-    click(env, ("push-button",), "Set as default")
+    click(env, ("button",), "Change")
+    click(env, ("StaticText",), "Microsoft Bing")
+    click(env, ("button",), "Set as default")
 
 
 def solve_do_not_track(env: Any) -> None:
     open_settings(env, "cookies")
-    click(env, ("toggle-button", "check-box", "switch"), "Do Not Track")
-    click(env, ("push-button",), "Confirm")
+    click(env, ("switch",), "Do Not Track")
+    click(env, ("button",), "Confirm")
 
 
 SOLUTIONS: dict[str, Callable[[Any], None]] = {

@@ -60,7 +60,11 @@ async def _applications(request: web.Request) -> list[dict[str, Any]]:
     async def windows() -> list[dict[str, Any]]:
         return await xservice(request).call(lambda desk: desk.windows())
     try:
-        tree = await request.app[keys.ACCESSIBILITY].tree(TreeQuery(seconds=TREE_SECONDS), windows)
+        # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
+        # lacks them): an agent sees the web content it is asked to act on.
+        merge = request.app[keys.SETTINGS].sidecar_configured
+        tree = await request.app[keys.ACCESSIBILITY].tree(
+            TreeQuery(seconds=TREE_SECONDS, merge_browser=merge), windows)
     except BusUnavailable as exc:
         raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
     return tree["applications"]

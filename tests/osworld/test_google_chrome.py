@@ -77,6 +77,13 @@ def wait_for_file(server: str, path: str, holds: str) -> bytes:
         time.sleep(0.2)
 
 
+def browser_pid(server: str) -> int | None:
+    """The browser process's pid: OSWorld's `pkill chrome` finds it by that name."""
+    found = requests.post(server + "/execute", headers=JSON, timeout=30,
+                          data=json.dumps({"command": ["pgrep", "-o", "-x", "chrome"]})).json()
+    return int(found["output"]) if found["returncode"] == 0 else None
+
+
 def test_pkill_chrome_then_google_chrome_keeps_the_profile(provider: DesktopdProvider, server: str) -> None:
     """OSWorld's evaluator postconfig: `pkill chrome`, `google-chrome --remote-debugging-port=1337`,
     then the getters read Chrome's files: a bookmark made in the UI is there."""
@@ -90,8 +97,13 @@ def test_pkill_chrome_then_google_chrome_keeps_the_profile(provider: DesktopdPro
         # Ctrl+D bookmarks the page at once (its bubble only offers to edit it).
         "command": ["python", "-c", "import pyautogui; pyautogui.click(640, 400); pyautogui.hotkey('ctrl', 'd')"]}))
     assert done.json()["returncode"] == 0, done.text
+    before = browser_pid(server)
     launch(server, ["pkill", "chrome"])
     launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while browser_pid(server) in (None, before):   # stopped, and restarted by the sidecar
+        assert time.monotonic() < deadline, "pkill chrome did not stop the browser"
+        time.sleep(0.2)
     bookmarks = json.loads(wait_for_file(server, "/home/user/.config/google-chrome/Default/Bookmarks",
                                          "Keep me"))
     names = [node["name"] for root in bookmarks["roots"].values() if isinstance(root, dict)

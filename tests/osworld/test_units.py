@@ -78,3 +78,18 @@ def test_openapi_documents_every_route_and_the_forms_they_take() -> None:
         "application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
     assert set(doc["paths"]["/setup/upload"]["post"]["requestBody"]["content"]) == {"multipart/form-data"}
     assert doc["security"] == []
+
+
+def test_web_nodes_merged_from_the_sidecar_carry_their_values_as_text() -> None:
+    """The sidecar's /layout gives CDP AXValue objects: they are text in the XML, not a crash."""
+    web = node("combobox", "Search engine", value={"type": "string", "value": "DuckDuckGo"}, visible=True,
+               bounds={"x": 5.0, "y": 6.0, "width": 7.0, "height": 8.0},
+               description={"type": "computedString", "value": "Used by the address bar"})
+    box = node("textbox", "Query", value={"type": "string", "value": "x < y"})
+    root = ET.fromstring(osworld_xml([node("application", "Chromium", children=[web, box])]))
+    assert root.find("application/combobox").get(f"{{{NAMESPACES['val']}}}value") == "DuckDuckGo"
+    assert root.find("application/combobox").get(f"{{{NAMESPACES['attr']}}}description") == "Used by the address bar"
+    assert root.find("application/textbox").text == "x < y"
+    shown = root.find("application/combobox")
+    assert shown.get(f"{{{NAMESPACES['st']}}}showing") == "true"
+    assert shown.get(f"{{{NAMESPACES['cp']}}}screencoord") == "(5, 6)"
