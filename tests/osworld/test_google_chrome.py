@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+import xml.etree.ElementTree as ET
 
 import requests
 from playwright.sync_api import sync_playwright
@@ -66,15 +67,27 @@ def test_chromes_files_are_at_osworlds_profile_path(provider: DesktopdProvider, 
     assert "profile" in json.loads(answer.content)
 
 
-def wait_for_file(server: str, path: str, holds: str) -> bytes:
-    """The file once it exists and contains ``holds`` (Chromium writes its files on its own time)."""
+CP = "{https://accessibility.ubuntu.example.org/ns/component}"
+
+
+def on_screen(server: str, role: str, name: str) -> tuple[int, int]:
+    """The centre of a node of OSWorld's accessibility observation (as an agent reads it)."""
     deadline = time.monotonic() + CONNECT_BUDGET_S
     while True:
-        answer = requests.post(server + "/file", data={"file_path": path}, timeout=30)
-        if answer.status_code == 200 and holds.encode() in answer.content:
-            return answer.content
-        assert time.monotonic() < deadline, f"{path} never held {holds!r}: {answer.status_code}"
-        time.sleep(0.2)
+        tree = ET.fromstring(requests.get(server + "/accessibility", timeout=60).json()["AT"])
+        for node in tree.iter(role):
+            if name in node.get("name", "") and node.get(f"{CP}screencoord"):
+                x, y = (int(v) for v in node.get(f"{CP}screencoord").strip("()").split(","))
+                w, h = (int(v) for v in node.get(f"{CP}size").strip("()").split(","))
+                return x + w // 2, y + h // 2
+        assert time.monotonic() < deadline, f"no {role} {name!r} in the accessibility tree"
+        time.sleep(0.3)
+
+
+def pyautogui(server: str, code: str) -> None:
+    done = requests.post(server + "/execute", headers=JSON, timeout=60, data=json.dumps(
+        {"command": ["python", "-c", f"import pyautogui; {code}"]}))
+    assert done.json()["returncode"] == 0, done.text
 
 
 def browser_pid(server: str) -> int | None:
@@ -84,19 +97,18 @@ def browser_pid(server: str) -> int | None:
     return int(found["output"]) if found["returncode"] == 0 else None
 
 
-def test_pkill_chrome_then_google_chrome_keeps_the_profile(provider: DesktopdProvider, server: str) -> None:
-    """OSWorld's evaluator postconfig: `pkill chrome`, `google-chrome --remote-debugging-port=1337`,
-    then the getters read Chrome's files: a bookmark made in the UI is there."""
-    launch(server, ["google-chrome", "--remote-debugging-port=1337", "data:text/html,<title>Keep me</title>"])
-    sidecar = provider.desktop()
-    deadline = time.monotonic() + CONNECT_BUDGET_S
-    while not any(tab["title"] == "Keep me" and tab.get("visible") for tab in sidecar.tabs()):
-        assert time.monotonic() < deadline, sidecar.tabs()
-        time.sleep(0.2)
-    done = requests.post(server + "/execute", headers=JSON, timeout=60, data=json.dumps({
-        # Ctrl+D bookmarks the page at once (its bubble only offers to edit it).
-        "command": ["python", "-c", "import pyautogui; pyautogui.click(640, 400); pyautogui.hotkey('ctrl', 'd')"]}))
-    assert done.json()["returncode"] == 0, done.text
+def test_a_setting_made_in_the_ui_survives_osworlds_postconfig(provider: DesktopdProvider, server: str) -> None:
+    """Do Not Track switched on through the settings page (found in OSWorld's accessibility
+    observation, clicked with pyautogui), then the evaluator's postconfig `pkill chrome` and
+    `google-chrome --remote-debugging-port=1337`: the browser restarted and its Preferences at
+    OSWorld's profile path say so."""
+    launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    pyautogui(server, "pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/cookies'); "
+                      "pyautogui.press('delete'); pyautogui.press('enter')")
+    x, y = on_screen(server, "switch", "Do Not Track")
+    pyautogui(server, f"pyautogui.click({x}, {y})")
+    x, y = on_screen(server, "button", "Confirm")
+    pyautogui(server, f"pyautogui.click({x}, {y})")
     before = browser_pid(server)
     launch(server, ["pkill", "chrome"])
     launch(server, ["google-chrome", "--remote-debugging-port=1337"])
@@ -104,8 +116,6 @@ def test_pkill_chrome_then_google_chrome_keeps_the_profile(provider: DesktopdPro
     while browser_pid(server) in (None, before):   # stopped, and restarted by the sidecar
         assert time.monotonic() < deadline, "pkill chrome did not stop the browser"
         time.sleep(0.2)
-    bookmarks = json.loads(wait_for_file(server, "/home/user/.config/google-chrome/Default/Bookmarks",
-                                         "Keep me"))
-    names = [node["name"] for root in bookmarks["roots"].values() if isinstance(root, dict)
-             for node in root.get("children", [])]
-    assert "Keep me" in names, names
+    answer = requests.post(server + "/file", timeout=30,
+                           data={"file_path": "/home/user/.config/google-chrome/Default/Preferences"})
+    assert json.loads(answer.content).get("enable_do_not_track") is True
