@@ -1,5 +1,6 @@
 """Fixtures for OSWorld's client against the real Chromium container (marker docker): one
-container a module, started and removed by desktopd_osworld's provider itself."""
+container for the session (the suite's run time is mostly container starts), started and removed
+by desktopd_osworld's provider itself."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def provider() -> Iterator[DesktopdProvider]:
     """A started desktop (the Chromium image, 1280x800, OSWorld's API on)."""
     require(docker_available(), "a Docker engine (docker.io; scripts/test.sh starts dockerd)")
@@ -42,7 +43,7 @@ def provider() -> Iterator[DesktopdProvider]:
         started.stop_emulator(CHROMIUM_IMAGE)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(provider: DesktopdProvider) -> str:
     """OSWorld's API's base URL."""
     return provider.osworld_url()
