@@ -6,6 +6,8 @@
 # build-ca/ca-certificates.crt when given.
 #   install-pyautogui.sh TARGET REQUIREMENTS WHEELHOUSE_DIR CA_DIR
 set -euo pipefail
+# shellcheck source=../../chromium/build/pip-failure.sh
+. "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
 pip=(python3 -m pip --disable-pip-version-check --no-cache-dir --no-input)
 install=(install --no-deps --no-build-isolation --target "$target" -r "$requirements")
@@ -19,7 +21,8 @@ else
         cert=(--cert "$ca_dir/ca-certificates.crt")
     fi
     if ! "${pip[@]}" "${install[@]}" --retries 2 "${cert[@]}" >"$log" 2>&1; then
-        echo "desktopd build: cannot install $(paste -sd' ' "$requirements") ($(grep -m1 '^ERROR:' "$log" || tail -n1 "$log")). Fix: scripts/wheelhouse.sh downloads and builds them with the host's pip (docs/images.md, \"First run\")." >&2
+        # Both images build this stage: the line names the images, and the same fixes.
+        pip_failure_line images "$requirements" "$log" "${cert[*]}"
         exit 1
     fi
     echo "pyautogui: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
