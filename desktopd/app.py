@@ -13,6 +13,7 @@ from aiohttp import web
 from desktopd import keys
 from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
+from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.recording import ScreenRecorder
 from desktopd.recording_retention import Retention
@@ -86,5 +87,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app.cleanup_ctx.append(settle_context)
     app.cleanup_ctx.append(recorder_context)
     app.cleanup_ctx.append(accessibility_context)
+    if settings.osworld:   # last: it serves the parts the contexts above start
+        app.cleanup_ctx.append(osworld_context)
     setup_routes(app)
     return app

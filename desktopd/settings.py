@@ -11,12 +11,27 @@ from dataclasses import dataclass, field
 from desktopd.backend import BACKENDS
 from desktopd.models import TREE_FORMATS
 from desktopd.recording import DEFAULT_RETENTION
-from httpapi.daemon import server_problem, truthy
+from httpapi.daemon import is_loopback, server_problem, truthy
 from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
 from httpapi.middlewares import read_token
 
 DEFAULT_PORT = 8080
+DEFAULT_OSWORLD_PORT = 5000
+
+
+def osworld_problem(enabled: bool, host: str, insecure: bool, port: int) -> str | None:
+    """OSWorld's client sends no token: its API is served only on loopback or where the user has
+    declared the network trusted (DESKTOPD_INSECURE=1, which the images allow only when the ports
+    are published on the host's loopback), whether or not desktopd's own API has a token."""
+    if not enabled:
+        return None
+    if not 0 < port <= 65535:
+        return f"DESKTOPD_OSWORLD_PORT must be 1..65535, got {port}"
+    if is_loopback(host) or insecure:
+        return None
+    return (f"refusing DESKTOPD_OSWORLD=1 on non-loopback address {host!r}: OSWorld's API has no "
+            "token; publish the ports on loopback and set DESKTOPD_INSECURE=1, or bind 127.0.0.1")
 
 
 def default_recording_dir() -> str:
@@ -61,6 +76,10 @@ class Settings:
     backend: str = "x11"
     wayland_display: str = "wayland-1"
 
+    # OSWorld's VM-server API (desktopd/osworld/) on its own port: tokenless, so opt-in.
+    osworld: bool = False
+    osworld_port: int = DEFAULT_OSWORLD_PORT
+
     @property
     def backend_display(self) -> str:
         """The display the backend drives: the X display, or the Wayland socket's name."""
@@ -83,6 +102,9 @@ class Settings:
             raise SettingsError(f"DESKTOPD_RECORDING_MAX_AGE must be more than 0 seconds, got {self.recording_max_age!r}")
         if not self.recording_max_bytes > 0:
             raise SettingsError(f"DESKTOPD_RECORDING_MAX_BYTES must be more than 0, got {self.recording_max_bytes!r}")
+        problem = osworld_problem(self.osworld, self.host, self.insecure, self.osworld_port)
+        if problem:
+            raise SettingsError(problem)
         problem = guard_problem(self.allowed_hosts, self.allowed_origins) or \
             deadline_problem(self.header_deadline, self.body_deadline)
         if problem:
@@ -145,6 +167,11 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--wayland-display", default=env.get("WAYLAND_DISPLAY") or "wayland-1",
                         help="with --backend sway: the Wayland socket, a name in XDG_RUNTIME_DIR or "
                              "a path (env WAYLAND_DISPLAY; default wayland-1)")
+    parser.add_argument("--osworld", action="store_true", default=truthy(env.get("DESKTOPD_OSWORLD")),
+                        help="also serve OSWorld's VM-server API (no token; loopback or "
+                             "--insecure only) (env DESKTOPD_OSWORLD=1)")
+    parser.add_argument("--osworld-port", type=int, default=None,
+                        help=f"its port (env DESKTOPD_OSWORLD_PORT; default {DEFAULT_OSWORLD_PORT})")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -178,6 +205,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         tree_format=args.tree_format, recording_dir=args.recording_dir,
                         recording_max_age=max_age, recording_max_bytes=max_bytes,
                         backend=args.backend, wayland_display=args.wayland_display,
+                        osworld=args.osworld,
+                        osworld_port=int(_number(args.osworld_port, env, "DESKTOPD_OSWORLD_PORT", int,
+                                                 DEFAULT_OSWORLD_PORT)),
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

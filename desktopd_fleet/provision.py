@@ -117,6 +117,9 @@ class DockerDesktops:
     shm_size: str = "1g"
     health_timeout: float = HEALTH_TIMEOUT
     name_prefix: str = "desktopd-fleet"
+    # More container ports to publish on 127.0.0.1 (e.g. OSWorld's 5000 and 9222); the lease's
+    # ports map every published one to its host port.
+    extra_ports: tuple[int, ...] = ()
 
     def for_worker(self, index: int) -> DockerDesktops:
         return self
@@ -132,11 +135,13 @@ class DockerDesktops:
             self.image, name=name, detach=True, environment=environment, shm_size=self.shm_size,
             mem_limit=self.memory_limit, labels={LABEL: self.name_prefix},
             security_opt=["no-new-privileges:true"],
-            ports={"8080/tcp": ("127.0.0.1", None), "8122/tcp": ("127.0.0.1", None)})
+            ports={f"{port}/tcp": ("127.0.0.1", None) for port in (8080, 8122, *self.extra_ports)})
         lease = DockerLease(container=container, name=name, endpoint=Endpoint("", None, token))
         try:
             container.reload()
-            ports = {port: int(container.ports[f"{port}/tcp"][0]["HostPort"]) for port in (8080, 8122)}
+            ports = {port: int(container.ports[f"{port}/tcp"][0]["HostPort"])
+                     for port in (8080, 8122, *self.extra_ports)}
+            lease.ports = ports
             lease.endpoint = Endpoint(f"http://127.0.0.1:{ports[8080]}", f"http://127.0.0.1:{ports[8122]}",
                                       token)
             try:
@@ -181,6 +186,7 @@ class DockerLease:
     container: object  # docker.models.containers.Container: typed loosely so docker stays optional
     name: str
     endpoint: Endpoint
+    ports: dict[int, int] = field(default_factory=dict)   # container port -> host port (127.0.0.1)
 
     def running(self) -> bool:
         import docker

@@ -52,6 +52,8 @@ class GuardSettings:
     allowed_origins: tuple[str, ...] = ()
     # Routes whose body may also be another media type than JSON, by (method, path): only for
     # methods a page cannot send without a preflight (PUT), so the browser rule still holds.
+    # The one exception, OSWorld's API (desktopd/osworld/, opt-in), takes forms on POST because
+    # OSWorld's client sends them: there the Origin / Sec-Fetch-Site checks are what refuse pages.
     extra_media_types: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     def host_allowed(self, host_header: str) -> bool:

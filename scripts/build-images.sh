@@ -41,12 +41,13 @@ esac
 if ! docker image inspect "$base_image" >/dev/null 2>&1; then
     "$root/scripts/bootstrap-base.sh"
 fi
+# Both images install pyautogui's wheels (and the Chromium image Playwright and the MCP SDK)
+# offline from these.
+"$root/scripts/wheelhouse.sh"
 if [ "$what" != chromium ]; then
     build images/desktop/Dockerfile "$desktop_image" --target desktop --build-arg "BASE_IMAGE=$base_image"
 fi
 if [ "$what" != desktop ]; then
-    # The Chromium image installs Playwright and the MCP SDK offline from these wheels.
-    "$root/scripts/wheelhouse.sh"
     build images/desktop/Dockerfile "$chromium_image" --target chromium --build-arg "BASE_IMAGE=$base_image"
 fi
 docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' \

@@ -20,6 +20,9 @@ ensure_apt_packages() {
 
 # Create .venv (once) and install the project with the extras its tests use (test; kit: the
 # harness kit; fleet: Ray and the Docker client, for tests/fleet's real cluster).
+# OSWorld's desktop_env from PyPI, pinned (docs/osworld.md).
+OSWORLD_CLIENT="desktop-env==1.0.2"
+
 ensure_venv() {
     local root=$1 python=${PYTHON:-python3}
     if [ ! -x "$root/.venv/bin/python" ]; then
@@ -28,7 +31,10 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent,osworld]"
+        # OSWorld's client (tests/osworld, desktopd_osworld) without its dependencies, which are
+        # its whole ML stack; the `osworld` extra holds what the parts we use import.
+        "$root/.venv/bin/python" -m pip install -q --no-deps "$OSWORLD_CLIENT"
         touch "$stamp"
     fi
 }

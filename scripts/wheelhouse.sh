@@ -32,3 +32,10 @@ done
     --implementation cp --python-version 3.11 --abi cp311 --abi abi3 --abi none "${platforms[@]}" \
     -r "$dest/requirements.txt"
 echo "wheelhouse: $(find "$dest" -name '*.whl' | wc -l) wheels in $dest for: ${pins[*]}" >&2
+
+# pyautogui and its pins (both images; the `pyautogui` extra): several are sdists on PyPI, pure
+# Python, so the host's pip builds their py3-none-any wheels here once.
+python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" pyautogui >"$dest/pyautogui-requirements.txt"
+"${pip[@]}" wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$dest" \
+    -r "$dest/pyautogui-requirements.txt"
+echo "wheelhouse: pyautogui's wheels in $dest for: $(paste -sd' ' "$dest/pyautogui-requirements.txt")" >&2

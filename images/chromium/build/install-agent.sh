@@ -8,6 +8,8 @@
 # shown (it is long and says neither).
 #   install-agent.sh VENV REQUIREMENTS WHEELHOUSE_DIR CA_DIR
 set -euo pipefail
+# shellcheck source=pip-failure.sh
+. "$(dirname "$0")/pip-failure.sh"
 venv=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
 
 python3 -m venv --system-site-packages "$venv"
@@ -24,14 +26,7 @@ else
     fi
     # Binary wheels only, as scripts/wheelhouse.sh downloads: nothing is compiled in the image.
     if ! "${pip[@]}" install --retries 2 --only-binary=:all: "${cert[@]}" -r "$requirements" >"$log" 2>&1; then
-        if grep -qiE 'CERTIFICATE_VERIFY_FAILED|certificate verify failed|SSLError' "$log"; then
-            why="PyPI's certificate did not verify${cert:+ against build-ca/ca-certificates.crt}"
-        elif grep -qiE 'Max retries exceeded|NewConnectionError|Name or service not known|Temporary failure in name resolution' "$log"; then
-            why="PyPI is unreachable from the build"
-        else
-            why=$(grep -m1 '^ERROR:' "$log" || tail -n1 "$log")
-        fi
-        echo "desktopd chromium build: cannot install $(paste -sd' ' "$requirements") ($why). Fix: run scripts/up.sh (it hands this host's CA bundle to the build), or copy the CA bundle your host trusts to images/chromium/build-ca/ca-certificates.crt, or download the wheels with the host's pip: scripts/wheelhouse.sh (docs/images.md, \"First run\")." >&2
+        pip_failure_line chromium "$requirements" "$log" "${cert[*]}"
         exit 1
     fi
     echo "agent wheels: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"

@@ -1,0 +1,94 @@
+"""What OSWorld reads of the screen: /screenshot, /screen_size, /cursor_position, /window_size,
+/accessibility, /terminal, /platform; all through desktopd's X service and AT-SPI reader."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+from aiohttp import web
+
+from desktopd import imaging, keys
+from desktopd.accessibility.bus import BusUnavailable
+from desktopd.accessibility.service import TreeQuery
+from desktopd.handlers.common import xservice
+from httpapi.errors import not_found, unavailable
+from httpapi.fields import F, Model, Str
+
+from .atspi_xml import osworld_xml
+from .bodies import body_fields
+
+WINDOW_SIZE_BODY = Model("OsworldWindowSize", [
+    F("app_class_name", Str(min_length=1, max_length=500), required=True,
+      description="A WM_CLASS part (instance or class), case-insensitive."),
+])
+TREE_SECONDS = 10.0
+
+
+async def screenshot(request: web.Request) -> web.Response:
+    image = await xservice(request).call(lambda desk: desk.capture(None, True))
+    out = await asyncio.get_running_loop().run_in_executor(
+        None, imaging.render, image, "png", None, None, None, None)
+    return web.Response(body=out.body, content_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+async def screen_size(request: web.Request) -> web.Response:
+    width, height = await xservice(request).screen_size()
+    return web.json_response({"width": width, "height": height})
+
+
+async def cursor_position(request: web.Request) -> web.Response:
+    x, y = await xservice(request).call(lambda desk: desk.pointer_position())
+    return web.json_response([x, y])
+
+
+async def window_size(request: web.Request) -> web.Response:
+    wanted = (await body_fields(request, WINDOW_SIZE_BODY))["app_class_name"].lower()
+    for window in await xservice(request).call(lambda desk: desk.windows()):
+        if wanted in (part.lower() for part in window.get("wm_class") or []):
+            client = window["client"]
+            return web.json_response({"width": client["width"], "height": client["height"]})
+    raise not_found(f"no window of class {wanted!r}")
+
+
+async def platform(request: web.Request) -> web.Response:
+    return web.Response(text="Linux")
+
+
+async def _applications(request: web.Request) -> list[dict[str, Any]]:
+    async def windows() -> list[dict[str, Any]]:
+        return await xservice(request).call(lambda desk: desk.windows())
+    try:
+        # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
+        # lacks them): an agent sees the web content it is asked to act on.
+        merge = request.app[keys.SETTINGS].sidecar_configured
+        tree = await request.app[keys.ACCESSIBILITY].tree(
+            TreeQuery(seconds=TREE_SECONDS, merge_browser=merge), windows)
+    except BusUnavailable as exc:
+        raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
+    return tree["applications"]
+
+
+async def accessibility(request: web.Request) -> web.Response:
+    return web.json_response({"AT": osworld_xml(await _applications(request))})
+
+
+def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        yield from _walk(node.get("children") or [])
+
+
+async def terminal(request: web.Request) -> web.Response:
+    """The text of the focused terminal in the active window, or null (as OSWorld's server)."""
+    output = None
+    for app in await _applications(request):
+        for frame in app.get("children") or []:
+            if "active" not in (frame.get("states") or []):
+                continue
+            focused = [node for node in _walk([frame]) if node.get("role") == "terminal"
+                       and "focused" in (node.get("states") or [])]
+            if len(focused) == 1 and focused[0].get("value") is not None:
+                output = str(focused[0]["value"]).rstrip()
+    return web.json_response({"output": output, "status": "success"})

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""OSWorld's offline Chrome tasks end to end through OSWorld's own DesktopEnv on desktopd
+containers (desktopd_osworld.register()): for each task, reset (its setup), a scripted pyautogui
+solution, evaluate (expected 1.0); reset again, nothing done, evaluate (expected 0.0). Prints a
+line a run with the score and the seconds reset, solution and evaluate took.
+
+DesktopEnv imports OSWorld's whole evaluator stack (easyocr, so torch): run it with a Python that
+has `pip install desktop-env docker` (not this repository's test venv, which has desktop-env
+without its dependencies), e.g.  /tmp/osworld-venv/bin/python scripts/osworld_chrome_tasks.py
+The solutions act like an agent that reads OSWorld's accessibility-tree observation: they find a
+control by role and name there and click its centre."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import desktopd_osworld
+
+CP = "{https://accessibility.ubuntu.example.org/ns/component}"
+ST = "{https://accessibility.ubuntu.example.org/ns/state}"
+LAUNCH = [{"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
+          {"type": "launch", "parameters": {"command": ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]}}]
+POSTCONFIG = [{"type": "launch", "parameters": {"command": ["pkill", "chrome"]}},
+              {"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
+              {"type": "sleep", "parameters": {"seconds": 3}}]
+# Two of OSWorld's evaluation_examples/examples/chrome tasks, as published (config and evaluator).
+TASKS: list[dict[str, Any]] = [
+    {"id": "bb5e4c0d-f964-439c-97b6-bdb9747de3f4", "snapshot": "chrome",
+     "instruction": "Can you make Bing the main search engine when I look stuff up on the internet?",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "match_in_list", "result": {"type": "default_search_engine"},
+                   "expected": {"type": "rule", "rules": {"expected": ["Microsoft Bing", "Bing"]}}}},
+    {"id": "030eeff7-b492-4218-b312-701ec99ee0cc", "snapshot": "chrome",
+     "instruction": "Can you enable the 'Do Not Track' feature in Chrome to enhance my online privacy?",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "exact_match", "result": {"type": "enable_do_not_track"},
+                   "expected": {"type": "rule", "rules": {"expected": "true"}}}},
+]
+FIND_BUDGET_S = 30.0
+
+
+def centre(node: ET.Element) -> tuple[int, int]:
+    x, y = (int(v) for v in node.get(f"{CP}screencoord", "").strip("()").split(","))
+    w, h = (int(v) for v in node.get(f"{CP}size", "").strip("()").split(","))
+    return x + w // 2, y + h // 2
+
+
+def find(env: Any, roles: tuple[str, ...], name: str) -> ET.Element:
+    """The first showing node of one of ``roles`` whose name contains ``name``, from the
+    accessibility tree observation, read again until it is there."""
+    deadline = time.monotonic() + FIND_BUDGET_S
+    while True:
+        tree = ET.fromstring(env.controller.get_accessibility_tree())
+        for node in tree.iter():
+            if node.tag in roles and name.lower() in node.get("name", "").lower() \
+                    and node.get(f"{ST}showing") == "true" and node.get(f"{CP}screencoord"):
+                return node
+        if time.monotonic() > deadline:
+            raise LookupError(f"no {roles} named like {name!r} on screen")
+        time.sleep(0.3)
+
+
+def act(env: Any, code: str) -> None:
+    env.step(code, pause=0.5)
+
+
+def open_settings(env: Any, page: str) -> None:
+    # Delete drops the omnibox's inline completion (search -> searchEngines).
+    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/{page}'); "
+             "pyautogui.press('delete'); pyautogui.press('enter')")
+
+
+def click(env: Any, roles: tuple[str, ...], name: str) -> None:
+    x, y = centre(find(env, roles, name))
+    act(env, f"pyautogui.click({x}, {y})")
+
+
+def solve_bing(env: Any) -> None:
+    open_settings(env, "search")
+    click(env, ("button",), "Change")
+    click(env, ("StaticText",), "Microsoft Bing")
+    click(env, ("button",), "Set as default")
+
+
+def solve_do_not_track(env: Any) -> None:
+    open_settings(env, "cookies")
+    click(env, ("switch",), "Do Not Track")
+    click(env, ("button",), "Confirm")
+
+
+SOLUTIONS: dict[str, Callable[[Any], None]] = {
+    "bb5e4c0d-f964-439c-97b6-bdb9747de3f4": solve_bing,
+    "030eeff7-b492-4218-b312-701ec99ee0cc": solve_do_not_track,
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--image", default="desktopd/chromium:latest")
+    args = parser.parse_args()
+    desktopd_osworld.register(args.image)
+    from desktop_env.desktop_env import DesktopEnv
+
+    started = time.perf_counter()
+    env = DesktopEnv(provider_name="docker", action_space="pyautogui", headless=True,
+                     require_a11y_tree=True, os_type="Ubuntu")
+    print(f"DesktopEnv ready (container started, first observation possible) in "
+          f"{time.perf_counter() - started:.1f} s", flush=True)
+    failures = 0
+    try:
+        for task in TASKS:
+            for mode in ("solution", "no-op"):
+                t0 = time.perf_counter()
+                env.reset(task_config=task)
+                t1 = time.perf_counter()
+                if mode == "solution":
+                    SOLUTIONS[task["id"]](env)
+                t2 = time.perf_counter()
+                score = env.evaluate()
+                t3 = time.perf_counter()
+                expected = 1.0 if mode == "solution" else 0.0
+                failures += score != expected
+                print(f"{task['id']} {mode}: score {score} (expected {expected}); reset {t1 - t0:.1f} s, "
+                      f"actions {t2 - t1:.1f} s, evaluate {t3 - t2:.1f} s", flush=True)
+    finally:
+        env.close()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The browser as OSWorld's Chrome tasks set it up: `google-chrome --remote-debugging-port=1337`
+and `socat tcp-listen:9222,fork tcp:localhost:1337` launched through /setup/launch, then
+Playwright over CDP on the published 9222 (as SetupController's chrome_open_tabs does), the
+sidecar serving the same browser, and Chrome's files read at OSWorld's profile path."""
+
+from __future__ import annotations
+
+import json
+import time
+import xml.etree.ElementTree as ET
+
+import requests
+from playwright.sync_api import sync_playwright
+
+from desktopd_osworld import DesktopdProvider
+
+JSON = {"Content-Type": "application/json"}
+PAGE = "data:text/html,<title>OSWorld tab</title><h1>opened over CDP</h1>"
+LAUNCH = [["google-chrome", "--remote-debugging-port=1337"],
+          ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]]
+CONNECT_BUDGET_S = 30.0
+
+
+def launch(server: str, command: list[str]) -> None:
+    answer = requests.post(server + "/setup/launch", headers=JSON,
+                           data=json.dumps({"command": command, "shell": False}), timeout=30)
+    assert answer.status_code == 200, answer.text
+
+
+def cdp_version(url: str) -> dict | None:
+    try:
+        return requests.get(url + "/json/version", timeout=5).json()
+    except (requests.RequestException, ValueError):
+        return None
+
+
+def test_tasks_reach_the_sidecars_browser_over_cdp(provider: DesktopdProvider, server: str) -> None:
+    for command in LAUNCH:
+        launch(server, command)
+    cdp = f"http://127.0.0.1:{provider.get_ip_address('').split(':')[2]}"
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while cdp_version(cdp) is None:   # the launches are detached: wait for the forward to answer
+        assert time.monotonic() < deadline, "CDP did not answer on the published 9222"
+        time.sleep(0.2)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(cdp)
+        page = browser.contexts[0].new_page()
+        page.goto(PAGE)
+        assert page.title() == "OSWorld tab"
+    sidecar = provider.desktop()
+    titles = [tab["title"] for tab in sidecar.tabs()]
+    assert "OSWorld tab" in titles, titles
+    layout = sidecar.layout(interesting=True)
+    assert any(tab["title"] == "OSWorld tab" for tab in layout["tabs"])
+
+
+def test_chromes_files_are_at_osworlds_profile_path(provider: DesktopdProvider, server: str) -> None:
+    launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    path = "/home/user/.config/google-chrome/Default/Preferences"
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while True:
+        answer = requests.post(server + "/file", data={"file_path": path}, timeout=30)
+        if answer.status_code == 200:
+            break
+        assert time.monotonic() < deadline, answer.text
+        time.sleep(0.2)
+    assert "profile" in json.loads(answer.content)
+
+
+CP = "{https://accessibility.ubuntu.example.org/ns/component}"
+
+
+def on_screen(server: str, role: str, name: str) -> tuple[int, int]:
+    """The centre of a node of OSWorld's accessibility observation (as an agent reads it)."""
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while True:
+        tree = ET.fromstring(requests.get(server + "/accessibility", timeout=60).json()["AT"])
+        for node in tree.iter(role):
+            if name in node.get("name", "") and node.get(f"{CP}screencoord"):
+                x, y = (int(v) for v in node.get(f"{CP}screencoord").strip("()").split(","))
+                w, h = (int(v) for v in node.get(f"{CP}size").strip("()").split(","))
+                return x + w // 2, y + h // 2
+        assert time.monotonic() < deadline, f"no {role} {name!r} in the accessibility tree"
+        time.sleep(0.3)
+
+
+def pyautogui(server: str, code: str) -> None:
+    done = requests.post(server + "/execute", headers=JSON, timeout=60, data=json.dumps(
+        {"command": ["python", "-c", f"import pyautogui; {code}"]}))
+    assert done.json()["returncode"] == 0, done.text
+
+
+def browser_pid(server: str) -> int | None:
+    """The browser process's pid: OSWorld's `pkill chrome` finds it by that name."""
+    found = requests.post(server + "/execute", headers=JSON, timeout=30,
+                          data=json.dumps({"command": ["pgrep", "-o", "-x", "chrome"]})).json()
+    return int(found["output"]) if found["returncode"] == 0 else None
+
+
+def test_a_setting_made_in_the_ui_survives_osworlds_postconfig(provider: DesktopdProvider, server: str) -> None:
+    """Do Not Track switched on through the settings page (found in OSWorld's accessibility
+    observation, clicked with pyautogui), then the evaluator's postconfig `pkill chrome` and
+    `google-chrome --remote-debugging-port=1337`: the browser restarted and its Preferences at
+    OSWorld's profile path say so."""
+    launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    pyautogui(server, "pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/cookies'); "
+                      "pyautogui.press('delete'); pyautogui.press('enter')")
+    x, y = on_screen(server, "switch", "Do Not Track")
+    pyautogui(server, f"pyautogui.click({x}, {y})")
+    x, y = on_screen(server, "button", "Confirm")
+    pyautogui(server, f"pyautogui.click({x}, {y})")
+    before = browser_pid(server)
+    launch(server, ["pkill", "chrome"])
+    launch(server, ["google-chrome", "--remote-debugging-port=1337"])
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while browser_pid(server) in (None, before):   # stopped, and restarted by the sidecar
+        assert time.monotonic() < deadline, "pkill chrome did not stop the browser"
+        time.sleep(0.2)
+    answer = requests.post(server + "/file", timeout=30,
+                           data={"file_path": "/home/user/.config/google-chrome/Default/Preferences"})
+    assert json.loads(answer.content).get("enable_do_not_track") is True
