@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from httpapi.fields import F, Number
+from httpapi.fields import F, Bool, Number
+from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
 from desktopd.x11.damage import ChangeLog, DamageWatcher, open_watcher
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,12 @@ SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
                             "drawn later than this after the act or the last change is not waited for.")
-SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD]
+BROWSER_FIELD = F("settle_browser", Bool(), default=True,
+                  description="After a left click, also ask the browser (the sidecar) whether its page "
+                              "took the click in and has nothing left to draw: a still page then ends "
+                              "the wait before the quiet window, and timers the page's handlers set "
+                              "within settle are waited for. false: X damage alone.")
+SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
@@ -52,6 +58,11 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
     "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},
     "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
     "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
+    "evidence": {"enum": ["damage", "browser"],
+                 "description": "What ended a quiet wait: no damage for settle_quiet, or the browser's "
+                                "word that its page took the click in and had nothing to draw."},
+    "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
+                                                 "idle|changed|none and its detail."},
     "detail": {"type": "string"}}}
 
 
@@ -59,10 +70,11 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
 class SettleSpec:
     maximum: float      # seconds; 0: do not wait
     quiet: float        # seconds
+    browser: bool = True
 
     @classmethod
     def of(cls, q: dict[str, Any]) -> SettleSpec:
-        return cls(q["settle"], q["settle_quiet"])
+        return cls(q["settle"], q["settle_quiet"], q.get("settle_browser", True))
 
 
 @dataclass(frozen=True)
@@ -90,12 +102,18 @@ class Settled:
     last_change_s: float | None
     spec: SettleSpec
     detail: str | None = None
+    evidence: str = "damage"
+    browser: Verdict | None = None
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
                                "changes": self.changes,
                                "last_change_s": None if self.last_change_s is None else round(self.last_change_s, 4),
                                "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
+        if self.reason == "quiet":
+            out["evidence"] = self.evidence
+        if self.browser is not None:
+            out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail}
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -105,28 +123,46 @@ def skipped(spec: SettleSpec) -> Settled:
     return Settled("skipped", 0.0, 0, None, spec)
 
 
-async def wait_quiet(mark: Mark, spec: SettleSpec) -> Settled:
+async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdict] | None = None,
+                     clicks_at: float = 0.0) -> Settled:
     """Until no change for ``spec.quiet`` since the act and since the last change, or until
     ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
-    of each window, and a change in it moves the window's end."""
+    of each window, and a change in it moves the window's end.
+
+    ``browser``, the page's verdict on a click, still to come: while it is, the wait goes on (the
+    page answers after its next frame); ``idle`` with no change seen ends the wait at once;
+    ``changed`` means a frame is due, so the quiet window starts again from the verdict, or from
+    when the reaction timers the page reported are due, whichever is later."""
     changes = mark.log
     deadline = mark.at + spec.maximum
     last, count, seen = mark.at, 0, mark.seq
+    verdict: Verdict | None = None
     while True:
         for change in changes.after(seen):
             seen = change.seq
             count += 1
             last = max(last, change.at)
         now = changes.clock()
-        if now >= last + spec.quiet:
-            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec)
+        if verdict is None and browser is not None and browser.done():
+            verdict = browser.result()
+            if verdict.evidence == "idle" and count == 0:
+                return Settled("quiet", now - mark.at, 0, None, spec, evidence="browser", browser=verdict)
+            if verdict.evidence == "changed":
+                last = max(last, now, clicks_at + (verdict.due_s or 0.0))
+        asking = browser is not None and not browser.done()
+        if now >= last + spec.quiet and not asking:
+            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict)
         if now >= deadline:
-            return Settled("max", now - mark.at, count, _since(last, mark, count), spec)
+            return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict)
         if changes.closed_reason is not None:
             # The reader stopped mid-wait: no more evidence can come; say so.
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
-                           changes.closed_reason)
-        await asyncio.sleep(min(last + spec.quiet, deadline) - now)
+                           changes.closed_reason, browser=verdict)
+        pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
+        if asking and browser is not None:
+            await asyncio.wait({browser}, timeout=pause)
+        else:
+            await asyncio.sleep(pause)
 
 
 def _since(last: float, mark: Mark, count: int) -> float | None:
@@ -134,13 +170,13 @@ def _since(last: float, mark: Mark, count: int) -> float | None:
 
 
 async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
-                          capture: Callable[[], Awaitable[T]]) -> tuple[T, Settled]:
+                          capture: Callable[[], Awaitable[T]], clicks: Clicks | None = None) -> tuple[T, Settled]:
     """The capture the settled screen gives, and how the settle ended. The capture is taken while
     the settle waits; it is taken again only when the screen changed after it began, so a screen
     that is already still costs the quiet window, not the quiet window plus the capture."""
     if spec.maximum <= 0:
         return await capture(), skipped(spec)
-    waiting = asyncio.ensure_future(settler.settle(mark, spec))
+    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks))
     try:
         before = await settler.mark()
         early = await capture()
@@ -157,9 +193,11 @@ class Settler:
     """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
-    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher) -> None:
+    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher,
+                 browser: BrowserEvidence | None = None) -> None:
         self.display = display
         self._open = opener
+        self.browser = browser      # the sidecar's evidence, when it runs on this host
         self._watcher: DamageWatcher | None = None
         self.last_error: str | None = None
         self._opening = threading.Lock()   # two acts at once open one watcher, not two
@@ -194,7 +232,7 @@ class Settler:
             return None
         return Mark.now(watcher.log)
 
-    async def settle(self, mark: Mark | None, spec: SettleSpec) -> Settled:
+    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None) -> Settled:
         if spec.maximum <= 0:
             return skipped(spec)
         if mark is None:
@@ -202,12 +240,23 @@ class Settler:
             wait = min(spec.quiet, spec.maximum)
             await asyncio.sleep(wait)
             return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
-        return await wait_quiet(mark, spec)
+        if self.browser is None or clicks is None or not spec.browser:
+            return await wait_quiet(mark, spec)
+        # The page waits for the clicks as long as the quiet window would, and for the timers
+        # its handlers set until the maximum.
+        elapsed = mark.log.clock() - clicks.started
+        asking = asyncio.ensure_future(self.browser.ask(clicks, spec.quiet - elapsed, spec.maximum - elapsed))
+        try:
+            return await wait_quiet(mark, spec, asking, clicks.started)
+        finally:
+            asking.cancel()
 
     def info(self) -> dict[str, Any]:
         return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}
 
     async def close(self) -> None:
+        if self.browser is not None:
+            await self.browser.close()
         if self._watcher is not None:
             await asyncio.to_thread(self._watcher.close)
             self._watcher = None

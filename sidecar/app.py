@@ -20,6 +20,7 @@ from .mcp.http_mount import SelfAddress, serve_mcp
 from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
+from .settle_evidence import TRACKERS, Trackers
 
 # Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
 # container.
@@ -54,6 +55,7 @@ def init_app(settings: Settings) -> web.Application:
     app[keys.SETTINGS] = settings
     app[BODY_DEADLINE] = settings.body_deadline
     app[keys.LAYOUT_READS] = SharedReads()
+    app[TRACKERS] = Trackers()   # settle_evidence.py's tracker, early in new documents
 
     async def chromium_context(app: web.Application) -> AsyncIterator[None]:
         supervisor = ChromiumSupervisor(settings)
