@@ -62,7 +62,8 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
                  "description": "What ended a quiet wait: no damage for settle_quiet, or the browser's "
                                 "word that its page took the click in and had nothing to draw."},
     "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
-                                                 "idle|changed|none and its detail."},
+                                                 "idle|changed|none, its detail, and answered_s (when "
+                                                 "it came after the act; null: it had not yet)."},
     "detail": {"type": "string"}}}
 
 
@@ -104,6 +105,7 @@ class Settled:
     detail: str | None = None
     evidence: str = "damage"
     browser: Verdict | None = None
+    browser_s: float | None = None     # when the verdict came, after the act
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
@@ -113,7 +115,8 @@ class Settled:
         if self.reason == "quiet":
             out["evidence"] = self.evidence
         if self.browser is not None:
-            out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail}
+            out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail,
+                              "answered_s": None if self.browser_s is None else round(self.browser_s, 4)}
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -137,6 +140,7 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
     deadline = mark.at + spec.maximum
     last, count, seen = mark.at, 0, mark.seq
     verdict: Verdict | None = None
+    heard: float | None = None
     while True:
         for change in changes.after(seen):
             seen = change.seq
@@ -144,20 +148,22 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             last = max(last, change.at)
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
-            verdict = browser.result()
+            verdict, heard = browser.result(), now - mark.at
             if verdict.evidence == "idle" and count == 0:
-                return Settled("quiet", now - mark.at, 0, None, spec, evidence="browser", browser=verdict)
+                return Settled("quiet", heard, 0, None, spec, evidence="browser", browser=verdict, browser_s=heard)
             if verdict.evidence == "changed":
                 last = max(last, now, clicks_at + (verdict.due_s or 0.0))
         asking = browser is not None and not browser.done()
         if now >= last + spec.quiet and not asking:
-            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict)
+            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
+                           browser_s=heard)
         if now >= deadline:
-            return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict)
+            return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
+                           browser_s=heard)
         if changes.closed_reason is not None:
             # The reader stopped mid-wait: no more evidence can come; say so.
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
-                           changes.closed_reason, browser=verdict)
+                           changes.closed_reason, browser=verdict, browser_s=heard)
         pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
         if asking and browser is not None:
             await asyncio.wait({browser}, timeout=pause)

@@ -6,10 +6,10 @@ still page still costs that window. The page itself can tell sooner: a tracker i
 on the first request, kept by the document) records every trusted input event and what may
 change the picture without a new frame being certain to follow quickly: DOM mutations, focus,
 a text selection that shows, scrolling, a :hover rule reaching the element entered or left,
-transitions and animations, loads. It also records the timers the input's handlers (and the
-timers they set, in turn) scheduled. ``POST /settle`` then waits in the page for the act's
-clicks (counted by their mouseup), waits for the next animation frame after them and one task
-more, and answers:
+transitions and animations, loads, a navigation starting. It also records the timers and the
+animation frames the input's handlers (and those callbacks, in turn) asked for. ``POST /settle`` then waits in the page for the act's
+clicks (counted by their mouseup), then one task more (the handlers' microtasks and what they
+queued at once; and any animation frame they asked for), and answers:
 
 * ``idle``: the clicks arrived, nothing of the above happened since the act and no timer the
   handlers set is pending: no frame is due;
@@ -46,7 +46,8 @@ from .cdp.targets import PageTarget
 log = logging.getLogger(__name__)
 
 KEY = "__desktopdSettle"
-CUTOFF_MARGIN_MS = 3.0     # the CDP hop from here into the page, and more
+CUTOFF_MARGIN_MS = 1.0     # input events this much before the act's start count as its own too
+FIRST_SLACK_MS = 10.0      # how far a document's time origin may move its first cutoff earlier
 MAX_AGE_S = 60.0
 
 _SCRIPT = r"""
@@ -59,7 +60,7 @@ _SCRIPT = r"""
   if (fresh) {
     const setT = window.setTimeout, clearT = window.clearTimeout;
     s = { changes: 0, inputs: [], timers: new Map(), reacting: false, hadRange: false,
-          wake: new Set(), hover: null, sheets: -1, setT, clearT };
+          frames: new Set(), wake: new Set(), hover: null, sheets: -1, setT, clearT };
     Object.defineProperty(window, KEY, { value: s, configurable: true });
     const changed = () => { s.changes++; };
     const wake = () => { for (const w of [...s.wake]) w(); };
@@ -78,7 +79,7 @@ _SCRIPT = r"""
     }
     new MutationObserver(changed).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     for (const type of ["focusin", "focusout", "scroll", "input", "change", "toggle", "animationstart",
-                        "transitionrun", "load", "error", "resize"]) {
+                        "transitionrun", "load", "error", "resize", "beforeunload", "pagehide"]) {
       addEventListener(type, changed, { capture: true, passive: true });
     }
     const editable = (el) => !!el && (el.isContentEditable || /^(input|textarea)$/i.test(el.localName || ""));
@@ -136,21 +137,45 @@ _SCRIPT = r"""
       return id;
     };
     window.clearTimeout = function (id) { s.timers.delete(id); wake(); return clearT.call(this, id); };
+    // Frames they asked for, too: work deferred to the next frame (a class added in it).
+    const raf = window.requestAnimationFrame, cancelRaf = window.cancelAnimationFrame;
+    window.requestAnimationFrame = function (callback) {
+      if (!s.reacting || typeof callback !== "function") return raf.call(this, callback);
+      const id = raf.call(this, function (...a) {
+        s.frames.delete(id);
+        const outer = s.reacting;
+        s.reacting = true;
+        try { return callback.apply(this, a); } finally { s.reacting = outer; }
+      });
+      s.frames.add(id);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) { s.frames.delete(id); return cancelRaf.call(this, id); };
   }
   if (!args) return null;      // installing only (a new document)
   if (document.visibilityState !== "visible") return { evidence: "none", detail: "hidden" };
   if (fresh) return { evidence: "none", detail: "tracker installed now" };
-  const now = performance.now();
-  const cutoff = now - args.since_ms, deadline = now + args.wait_ms;
+  // performance.now() and the sender's CLOCK_MONOTONIC differ by a constant (both run on it):
+  // at most now minus when the request was sent, so the least such difference seen is the
+  // closest (the quickest hop in). A document's first request starts from its time origin
+  // (wall clock) instead, trusted to within FIRST_SLACK_MS of that bound.
+  const now = performance.now(), upper = now - args.sent_ms;
+  if (s.offset === undefined) {
+    s.offset = Math.min(upper, Math.max(args.wall_minus_mono_ms - performance.timeOrigin, upper - args.first_slack_ms));
+  }
+  s.offset = Math.min(s.offset, upper);
+  const cutoff = args.started_ms + s.offset - args.margin_ms, deadline = now + args.wait_ms;
   const next = (ms) => new Promise((done) => {
     const t = s.setT.call(window, () => { s.wake.delete(done); done(); }, Math.max(0, ms));
     s.wake.add(() => { s.clearT.call(window, t); s.wake.delete(done); done(); });
   });
-  const frame = () => new Promise((done) => requestAnimationFrame(() => {
+  // One task later: the handlers' microtasks and the tasks they queued at once have run.
+  const task = () => new Promise((done) => {
     const c = new MessageChannel();
-    c.port1.onmessage = () => s.setT.call(window, done, 0);
+    c.port1.onmessage = () => done();
     c.port2.postMessage(0);
-  }));
+  });
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
   // The act's clicks, as mouseups after the act began.
   let mine = [];
   for (;;) {
@@ -160,8 +185,14 @@ _SCRIPT = r"""
     await next(deadline - performance.now());
   }
   const first = mine[0];
-  await frame();
+  await task();
+  // Frames the handlers asked for run first (and what they ask for in turn, within the horizon).
+  while (s.frames.size && performance.now() < first.t + args.horizon_ms) {
+    await frame();
+    await task();
+  }
   if (s.changes !== first.changes) return { evidence: "changed", detail: "the page changed" };
+  // getAnimations() brings style up to date: a transition the click started is in it already.
   if (document.getAnimations().some((a) => a.playState === "running")) return { evidence: "changed", detail: "animating" };
   if (document.querySelector(UNSEEN)) return { evidence: "none", detail: "the page draws in a canvas, video or frame" };
   // Timers the input's handlers set, due within the horizon: reactions still to come.
@@ -218,12 +249,12 @@ TRACKERS = app_key("sidecar.settle_trackers", Trackers)
 async def _ask(page: PageTarget, body: dict[str, Any], budget: float) -> dict[str, Any]:
     if page.crashed or page.pending_navigation is not None:
         return {"evidence": "none", "detail": "a navigation is pending"}
-    since = time.monotonic() - body["started"]
-    if not 0 <= since <= MAX_AGE_S:
+    sent = time.monotonic()
+    if not 0 <= sent - body["started"] <= MAX_AGE_S:
         return {"evidence": "none", "detail": "the act's start is not on this host's clock"}
-    # The page's clock is read a moment after this one: the margin keeps the cutoff before the act.
-    args = {"since_ms": since * 1000 + CUTOFF_MARGIN_MS, "clicks": body["clicks"],
-            "wait_ms": body["wait_s"] * 1000, "horizon_ms": body["horizon_s"] * 1000}
+    args = {"started_ms": body["started"] * 1000, "sent_ms": sent * 1000, "margin_ms": CUTOFF_MARGIN_MS,
+            "wall_minus_mono_ms": (time.time() - time.monotonic()) * 1000, "first_slack_ms": FIRST_SLACK_MS,
+            "clicks": body["clicks"], "wait_ms": body["wait_s"] * 1000, "horizon_ms": body["horizon_s"] * 1000}
     try:
         reply = await page.send("Runtime.evaluate", {
             "expression": f"({_SCRIPT})({json.dumps(args)})", "awaitPromise": True,
