@@ -34,6 +34,10 @@ T = TypeVar("T")
 DEFAULT_MAX_S = 0.5
 DEFAULT_QUIET_S = 0.03
 MAX_SETTLE_S = 10.0
+# After the browser said its page changed: how long its drawing is awaited (a change may draw
+# nothing), and how often the change log is looked at meanwhile.
+DRAW_BUDGET_S = 0.1
+DRAW_POLL_S = 0.004
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
@@ -117,6 +121,8 @@ class Settled:
         if self.browser is not None:
             out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail,
                               "answered_s": None if self.browser_s is None else round(self.browser_s, 4)}
+            if self.browser.due_s is not None:
+                out["browser"]["due_s"] = round(self.browser.due_s, 4)
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -133,28 +139,37 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
     of each window, and a change in it moves the window's end.
 
     ``browser``, the page's verdict on a click, still to come: while it is, the wait goes on (the
-    page answers after its next frame); ``idle`` with no change seen ends the wait at once;
-    ``changed`` means a frame is due, so the quiet window starts again from the verdict, or from
-    when the reaction timers the page reported are due, whichever is later."""
+    page answers a task after the clicks reached it); ``idle`` with no change seen ends the wait
+    at once; ``changed`` means a frame is due: a change after the act (or after the reaction
+    timers the page reported are due) is awaited for DRAW_BUDGET_S at most, and the quiet window
+    runs from the verdict, or from when those timers are due, whichever is later."""
     changes = mark.log
     deadline = mark.at + spec.maximum
     last, count, seen = mark.at, 0, mark.seq
     verdict: Verdict | None = None
     heard: float | None = None
+    newest: float | None = None                 # the latest change seen
+    drawing: tuple[float, float] | None = None  # a change after [0] is awaited until [1]
     while True:
         for change in changes.after(seen):
             seen = change.seq
             count += 1
             last = max(last, change.at)
+            newest = change.at if newest is None else max(newest, change.at)
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
             verdict, heard = browser.result(), now - mark.at
             if verdict.evidence == "idle" and count == 0:
                 return Settled("quiet", heard, 0, None, spec, evidence="browser", browser=verdict, browser_s=heard)
             if verdict.evidence == "changed":
-                last = max(last, now, clicks_at + (verdict.due_s or 0.0))
+                # The page changed (or will, when its timers are due): its drawing is awaited,
+                # for DRAW_BUDGET_S at most (a change may draw nothing), then a quiet window.
+                due = clicks_at + verdict.due_s if verdict.due_s is not None else mark.at
+                last = max(last, now, due)
+                drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
         asking = browser is not None and not browser.done()
-        if now >= last + spec.quiet and not asking:
+        awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if now >= last + spec.quiet and not asking and not awaiting:
             return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
         if now >= deadline:
@@ -165,6 +180,8 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
                            changes.closed_reason, browser=verdict, browser_s=heard)
         pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
+        if awaiting:
+            pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
         if asking and browser is not None:
             await asyncio.wait({browser}, timeout=pause)
         else:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import base64
 import io
+import itertools
 import os
 import statistics
 import subprocess
@@ -51,8 +52,16 @@ POINTS = ((300, 300), (900, 300), (300, 650), (900, 650))
 WAYS = ("settled", "damage only", "fixed 100 ms")
 
 
-def prose(i: int) -> tuple[int, int]:
-    return POINTS[i % len(POINTS)]
+_turns = itertools.count()
+
+
+def click_at(point: tuple[int, int]) -> dict:
+    return {"type": "click", "x": point[0], "y": point[1]}
+
+
+def prose(_i: int) -> tuple[int, int]:
+    """The next point, call after call (the ways run in turns: each must click elsewhere)."""
+    return POINTS[next(_turns) % len(POINTS)]
 
 
 def timed(fn, steps: int) -> float:
@@ -106,7 +115,7 @@ def env_rates(desktop_url: str, sidecar_url: str, url: str, steps: int, layout: 
         for env in envs[1:]:
             env.reset(options={"urls": [url]})
         envs[0].desktop.step(settle=5.0, settle_quiet=0.5)
-        return interleaved([lambda i, e=env: e.step({"type": "click", "x": prose(i)[0], "y": prose(i)[1]})
+        return interleaved([lambda i, e=env: e.step(click_at(prose(i)))
                             for env in envs], steps)
     finally:
         for env in envs:
@@ -122,7 +131,7 @@ def round_trips(desktop: Desktop, steps: int) -> list[float]:
     before = observer.observe()
 
     def click(i: int) -> dict:
-        return {"type": "click", "x": prose(i)[0], "y": prose(i)[1]}
+        return click_at(prose(i))
 
     def one(i: int) -> None:
         observer.step(click(i), before)

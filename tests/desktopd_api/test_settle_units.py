@@ -158,6 +158,21 @@ async def test_a_changed_page_restarts_the_quiet_window_from_its_verdict():
     assert settled.reason == "quiet" and settled.waited_s >= 0.1 + 0.05
 
 
+async def test_a_changed_page_is_given_time_to_draw_and_ends_quiet_after_its_drawing():
+    log = ChangeLog()
+    mark = marked(log)
+
+    async def draw_late():
+        await asyncio.sleep(0.06)      # past the quiet window after the verdict
+        log.add((0, 0, 64, 64))
+    drawing = asyncio.ensure_future(draw_late())
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.02),
+                               verdict_after(0.005, Verdict("changed", "the page changed")), clicks_at=mark.at)
+    await drawing
+    assert (settled.reason, settled.changes) == ("quiet", 1)
+    assert settled.waited_s >= settled.last_change_s + 0.02
+
+
 async def test_a_verdict_that_never_comes_ends_at_the_maximum():
     log = ChangeLog()
     mark = marked(log)
