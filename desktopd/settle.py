@@ -15,11 +15,12 @@ and reports no damage.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
 from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
@@ -212,6 +213,35 @@ async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
     return early, settled
 
 
+class CaptureCache:
+    """The last capture of each kind, given again while the X server reported no change since
+    it began: a still screen is not captured and encoded again at every step. Only the change
+    log the capture was marked on can vouch for it (a new watcher starts a new log)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self._keep = keep
+        self._entries: collections.OrderedDict[Hashable, tuple[ChangeLog, int, object]] = collections.OrderedDict()
+
+    def wrap(self, log_: Callable[[], ChangeLog | None], key: Hashable,
+             capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+        async def cached() -> T:
+            changes = log_()
+            if changes is None or changes.closed_reason is not None:
+                return await capture()
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] is changes and entry[1] == changes.seq:
+                self._entries.move_to_end(key)
+                return cast(T, entry[2])
+            seq = changes.seq           # before the capture: a change during it is not vouched for
+            result = await capture()
+            self._entries[key] = (changes, seq, result)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._keep:
+                self._entries.popitem(last=False)
+            return result
+        return cached
+
+
 class Settler:
     """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
@@ -224,6 +254,7 @@ class Settler:
         self._watcher: DamageWatcher | None = None
         self.last_error: str | None = None
         self._opening = threading.Lock()   # two acts at once open one watcher, not two
+        self._captures = CaptureCache()
 
     def _live(self) -> DamageWatcher | None:
         with self._opening:
@@ -273,6 +304,14 @@ class Settler:
             return await wait_quiet(mark, spec, asking, clicks.started)
         finally:
             asking.cancel()
+
+    def reusing(self, key: Hashable, capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+        """``capture``, answered from its last result while the screen has not changed since."""
+        return self._captures.wrap(self._log, key, capture)
+
+    def _log(self) -> ChangeLog | None:
+        watcher = self._watcher
+        return watcher.log if watcher is not None and watcher.alive else None
 
     def info(self) -> dict[str, Any]:
         return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}

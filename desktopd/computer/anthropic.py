@@ -202,7 +202,8 @@ async def computer_action(request: web.Request) -> web.Response:
         png = await screenshot_png(xs, None, tuple(done["executed"]["region"]))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
-        capture = model_screenshot(xs, display)
+        capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
+                                           model_screenshot(xs, display))
         if action in LOOKS:
             png = await capture()
         else:

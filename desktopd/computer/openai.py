@@ -162,7 +162,8 @@ async def computer_call(request: web.Request) -> web.Response:
     executed = [await perform(xs, display, act, where) for act, where in plan]
     mark = await settler(request).mark()
     spec = SettleSpec.of(q)
-    capture = model_screenshot(xs, display)
+    capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
+                                       model_screenshot(xs, display))
     if any(act["type"] not in LOOKS for act, _ in plan):
         png, settled = await settled_capture(settler(request), mark, spec, capture,
                                              openai_clicks([act for act, _ in plan], started))

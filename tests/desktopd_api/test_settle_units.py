@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from desktopd.settle import Mark, SettleSpec, Settler, wait_quiet
+from desktopd.settle import CaptureCache, Mark, SettleSpec, Settler, wait_quiet
 from desktopd.settle_browser import Clicks, Verdict, anthropic_clicks, openai_clicks, tablet_clicks
 from desktopd.x11.damage import ChangeLog
 
@@ -217,3 +217,21 @@ def test_which_acts_are_clicks_a_page_can_confirm():
     assert tablet_clicks({"action": "click", "button": "left", "clicks": 2, "events": None, "modifiers": []}, 1.0) \
         == Clicks(1.0, 2)
     assert tablet_clicks({"action": "scroll", "events": None, "modifiers": []}, 1.0) is None
+
+
+async def test_a_capture_is_given_again_only_while_the_screen_reported_no_change():
+    log = ChangeLog()
+    cache = CaptureCache()
+    taken: list[int] = []
+
+    async def capture() -> int:
+        taken.append(len(taken))
+        return taken[-1]
+    cached = cache.wrap(lambda: log, "png", capture)
+    assert [await cached(), await cached()] == [0, 0] and len(taken) == 1
+    log.add((0, 0, 1, 1))
+    assert await cached() == 1
+    other = cache.wrap(lambda: ChangeLog(), "png", capture)      # a new watcher's log vouches for nothing old
+    assert await other() == 2
+    log.close("X connection lost")
+    assert await cached() == 3 and await cached() == 4
