@@ -41,9 +41,10 @@ OBSERVATION_SIZE = (640, 400)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-# How DesktopEnv settles after each action: on evidence (the kit's defaults), or a fixed 100 ms
-# pause (a quiet window as long as the maximum ends every wait at 100 ms: the old client sleep).
-SETTLE = {"evidence": {}, "fixed": {"settle_s": 0.1, "settle_quiet_s": 0.1}}
+# How DesktopEnv settles after each action: on evidence (the kit's defaults: X damage and the
+# browser's word), or a fixed 100 ms pause (a quiet window as long as the maximum, without the
+# browser's word, ends every wait at 100 ms: the old client sleep).
+SETTLE = {"evidence": {}, "fixed": {"settle_s": 0.1, "settle_quiet_s": 0.1, "settle_browser": False}}
 
 
 def make_env(lease, settle: str = "evidence"):

@@ -15,6 +15,22 @@ def marked(log: ChangeLog) -> Mark:
     return Mark.now(log)
 
 
+async def a_late_change_is_in_the_wait(delay: float, spec: SettleSpec, verdict: Verdict | None = None) -> None:
+    """A change reported ``delay`` s after the act (and the page's ``verdict`` 5 ms after it) is
+    counted, and the wait ends a quiet window after it."""
+    log = ChangeLog()
+    mark = marked(log)
+
+    async def change() -> None:
+        await asyncio.sleep(delay)
+        log.add((5, 5, 20, 20))
+    reaction = asyncio.ensure_future(change())
+    settled = await wait_quiet(mark, spec, None if verdict is None else verdict_after(0.005, verdict), mark.at)
+    await reaction
+    assert (settled.reason, settled.changes) == ("quiet", 1)
+    assert settled.waited_s >= settled.last_change_s + spec.quiet
+
+
 async def test_a_still_screen_settles_quiet_without_changes():
     log = ChangeLog()
     settled = await wait_quiet(marked(log), SettleSpec(maximum=1.0, quiet=0.01))
@@ -29,17 +45,7 @@ async def test_changes_before_the_act_do_not_count():
 
 
 async def test_a_change_within_the_window_is_waited_for_and_counted():
-    log = ChangeLog()
-    mark = marked(log)
-
-    async def react():
-        await asyncio.sleep(0.02)
-        log.add((5, 5, 20, 20))
-    reaction = asyncio.ensure_future(react())
-    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.5))
-    await reaction
-    assert (settled.reason, settled.changes) == ("quiet", 1)
-    assert settled.waited_s >= settled.last_change_s + 0.5
+    await a_late_change_is_in_the_wait(0.02, SettleSpec(maximum=5.0, quiet=0.5))
 
 
 async def test_a_screen_that_keeps_changing_ends_at_the_maximum():
@@ -159,18 +165,9 @@ async def test_a_changed_page_restarts_the_quiet_window_from_its_verdict():
 
 
 async def test_a_changed_page_is_given_time_to_draw_and_ends_quiet_after_its_drawing():
-    log = ChangeLog()
-    mark = marked(log)
-
-    async def draw_late():
-        await asyncio.sleep(0.06)      # past the quiet window after the verdict
-        log.add((0, 0, 64, 64))
-    drawing = asyncio.ensure_future(draw_late())
-    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.02),
-                               verdict_after(0.005, Verdict("changed", "the page changed")), clicks_at=mark.at)
-    await drawing
-    assert (settled.reason, settled.changes) == ("quiet", 1)
-    assert settled.waited_s >= settled.last_change_s + 0.02
+    # Drawn past the quiet window after the verdict.
+    await a_late_change_is_in_the_wait(0.06, SettleSpec(maximum=5.0, quiet=0.02),
+                                       Verdict("changed", "the page changed"))
 
 
 async def test_a_verdict_that_never_comes_ends_at_the_maximum():
