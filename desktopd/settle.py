@@ -6,6 +6,10 @@ every change since), and the wait ends anyway at a maximum while it still change
 Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
 how long it waited and why it stopped.
 
+After a left click the browser may have its say too (desktopd/settle_browser.py, the sidecar's
+POST /settle): its page ends a still screen's wait at once, or tells of reaction timers to
+wait for. A capture of a screen that reported no change since is given again (CaptureCache).
+
 The whole screen is watched, not the window acted on: a click's reaction may be a menu, a dialog
 or a new window anywhere. Slow periodic sources (the panel clock, a caret's blink) can extend one
 wait by a quiet window, never to the maximum; Xvfb's pointer is not drawn into the framebuffer
