@@ -169,7 +169,11 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             if verdict.evidence == "changed":
                 # The page changed (or will, when its timers are due): its drawing is awaited,
                 # for DRAW_BUDGET_S at most (a change may draw nothing), then a quiet window.
-                due = clicks_at + verdict.due_s if verdict.due_s is not None else mark.at
+                # When the timers are due on this clock: from the act's start on the page's
+                # clock (may err early by the hop in), or from the answer (errs late by the hop
+                # back): the later one, so a change before the timers ran never counts.
+                due = (max(clicks_at + verdict.due_s, now + (verdict.due_in_s or 0.0))
+                       if verdict.due_s is not None else mark.at)
                 last = max(last, now, due)
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
         asking = browser is not None and not browser.done()

@@ -35,6 +35,7 @@ class Verdict:
     evidence: str      # idle: nothing to draw; changed: a frame is due; none: no evidence
     detail: str
     due_s: float | None = None   # changed by timers: the last one's, seconds after the act began
+    due_in_s: float | None = None   # ... and seconds after the answer
 
 
 class BrowserEvidence(Protocol):
@@ -54,8 +55,8 @@ class SidecarEvidence:
     async def ask(self, clicks: Clicks, wait_s: float, horizon_s: float) -> Verdict:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession()
-        body = {"started": clicks.started, "clicks": clicks.count, "wait_s": round(max(0.0, wait_s), 4),
-                "horizon_s": round(max(0.0, horizon_s), 4)}
+        wait_s, horizon_s = round(max(0.0, wait_s), 4), round(max(0.0, horizon_s), 4)
+        body = {"started": clicks.started, "clicks": clicks.count, "wait_s": wait_s, "horizon_s": horizon_s}
         try:
             async with self._session.post(self.url, json=body, headers=self._headers, timeout=aiohttp.ClientTimeout(
                     total=wait_s + horizon_s + EXTRA_BUDGET_S)) as resp:
@@ -67,9 +68,10 @@ class SidecarEvidence:
         evidence = answer.get("evidence")
         if evidence not in ("idle", "changed", "none"):
             return Verdict("none", "sidecar gave no verdict")
-        due = answer.get("due_s")
-        return Verdict(evidence, str(answer.get("detail") or ""),
-                       float(due) if isinstance(due, (int, float)) and evidence == "changed" else None)
+        due, due_in = answer.get("due_s"), answer.get("due_in_s")
+        if evidence != "changed" or not isinstance(due, (int, float)) or not isinstance(due_in, (int, float)):
+            return Verdict(evidence, str(answer.get("detail") or ""))
+        return Verdict(evidence, str(answer.get("detail") or ""), float(due), float(due_in))
 
     async def close(self) -> None:
         if self._session is not None:

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 KEY = "__desktopdSettle"
 CUTOFF_MARGIN_MS = 1.0     # input events this much before the act's start count as its own too
-FIRST_SLACK_MS = 10.0      # how far a document's time origin may move its first cutoff earlier
+FIRST_SLACK_MS = 50.0      # how far a document's time origin may move its first cutoff earlier (a busy hop)
 MAX_AGE_S = 60.0
 
 _SCRIPT = r"""
@@ -181,7 +181,11 @@ _SCRIPT = r"""
   for (;;) {
     mine = s.inputs.filter((i) => i.t >= cutoff);
     if (mine.filter((i) => i.type === "mouseup").length >= args.clicks) break;
-    if (performance.now() >= deadline) return { evidence: "none", detail: "the clicks did not reach the page" };
+    if (performance.now() >= deadline) {
+      const ups = s.inputs.filter((i) => i.type === "mouseup");
+      const lastUp = ups.length ? ups[ups.length - 1].t - cutoff : null;
+      return { evidence: "none", detail: `the clicks did not reach the page in time (the last mouseup ${lastUp === null ? "never" : Math.round(lastUp) + " ms after the act"})` };
+    }
     await next(deadline - performance.now());
   }
   const first = mine[0];
@@ -197,7 +201,11 @@ _SCRIPT = r"""
   if (document.querySelector(UNSEEN)) return { evidence: "none", detail: "the page draws in a canvas, video or frame" };
   // Timers the input's handlers set, due within the horizon: reactions still to come.
   const due = [...s.timers.values()].filter((at) => at <= first.t + args.horizon_ms);
-  if (due.length) return { evidence: "changed", detail: "timers pending", due_s: (Math.max(...due) - cutoff) / 1000 };
+  if (due.length) {
+    const last = Math.max(...due);
+    return { evidence: "changed", detail: "timers pending", due_s: (last - cutoff) / 1000,
+             due_in_s: Math.max(0, last - performance.now()) / 1000 };
+  }
   return { evidence: "idle", detail: "nothing to draw" };
 })
 """.replace("__KEY__", KEY)
@@ -220,6 +228,7 @@ SETTLE_RESULT = {"application/json": {"schema": {
     "properties": {"evidence": {"enum": ["idle", "changed", "none"]},
                    "due_s": {"type": "number", "description": "With changed: the last pending reaction "
                                                            "timer, seconds after the act's start."},
+                   "due_in_s": {"type": "number", "description": "The same, seconds from the answer."},
                    "detail": {"type": "string"}, "tab": {"type": ["string", "null"]}}}}}
 
 

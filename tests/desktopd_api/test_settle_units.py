@@ -150,7 +150,7 @@ async def test_the_wait_holds_for_the_verdict_then_waits_a_window_past_the_timer
     mark = marked(log)
     # The page answers after the quiet window: its reaction timer is due 0.15 s after the act.
     settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.05),
-                               verdict_after(0.08, Verdict("changed", "timers pending", due_s=0.15)),
+                               verdict_after(0.08, Verdict("changed", "timers pending", due_s=0.15, due_in_s=0.07)),
                                clicks_at=mark.at)
     assert (settled.reason, settled.evidence) == ("quiet", "damage")
     assert settled.waited_s >= 0.15 + 0.05
