@@ -19,6 +19,7 @@ from desktopd.recording import ScreenRecorder
 from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
 from desktopd.settle import Settler
+from desktopd.settle_browser import sidecar_evidence
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
@@ -70,6 +71,9 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
 
     async def settle_context(app: web.Application) -> AsyncIterator[None]:
         app[keys.SETTLER] = settler_factory(settings.display)
+        if app[keys.SETTLER].browser is None:
+            app[keys.SETTLER].browser = sidecar_evidence(settings.sidecar_url, settings.sidecar_token,
+                                                         settings.sidecar_configured)
         await app[keys.SETTLER].start()   # does not fail without a display: reopened on demand
         yield
         await app[keys.SETTLER].close()

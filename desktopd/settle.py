@@ -6,6 +6,10 @@ every change since), and the wait ends anyway at a maximum while it still change
 Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
 how long it waited and why it stopped.
 
+After a left click the browser may have its say too (desktopd/settle_browser.py, the sidecar's
+POST /settle): its page ends a still screen's wait at once, or tells of reaction timers to
+wait for. A capture of a screen that reported no change since is given again (CaptureCache).
+
 The whole screen is watched, not the window acted on: a click's reaction may be a menu, a dialog
 or a new window anywhere. Slow periodic sources (the panel clock, a caret's blink) can extend one
 wait by a quiet window, never to the maximum; Xvfb's pointer is not drawn into the framebuffer
@@ -15,13 +19,15 @@ and reports no damage.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from httpapi.fields import F, Number
+from httpapi.fields import F, Bool, Number
+from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
 from desktopd.x11.damage import ChangeLog, DamageWatcher, open_watcher
 
 log = logging.getLogger(__name__)
@@ -33,6 +39,10 @@ T = TypeVar("T")
 DEFAULT_MAX_S = 0.5
 DEFAULT_QUIET_S = 0.03
 MAX_SETTLE_S = 10.0
+# After the browser said its page changed: how long its drawing is awaited (a change may draw
+# nothing), and how often the change log is looked at meanwhile.
+DRAW_BUDGET_S = 0.1
+DRAW_POLL_S = 0.004
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
@@ -40,7 +50,12 @@ SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
                             "drawn later than this after the act or the last change is not waited for.")
-SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD]
+BROWSER_FIELD = F("settle_browser", Bool(), default=True,
+                  description="After a left click, also ask the browser (the sidecar) whether its page "
+                              "took the click in and has nothing left to draw: a still page then ends "
+                              "the wait before the quiet window, and timers the page's handlers set "
+                              "within settle are waited for. false: X damage alone.")
+SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
@@ -52,6 +67,12 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
     "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},
     "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
     "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
+    "evidence": {"enum": ["damage", "browser"],
+                 "description": "What ended a quiet wait: no damage for settle_quiet, or the browser's "
+                                "word that its page took the click in and had nothing to draw."},
+    "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
+                                                 "idle|changed|none, its detail, and answered_s (when "
+                                                 "it came after the act; null: it had not yet)."},
     "detail": {"type": "string"}}}
 
 
@@ -59,10 +80,11 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
 class SettleSpec:
     maximum: float      # seconds; 0: do not wait
     quiet: float        # seconds
+    browser: bool = True
 
     @classmethod
     def of(cls, q: dict[str, Any]) -> SettleSpec:
-        return cls(q["settle"], q["settle_quiet"])
+        return cls(q["settle"], q["settle_quiet"], q.get("settle_browser", True))
 
 
 @dataclass(frozen=True)
@@ -90,12 +112,22 @@ class Settled:
     last_change_s: float | None
     spec: SettleSpec
     detail: str | None = None
+    evidence: str = "damage"
+    browser: Verdict | None = None
+    browser_s: float | None = None     # when the verdict came, after the act
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
                                "changes": self.changes,
                                "last_change_s": None if self.last_change_s is None else round(self.last_change_s, 4),
                                "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
+        if self.reason == "quiet":
+            out["evidence"] = self.evidence
+        if self.browser is not None:
+            out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail,
+                              "answered_s": None if self.browser_s is None else round(self.browser_s, 4)}
+            if self.browser.due_s is not None:
+                out["browser"]["due_s"] = round(self.browser.due_s, 4)
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -105,28 +137,64 @@ def skipped(spec: SettleSpec) -> Settled:
     return Settled("skipped", 0.0, 0, None, spec)
 
 
-async def wait_quiet(mark: Mark, spec: SettleSpec) -> Settled:
+async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdict] | None = None,
+                     clicks_at: float = 0.0) -> Settled:
     """Until no change for ``spec.quiet`` since the act and since the last change, or until
     ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
-    of each window, and a change in it moves the window's end."""
+    of each window, and a change in it moves the window's end.
+
+    ``browser``, the page's verdict on a click, still to come: while it is, the wait goes on (the
+    page answers a task after the clicks reached it); ``idle`` with no change seen ends the wait
+    at once; ``changed`` means a frame is due: a change after the act (or after the reaction
+    timers the page reported are due) is awaited for DRAW_BUDGET_S at most, and the quiet window
+    runs from the verdict, or from when those timers are due, whichever is later."""
     changes = mark.log
     deadline = mark.at + spec.maximum
     last, count, seen = mark.at, 0, mark.seq
+    verdict: Verdict | None = None
+    heard: float | None = None
+    newest: float | None = None                 # the latest change seen
+    drawing: tuple[float, float] | None = None  # a change after [0] is awaited until [1]
     while True:
         for change in changes.after(seen):
             seen = change.seq
             count += 1
             last = max(last, change.at)
+            newest = change.at if newest is None else max(newest, change.at)
         now = changes.clock()
-        if now >= last + spec.quiet:
-            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec)
+        if verdict is None and browser is not None and browser.done():
+            verdict, heard = browser.result(), now - mark.at
+            if verdict.evidence == "idle" and count == 0:
+                return Settled("quiet", heard, 0, None, spec, evidence="browser", browser=verdict, browser_s=heard)
+            if verdict.evidence == "changed":
+                # The page changed (or will, when its timers are due): its drawing is awaited,
+                # for DRAW_BUDGET_S at most (a change may draw nothing), then a quiet window.
+                # When the timers are due on this clock: from the act's start on the page's
+                # clock (may err early by the hop in), or from the answer (errs late by the hop
+                # back): the later one, so a change before the timers ran never counts.
+                due = (max(clicks_at + verdict.due_s, now + (verdict.due_in_s or 0.0))
+                       if verdict.due_s is not None else mark.at)
+                last = max(last, now, due)
+                drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
+        asking = browser is not None and not browser.done()
+        awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if now >= last + spec.quiet and not asking and not awaiting:
+            return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
+                           browser_s=heard)
         if now >= deadline:
-            return Settled("max", now - mark.at, count, _since(last, mark, count), spec)
+            return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
+                           browser_s=heard)
         if changes.closed_reason is not None:
             # The reader stopped mid-wait: no more evidence can come; say so.
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
-                           changes.closed_reason)
-        await asyncio.sleep(min(last + spec.quiet, deadline) - now)
+                           changes.closed_reason, browser=verdict, browser_s=heard)
+        pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
+        if awaiting:
+            pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
+        if asking and browser is not None:
+            await asyncio.wait({browser}, timeout=pause)
+        else:
+            await asyncio.sleep(pause)
 
 
 def _since(last: float, mark: Mark, count: int) -> float | None:
@@ -134,13 +202,13 @@ def _since(last: float, mark: Mark, count: int) -> float | None:
 
 
 async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
-                          capture: Callable[[], Awaitable[T]]) -> tuple[T, Settled]:
+                          capture: Callable[[], Awaitable[T]], clicks: Clicks | None = None) -> tuple[T, Settled]:
     """The capture the settled screen gives, and how the settle ended. The capture is taken while
     the settle waits; it is taken again only when the screen changed after it began, so a screen
     that is already still costs the quiet window, not the quiet window plus the capture."""
     if spec.maximum <= 0:
         return await capture(), skipped(spec)
-    waiting = asyncio.ensure_future(settler.settle(mark, spec))
+    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks))
     try:
         before = await settler.mark()
         early = await capture()
@@ -153,16 +221,48 @@ async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
     return early, settled
 
 
+class CaptureCache:
+    """The last capture of each kind, given again while the X server reported no change since
+    it began: a still screen is not captured and encoded again at every step. Only the change
+    log the capture was marked on can vouch for it (a new watcher starts a new log)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self._keep = keep
+        self._entries: collections.OrderedDict[Hashable, tuple[ChangeLog, int, object]] = collections.OrderedDict()
+
+    def wrap(self, log_: Callable[[], ChangeLog | None], key: Hashable,
+             capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+        async def cached() -> T:
+            changes = log_()
+            if changes is None or changes.closed_reason is not None:
+                return await capture()
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] is changes and entry[1] == changes.seq:
+                self._entries.move_to_end(key)
+                return cast(T, entry[2])
+            seq = changes.seq           # before the capture: a change during it is not vouched for
+            result = await capture()
+            self._entries[key] = (changes, seq, result)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._keep:
+                self._entries.popitem(last=False)
+            return result
+        return cached
+
+
 class Settler:
     """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
-    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher) -> None:
+    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher,
+                 browser: BrowserEvidence | None = None) -> None:
         self.display = display
         self._open = opener
+        self.browser = browser      # the sidecar's evidence, when it runs on this host
         self._watcher: DamageWatcher | None = None
         self.last_error: str | None = None
         self._opening = threading.Lock()   # two acts at once open one watcher, not two
+        self._captures = CaptureCache()
 
     def _live(self) -> DamageWatcher | None:
         with self._opening:
@@ -194,7 +294,7 @@ class Settler:
             return None
         return Mark.now(watcher.log)
 
-    async def settle(self, mark: Mark | None, spec: SettleSpec) -> Settled:
+    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None) -> Settled:
         if spec.maximum <= 0:
             return skipped(spec)
         if mark is None:
@@ -202,12 +302,31 @@ class Settler:
             wait = min(spec.quiet, spec.maximum)
             await asyncio.sleep(wait)
             return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
-        return await wait_quiet(mark, spec)
+        if self.browser is None or clicks is None or not spec.browser:
+            return await wait_quiet(mark, spec)
+        # The page waits for the clicks as long as the quiet window would, and for the timers
+        # its handlers set until the maximum.
+        elapsed = mark.log.clock() - clicks.started
+        asking = asyncio.ensure_future(self.browser.ask(clicks, spec.quiet - elapsed, spec.maximum - elapsed))
+        try:
+            return await wait_quiet(mark, spec, asking, clicks.started)
+        finally:
+            asking.cancel()
+
+    def reusing(self, key: Hashable, capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+        """``capture``, answered from its last result while the screen has not changed since."""
+        return self._captures.wrap(self._log, key, capture)
+
+    def _log(self) -> ChangeLog | None:
+        watcher = self._watcher
+        return watcher.log if watcher is not None and watcher.alive else None
 
     def info(self) -> dict[str, Any]:
         return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}
 
     async def close(self) -> None:
+        if self.browser is not None:
+            await self.browser.close()
         if self._watcher is not None:
             await asyncio.to_thread(self._watcher.close)
             self._watcher = None

@@ -199,18 +199,20 @@ class DesktopApi:
     # -- vendor tool formats, recording and reset (the harness endpoints) ----------------------
     def anthropic(self, tool_input: Mapping[str, JSON], *, display_width_px: int | None = None,
                   display_height_px: int | None = None, screenshot: bool | None = None,
-                  settle: float | None = None, settle_quiet: float | None = None) -> dict:
+                  settle: float | None = None, settle_quiet: float | None = None,
+                  settle_browser: bool | None = None) -> dict:
         """Runs an Anthropic computer tool call's ``input``; returns ``{"content": [...]}`` (the
         tool_result content blocks to send back to the model), ``executed`` (what ran, in screen
         pixels), ``screen`` and ``display``. Coordinates are in the display the model was told
         about (display_*_px; default the screen); ``screenshot=False`` leaves the image out.
-        ``settle`` (the maximum) and ``settle_quiet``: how desktopd waits for the screen to stop
-        changing before the screenshot; ``settled`` in the answer says how that ended."""
+        ``settle`` (the maximum), ``settle_quiet`` and ``settle_browser``: how desktopd waits for
+        the screen to stop changing before the screenshot; ``settled`` in the answer says how
+        that ended."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/anthropic", json_reply,
                                params=query(display_width_px=display_width_px,
                                             display_height_px=display_height_px,
                                             screenshot=screenshot, settle=settle,
-                                            settle_quiet=settle_quiet),
+                                            settle_quiet=settle_quiet, settle_browser=settle_browser),
                                json=dict(tool_input), extra_timeout=120.0))
 
     def anthropic_tool(self, *, display_width_px: int | None = None, display_height_px: int | None = None,
@@ -224,13 +226,14 @@ class DesktopApi:
     def openai(self, action: Mapping[str, JSON] | None = None, *,
                actions: Sequence[Mapping[str, JSON]] | None = None, call_id: str | None = None,
                display_width_px: int | None = None, display_height_px: int | None = None,
-               settle: float | None = None, settle_quiet: float | None = None) -> dict:
+               settle: float | None = None, settle_quiet: float | None = None,
+               settle_browser: bool | None = None) -> dict:
         """Runs an OpenAI computer_call's action (or several, in order); returns its
         computer_call_output (a screenshot) plus ``executed`` (screen pixels) and ``settled``."""
         return self._call(Call("desktopd", "POST", "/api/v1/computer/openai", json_reply,
                                params=query(display_width_px=display_width_px,
                                             display_height_px=display_height_px, settle=settle,
-                                            settle_quiet=settle_quiet),
+                                            settle_quiet=settle_quiet, settle_browser=settle_browser),
                                json=body(action=dict(action) if action is not None else None,
                                          actions=[dict(a) for a in actions] if actions is not None else None,
                                          call_id=call_id), extra_timeout=120.0))
@@ -238,13 +241,14 @@ class DesktopApi:
     def step(self, act: Mapping[str, JSON] | None = None, *, screenshot: Mapping[str, JSON] | None = None,
              windows: bool | None = None, pointer: bool | None = None, settle: float | None = None,
              settle_quiet: float | None = None, display_width_px: int | None = None,
-             display_height_px: int | None = None) -> dict:
+             display_height_px: int | None = None, settle_browser: bool | None = None) -> dict:
         """POST /api/v1/step: at most one act (``{"anthropic": input}``, ``{"openai": action}``,
         ``{"tablet": event}`` or ``{"keyboard": body}``), the settle after it, and the observation
         in one answer: ``settled``, ``screenshot`` (base64 ``data``, ``scale``, ``region``; with
         ``screenshot`` as GET /screenshot's query, e.g. {"format": "jpeg"}), ``windows``, ``pointer``."""
         fields = {"screenshot": dict(screenshot) if screenshot is not None else None, "windows": windows,
                   "pointer": pointer, "settle": settle, "settle_quiet": settle_quiet,
+                  "settle_browser": settle_browser,
                   "display_width_px": display_width_px, "display_height_px": display_height_px}
         fields.update(act or {})   # an act may carry its display query (actions.Planned.step_act)
         return self._call(Call("desktopd", "POST", "/api/v1/step", json_reply, json=body(**fields),

@@ -61,7 +61,7 @@ class DesktopEnv(gym.Env):
                  terminate_fn: TerminateFn | None = None, record_dir: str | None = None, *,
                  render_mode: str | None = "rgb_array", urls: Sequence[str] = (),
                  screenshot_format: str = "raw", settle_s: float = 0.5, settle_quiet_s: float = 0.03,
-                 max_steps: int | None = None, record_video: bool = False, timeout: float = 30.0) -> None:
+                 settle_browser: bool = True, max_steps: int | None = None, record_video: bool = False, timeout: float = 30.0) -> None:
         if action_format not in ("auto", "anthropic", "openai", "desktopd"):
             raise ValueError(f"action_format must be auto, anthropic, openai or desktopd, not {action_format!r}")
         if observe_layout and not sidecar_url:
@@ -69,7 +69,8 @@ class DesktopEnv(gym.Env):
         self.desktop = Desktop(desktop_url, token=token, sidecar_url=sidecar_url, timeout=timeout)
         self.observer = Observer(self.desktop, ObserveOptions(
             screenshot_format=screenshot_format, screenshot_size=tuple(screenshot_size) if screenshot_size else None,
-            observe_layout=observe_layout, settle_s=settle_s, settle_quiet_s=settle_quiet_s))
+            observe_layout=observe_layout, settle_s=settle_s, settle_quiet_s=settle_quiet_s,
+            settle_browser=settle_browser))
         self.action_format = action_format
         self.reward_fn, self.terminate_fn = reward_fn, terminate_fn
         self.record_dir, self.record_video = record_dir, record_video

@@ -56,7 +56,8 @@ class Acted:
 class ObserveOptions:
     """How to look: image format and size (None: the screen's), /layout or not, and how desktopd
     settles after an act: at most ``settle_s``, done once the screen was still ``settle_quiet_s``
-    (X damage, measured on the server; settle_s=0: do not wait)."""
+    (X damage, measured on the server; settle_s=0: do not wait) or, after a left click, once the
+    browser said its page has nothing to draw (``settle_browser``)."""
 
     screenshot_format: str = "png"
     quality: int | None = None
@@ -65,6 +66,7 @@ class ObserveOptions:
     layout_query: dict = field(default_factory=lambda: {"interesting": True})
     settle_s: float = 0.5
     settle_quiet_s: float = 0.03
+    settle_browser: bool = True
 
 
 class Observer:
@@ -102,7 +104,8 @@ class Observer:
         return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), stamp)
 
     def _settle_query(self) -> dict:
-        return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s}
+        return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s,
+                "settle_browser": self.options.settle_browser}
 
     def step(self, action: Mapping[str, object], before: Observation | None,
              action_format: Format | str = "auto") -> tuple[Acted, Observation]:

@@ -46,7 +46,9 @@ class Screenshot:
         from PIL import Image
         if self.format == "raw":
             return Image.frombuffer("RGB", (self.width, self.height), self.data, "raw", "BGRX", 0, 1)
-        return Image.open(io.BytesIO(self.data)).convert("RGB")
+        image = Image.open(io.BytesIO(self.data))
+        # A JPEG is RGB already: convert() would copy the decoded image once more.
+        return image if image.mode == "RGB" else image.convert("RGB")
 
     def array(self) -> np.ndarray:
         """Height x width x 3 uint8 RGB."""

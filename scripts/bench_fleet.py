@@ -41,9 +41,11 @@ OBSERVATION_SIZE = (640, 400)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-# How DesktopEnv settles after each action: on evidence (the kit's defaults), or a fixed 100 ms
-# pause (a quiet window as long as the maximum ends every wait at 100 ms: the old client sleep).
-SETTLE = {"evidence": {}, "fixed": {"settle_s": 0.1, "settle_quiet_s": 0.1}}
+# How DesktopEnv settles after each action: on evidence (the kit's defaults: X damage and the
+# browser's word), or a fixed 100 ms pause (a quiet window as long as the maximum, without the
+# browser's word, ends every wait at 100 ms: the old client sleep).
+SETTLE = {"evidence": {}, "damage": {"settle_browser": False},
+          "fixed": {"settle_s": 0.1, "settle_quiet_s": 0.1, "settle_browser": False}}
 
 
 def make_env(lease, settle: str = "evidence"):
@@ -209,7 +211,8 @@ def main() -> None:
     parser.add_argument("--node-cores", type=int, default=16, help="the node to extrapolate to")
     parser.add_argument("--node-memory-gib", type=float, default=64)
     parser.add_argument("--settle", default="evidence", choices=sorted(SETTLE),
-                        help="evidence: desktopd settles on X damage; fixed: a 100 ms pause per step")
+                        help="evidence: desktopd settles on X damage and the browser's word; damage: on X "
+                             "damage alone; fixed: a 100 ms pause per step")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 

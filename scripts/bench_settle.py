@@ -3,16 +3,18 @@
 pause and against an xdotool + ImageMagick `import` loop, all in one run.
 
 A fresh Xvfb (1280x800), the real sidecar (Chromium) and desktopd. Static page: the docs-like
-page (testbed/pages/settle-docs.html), clicked on its prose (nothing reacts). Printed: medians
-of steps/s and ratios against the same-run baselines:
-  * Anthropic endpoint: left_click with its screenshot (default settle) vs settle=settle_quiet=0.1
-    (a fixed 100 ms pause: the old default);
-  * OpenAI endpoint: click with its screenshot, the same two ways;
-  * DesktopEnv.step with a 1280x800 JPEG observation, without and with /layout, default settle
-    vs settle_s=settle_quiet_s=0.1;
+page (testbed/pages/settle-docs.html), clicked on its prose, in turn at four points far apart
+(nothing reacts: clicks at one point within the double-click time would select a word, then a
+paragraph, which is a reaction). Printed: medians of steps/s and ratios against the same-run
+baselines:
+  * Anthropic endpoint: left_click with its screenshot, default settle (X damage and the
+    browser's evidence) vs X damage alone (settle_browser=false) vs settle=settle_quiet=0.1
+    with settle_browser=false (a fixed 100 ms pause: the old default);
+  * OpenAI endpoint: click with its screenshot, the same three ways;
+  * DesktopEnv.step with a 1280x800 JPEG observation, without and with /layout, the same three;
   * xdotool click + `import -window root jpeg:-` subprocesses (no settle at all): the peers' way.
 Reacting pages (settle-react.html?delay=N): per delay, the Anthropic click's median time and how
-many of its screenshots show the reaction, default settle vs fixed 100 ms.
+many of its screenshots show the reaction, the same three ways.
 Usage: .venv/bin/python scripts/bench_settle.py [--steps 30]
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import base64
 import io
+import itertools
 import os
 import statistics
 import subprocess
@@ -42,8 +45,23 @@ from testbed.pages import PageServer, free_port  # noqa: E402
 from testbed.processes import terminate  # noqa: E402
 from testbed.xvfb import start_xvfb  # noqa: E402
 
-FIXED = {"settle": 0.1, "settle_quiet": 0.1}      # the old fixed pause, in the new settings
-PROSE = (700, 500)
+FIXED = {"settle": 0.1, "settle_quiet": 0.1, "settle_browser": False}   # the old fixed pause
+DAMAGE = {"settle_browser": False}                  # X damage alone, default windows
+# Prose far apart: one click each, never a double click (which selects a word: a reaction).
+POINTS = ((300, 300), (900, 300), (300, 650), (900, 650))
+WAYS = ("settled", "damage only", "fixed 100 ms")
+
+
+_turns = itertools.count()
+
+
+def click_at(point: tuple[int, int]) -> dict:
+    return {"type": "click", "x": point[0], "y": point[1]}
+
+
+def prose(_i: int) -> tuple[int, int]:
+    """The next point, call after call (the ways run in turns: each must click elsewhere)."""
+    return POINTS[next(_turns) % len(POINTS)]
 
 
 def timed(fn, steps: int) -> float:
@@ -69,17 +87,17 @@ def open_page(desktop: Desktop, url: str) -> None:
     desktop.step(settle=5.0, settle_quiet=0.5)
 
 
-def anthropic_click(desktop: Desktop, point=PROSE, **settle) -> dict:
+def anthropic_click(desktop: Desktop, point: tuple[int, int], **settle) -> dict:
     return desktop.anthropic({"action": "left_click", "coordinate": list(point)}, **settle)
 
 
-def openai_click(desktop: Desktop, **settle) -> dict:
-    return desktop.openai({"type": "click", "x": PROSE[0], "y": PROSE[1], "button": "left"}, **settle)
+def openai_click(desktop: Desktop, point: tuple[int, int], **settle) -> dict:
+    return desktop.openai({"type": "click", "x": point[0], "y": point[1], "button": "left"}, **settle)
 
 
-def xdotool_step(display: str) -> None:
+def xdotool_step(display: str, point: tuple[int, int]) -> None:
     env = {**os.environ, "DISPLAY": display}
-    subprocess.run(["xdotool", "mousemove", str(PROSE[0]), str(PROSE[1]), "click", "1"], env=env,
+    subprocess.run(["xdotool", "mousemove", str(point[0]), str(point[1]), "click", "1"], env=env,
                    check=True, timeout=30)
     shot = subprocess.run(["import", "-window", "root", "jpeg:-"], env=env, check=True, timeout=30,
                           capture_output=True).stdout
@@ -87,15 +105,17 @@ def xdotool_step(display: str) -> None:
 
 
 def env_rates(desktop_url: str, sidecar_url: str, url: str, steps: int, layout: bool) -> list[float]:
-    """DesktopEnv.step with the default settle, then with the old fixed 100 ms, interleaved."""
+    """DesktopEnv.step with the default settle, X damage alone and the old fixed 100 ms, interleaved."""
     envs = [DesktopEnv(desktop_url, sidecar_url=sidecar_url, observe_layout=layout, screenshot_format="jpeg",
-                       screenshot_size=(1280, 800), **settle) for settle in ({}, {"settle_s": 0.1, "settle_quiet_s": 0.1})]
+                       screenshot_size=(1280, 800), **settle)
+            for settle in ({}, {"settle_browser": False},
+                           {"settle_s": 0.1, "settle_quiet_s": 0.1, "settle_browser": False})]
     try:
         envs[0].reset(options={"urls": [url]})
         for env in envs[1:]:
             env.reset(options={"urls": [url]})
         envs[0].desktop.step(settle=5.0, settle_quiet=0.5)
-        return interleaved([lambda i, e=env: e.step({"type": "click", "x": PROSE[0] + i % 5, "y": PROSE[1]})
+        return interleaved([lambda i, e=env: e.step(click_at(prose(i)))
                             for env in envs], steps)
     finally:
         for env in envs:
@@ -104,17 +124,20 @@ def env_rates(desktop_url: str, sidecar_url: str, url: str, steps: int, layout: 
 
 def round_trips(desktop: Desktop, steps: int) -> list[float]:
     """The kit's step in one POST /api/v1/step against the same step in the calls it used to make
-    (act, settle, screenshot, windows, pointer), both settling on desktopd."""
-    options = ObserveOptions(screenshot_format="jpeg", screenshot_size=(1280, 800))
+    (act, settle, screenshot, windows, pointer), both settling on desktopd's X damage alone (a
+    settle of its own has no act: the browser's evidence needs the click in the same request)."""
+    options = ObserveOptions(screenshot_format="jpeg", screenshot_size=(1280, 800), settle_browser=False)
     observer = Observer(desktop, options)
     before = observer.observe()
-    action = {"type": "click", "x": PROSE[0], "y": PROSE[1]}
+
+    def click(i: int) -> dict:
+        return click_at(prose(i))
 
     def one(i: int) -> None:
-        observer.step(action, before)
+        observer.step(click(i), before)
 
     def separate(i: int) -> None:
-        run_action(desktop, action, observer.scaling)
+        run_action(desktop, click(i), observer.scaling)
         desktop.step(pointer=False, settle=options.settle_s, settle_quiet=options.settle_quiet_s)
         desktop.screenshot("jpeg", max_width=1280, max_height=800)
         desktop.windows()
@@ -163,18 +186,17 @@ def main() -> int:
         with Desktop(desktop_url, sidecar_url=sidecar_url) as desktop:
             desktop.wait_until_healthy(timeout=90)
             open_page(desktop, static)
-            peer = timed(lambda i: xdotool_step(xvfb.display), args.steps)
+            anthropic_click(desktop, prose(0))     # the page's settle tracker is in from here on
+            peer = timed(lambda i: xdotool_step(xvfb.display, prose(i)), args.steps)
             for name, fn in (("anthropic click + screenshot", anthropic_click), ("openai click + screenshot", openai_click)):
-                settled, fixed = interleaved([lambda i, f=fn: f(desktop), lambda i, f=fn: f(desktop, **FIXED)], args.steps)
-                rows.append((name, settled, fixed))
+                rows.append((name, *interleaved([lambda i, f=fn, w=way: f(desktop, prose(i), **w)
+                                                 for way in ({}, DAMAGE, FIXED)], args.steps)))
             one, separate = round_trips(desktop, args.steps)
-            reactions = [(delay, reacting(desktop, pages, delay, args.rounds),
-                          reacting(desktop, pages, delay, args.rounds, **FIXED)) for delay in (0, 20, 50, 150)]
-            reactions_long = [(delay, reacting(desktop, pages, delay, args.rounds, settle=1.0, settle_quiet=0.2))
-                              for delay in (150,)]
+            reactions = [(delay, *(reacting(desktop, pages, delay, args.rounds, **way) for way in ({}, DAMAGE, FIXED)))
+                         for delay in (0, 20, 50, 150)]
         for layout in (False, True):
-            settled, fixed = env_rates(desktop_url, sidecar_url, static, args.steps, layout)
-            rows.append((f"DesktopEnv.step jpeg{' + /layout' if layout else ''}", settled, fixed))
+            rows.append((f"DesktopEnv.step jpeg{' + /layout' if layout else ''}",
+                         *env_rates(desktop_url, sidecar_url, static, args.steps, layout)))
     finally:
         for proc in reversed(procs):
             terminate(proc, group=proc.args[2] == "sidecar")
@@ -182,18 +204,18 @@ def main() -> int:
         pages.stop()
         log.close()
     print(f"static page (docs-like, a click on prose), 1280x800, {args.steps} steps, medians; logs in {logs}")
-    print(f"{'step':<34}{'settled/s':>10}{'fixed 100 ms/s':>16}{'x fixed':>9}{'x xdotool+import':>18}")
-    for name, settled, fixed in rows:
-        print(f"{name:<34}{1 / settled:>10.1f}{1 / fixed:>16.1f}{fixed / settled:>9.2f}{peer / settled:>18.2f}")
+    print(f"{'step':<34}{'settled/s':>10}{'damage only/s':>15}{'fixed 100 ms/s':>16}{'x damage':>10}{'x fixed':>9}"
+          f"{'x xdotool+import':>18}")
+    for name, settled, damage, fixed in rows:
+        print(f"{name:<34}{1 / settled:>10.1f}{1 / damage:>15.1f}{1 / fixed:>16.1f}{damage / settled:>10.2f}"
+              f"{fixed / settled:>9.2f}{peer / settled:>18.2f}")
     print(f"{'xdotool + import (no settle)':<34}{1 / peer:>10.1f}")
     print(f"kit step, 1280x800 JPEG: one POST /api/v1/step {1 / one:.1f}/s, the five calls it replaces "
           f"{1 / separate:.1f}/s (x{separate / one:.2f})")
     print(f"reacting pages (a click turns the page red after N ms), {args.rounds} clicks each:")
-    print(f"{'delay':>6}{'settled ms':>12}{'red':>6}{'fixed 100 ms':>14}{'red':>6}")
-    for delay, (s_time, s_seen), (f_time, f_seen) in reactions:
-        print(f"{delay:>6}{s_time * 1000:>12.1f}{s_seen:>6}{f_time * 1000:>14.1f}{f_seen:>6}")
-    for delay, (l_time, l_seen) in reactions_long:
-        print(f"{delay:>6} with settle_quiet=0.2: {l_time * 1000:.1f} ms, red {l_seen} of {args.rounds}")
+    print(f"{'delay':>6}" + "".join(f"{way + ' ms':>16}{'red':>5}" for way in WAYS))
+    for delay, *ways in reactions:
+        print(f"{delay:>6}" + "".join(f"{spent * 1000:>16.1f}{seen:>5}" for spent, seen in ways))
     return 0
 
 

@@ -21,6 +21,7 @@ from .routes import setup_routes
 from .settings import Settings
 from .shared_reads import SharedReads
 from .state.routes import HAR_SLOT, HarSlot
+from .settle_evidence import TRACKERS, Trackers
 
 # Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
 # container.
@@ -56,6 +57,7 @@ def init_app(settings: Settings) -> web.Application:
     app[BODY_DEADLINE] = settings.body_deadline
     app[keys.LAYOUT_READS] = SharedReads()
     app[HAR_SLOT] = HarSlot()
+    app[TRACKERS] = Trackers()   # settle_evidence.py's tracker, early in new documents
 
     async def chromium_context(app: web.Application) -> AsyncIterator[None]:
         supervisor = ChromiumSupervisor(settings)

@@ -30,6 +30,7 @@ from .models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY
                      RESET_BODY)
 from .mcp.http_mount import mcp_endpoint
 from .playwright_exec import clamp_timeout, run_playwright
+from .settle_evidence import SETTLE_BODY, SETTLE_RESULT, settle_evidence
 from .tab_health import TabHealth
 from .url_policy import UrlPolicy, UrlRefused
 
@@ -461,6 +462,9 @@ ROUTES: list[Route] = [
                       "then the previous document's, as last read, answered at once), else null."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
+    Route("POST", "/settle", settle_evidence, "Whether the tab in front took an act's clicks in and has "
+          "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY, success=SETTLE_RESULT,
+          description="Answers idle, changed or none (no evidence); see sidecar/settle_evidence.py."),
     *AGENT_ROUTES,
     *STATE_ROUTES,
 ]

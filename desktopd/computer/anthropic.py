@@ -10,12 +10,14 @@ Modifier keys for clicks and scrolls come in ``text`` (the reference's clicks al
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.settle_browser import anthropic_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from httpapi.errors import invalid
@@ -188,6 +190,7 @@ async def computer_action(request: web.Request) -> web.Response:
     act = await json_body(request, ACTIONS)
     xs = xservice(request)
     display = await display_of(xs, q)
+    started = time.monotonic()
     done = await perform(xs, display, act)
     mark = await settler(request).mark()
     settled = skipped(SettleSpec.of(q))
@@ -199,11 +202,13 @@ async def computer_action(request: web.Request) -> web.Response:
         png = await screenshot_png(xs, None, tuple(done["executed"]["region"]))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
-        capture = model_screenshot(xs, display)
+        capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
+                                           model_screenshot(xs, display))
         if action in LOOKS:
             png = await capture()
         else:
-            png, settled = await settled_capture(settler(request), mark, SettleSpec.of(q), capture)
+            png, settled = await settled_capture(settler(request), mark, SettleSpec.of(q), capture,
+                                                 anthropic_clicks(act, started))
         content.append(_image(png))
     return web.json_response({"content": content, "action": action, "executed": done["executed"],
                               "settled": settled.json(), **display.describe()})

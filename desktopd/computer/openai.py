@@ -8,12 +8,14 @@ lowercased, since a shifted letter comes with an explicit SHIFT.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.settle_browser import openai_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from desktopd.x11 import keynames
@@ -156,12 +158,15 @@ async def computer_call(request: web.Request) -> web.Response:
         plan = [(body["action"], "action")]
     else:
         plan = [(act, f"actions[{i}]") for i, act in enumerate(body["actions"])]
+    started = time.monotonic()
     executed = [await perform(xs, display, act, where) for act, where in plan]
     mark = await settler(request).mark()
     spec = SettleSpec.of(q)
-    capture = model_screenshot(xs, display)
+    capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
+                                       model_screenshot(xs, display))
     if any(act["type"] not in LOOKS for act, _ in plan):
-        png, settled = await settled_capture(settler(request), mark, spec, capture)
+        png, settled = await settled_capture(settler(request), mark, spec, capture,
+                                             openai_clicks([act for act, _ in plan], started))
     else:
         png, settled = await capture(), skipped(spec)
     out: dict[str, Any] = {"type": "computer_call_output"}

@@ -6,6 +6,7 @@ instead of four or five; the answer says how long the settle waited and why it s
 from __future__ import annotations
 
 import base64
+import json
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ from aiohttp import web
 from desktopd.computer import anthropic, openai
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
+from desktopd.settle_browser import Clicks, anthropic_clicks, openai_clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
 
@@ -97,12 +99,15 @@ async def step(request: web.Request) -> web.Response:
     mark = await settler(request).mark()
     shot_query = body["screenshot"]
 
-    async def capture():
+    async def shoot() -> Any:
         return await take(xs, shot_query) if shot_query is not None else None
+    # The pointer is drawn into the image only on request, and reports no damage: not reused then.
+    capture = shoot if shot_query is not None and shot_query.get("cursor") else \
+        settler(request).reusing(("step", json.dumps(shot_query, sort_keys=True)), shoot)
     if act in ("anthropic", "openai") and _no_change_expected(act, body[act]):
         shot, settled = await capture(), skipped(spec)
     else:
-        shot, settled = await settled_capture(settler(request), mark, spec, capture)
+        shot, settled = await settled_capture(settler(request), mark, spec, capture, _clicks(body, started))
     captured = time.monotonic()
     out: dict[str, Any] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
                            "screenshot": _image(shot) if shot is not None else None}
@@ -119,6 +124,17 @@ async def step(request: web.Request) -> web.Response:
     out["timings"] = {"act": round(acted - started, 4), "settle_and_capture": round(captured - acted, 4),
                       "observe": round(time.monotonic() - captured, 4)}
     return web.json_response(out)
+
+
+def _clicks(body: dict[str, Any], started: float) -> Clicks | None:
+    """The left clicks the act gives a page, for the browser's evidence."""
+    if body["anthropic"] is not None:
+        return anthropic_clicks(body["anthropic"], started)
+    if body["openai"] is not None:
+        return openai_clicks([body["openai"]], started)
+    if body["tablet"] is not None:
+        return tablet_clicks(body["tablet"], started)
+    return None
 
 
 def _no_change_expected(act: str, action: dict[str, Any]) -> bool:

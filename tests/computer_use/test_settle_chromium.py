@@ -1,7 +1,10 @@
 """Settling on evidence with a real Chromium (sidecar) and desktopd on a fresh Xvfb: a page that
 turns red N ms after a click is seen red in the screenshot the act answers with, for every N
 within the quiet window; the old fixed 100 ms pause misses the 150 ms page; a spinner that never
-stops ends the wait at the maximum, and the answer says so."""
+stops ends the wait at the maximum, and the answer says so. With the browser's evidence (the
+default), a click on a still page ends on the page's word, and a reaction the page scheduled
+(a timer its click handler set, 0-150 ms) is waited for even past the quiet window, which X
+damage alone with the same window misses."""
 
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ def pixel_of_png(data: str) -> tuple[int, int, int]:
     return Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB").getpixel(POINT)
 
 
-def click_and_look(desktop: Desktop, **settle: float) -> tuple[tuple[int, int, int], dict]:
+def click_and_look(desktop: Desktop, **settle: float | bool) -> tuple[tuple[int, int, int], dict]:
     answer = desktop.anthropic({"action": "left_click", "coordinate": list(POINT)}, **settle)
     image = next(block for block in answer["content"] if block["type"] == "image")
     return pixel_of_png(image["source"]["data"]), answer["settled"]
@@ -52,7 +55,7 @@ def run(desktop: Desktop, pages: PageServer) -> None:
     # The old behaviour: a fixed 100 ms pause (settle = settle_quiet = 0.1 waits exactly that
     # long without a change) captures the 150 ms page before it reacts.
     open_page(desktop, pages.url("settle-react.html?delay=150"))
-    colour, settled = click_and_look(desktop, settle=0.1, settle_quiet=0.1)
+    colour, settled = click_and_look(desktop, settle=0.1, settle_quiet=0.1, settle_browser=False)
     assert colour == WHITE, settled
 
     # The same page, observed through POST /api/v1/step: the act and the observation in one call.
@@ -63,6 +66,24 @@ def run(desktop: Desktop, pages: PageServer) -> None:
     assert answer["pointer"] == {"x": POINT[0], "y": POINT[1]}
     assert any("chrom" in " ".join(w["wm_class"] or []).lower() for w in answer["windows"])
 
+    # The browser's evidence (on by default; the first click above put the page's tracker in
+    # every later document). A click on still prose: the page took it and has nothing to draw.
+    open_page(desktop, pages.url("settle-docs.html"))
+    _colour, settled = click_and_look(desktop, settle_quiet=0.4)
+    assert settled["reason"] == "quiet" and settled["evidence"] == "browser", settled
+    assert settled["browser"]["evidence"] == "idle" and settled["changes"] == 0, settled
+    # Reactions the click handler starts at once or schedules are in the answer, with the
+    # default maximum and a window shorter than the 150 ms timer.
+    for delay in (0, 20, 50, 150):
+        open_page(desktop, pages.url(f"settle-react.html?delay={delay}"))
+        colour, settled = click_and_look(desktop, settle_quiet=0.1)
+        assert colour == RED, (delay, settled)
+        assert settled["browser"]["evidence"] == "changed" and settled["evidence"] == "damage", (delay, settled)
+    # The same window on X damage alone captures the 150 ms page before it reacts.
+    open_page(desktop, pages.url("settle-react.html?delay=150"))
+    colour, settled = click_and_look(desktop, settle_quiet=0.1, settle_browser=False)
+    assert colour == WHITE and "browser" not in settled, settled
+
     # A page that never stops moving: the wait ends at the maximum and says so.
     desktop.navigate(next(t for t in desktop.tabs() if t["visible"])["id"], pages.url("settle-spinner.html"))
     # A window longer than any gap between its frames (dropped frames on a busy host included).
@@ -72,6 +93,7 @@ def run(desktop: Desktop, pages: PageServer) -> None:
 
 
 async def test_settle_waits_for_reactions_and_stops_at_the_maximum(tmp_path, pages):
-    async with sidecar_and_desktopd(tmp_path, pages.url("settle-react.html")) as (sidecar, desktopd, _session):
+    async with sidecar_and_desktopd(tmp_path, pages.url("settle-react.html"),
+                                    desktopd_knows_sidecar=True) as (sidecar, desktopd, _session):
         with Desktop(desktopd.url, sidecar_url=sidecar.url) as desktop:
             await asyncio.to_thread(run, desktop, pages)

@@ -99,6 +99,19 @@ def test_click_at_screen_bounds_presses_the_button(chromium_desktop: Desktop) ->
              chromium_desktop, timeout=20)
 
 
+def test_a_click_is_settled_on_the_browsers_word(chromium_desktop: Desktop) -> None:
+    """desktopd asks the image's sidecar (loopback) whether the page took a click in: the first
+    click in a document installs the page's tracker, later ones have its verdict."""
+    centre = settled_button(chromium_desktop)["screen"]["center"]
+    verdicts = []
+    for _ in range(2):
+        response = chromium_desktop.post(8080, "/api/v1/step", {"tablet": {"action": "tap", "x": centre["x"],
+                                                                           "y": centre["y"]}})
+        assert response.status_code == 200, response.text
+        verdicts.append(response.json()["settled"].get("browser"))
+    assert verdicts[-1] is not None and verdicts[-1]["evidence"] in ("changed", "idle"), verdicts
+
+
 def test_killed_chromium_is_restarted_and_reported(chromium_desktop: Desktop) -> None:
     before = chromium_desktop.get(8122, "/health").json()
     assert before["status"] == "ok" and before["pid"], before

@@ -4,13 +4,31 @@ it counts; the damage reader itself is exercised on real Xvfb in tests/computer_
 from __future__ import annotations
 
 import asyncio
+import time
 
-from desktopd.settle import Mark, SettleSpec, Settler, wait_quiet
+from desktopd.settle import CaptureCache, Mark, SettleSpec, Settler, wait_quiet
+from desktopd.settle_browser import Clicks, Verdict, anthropic_clicks, openai_clicks, tablet_clicks
 from desktopd.x11.damage import ChangeLog
 
 
 def marked(log: ChangeLog) -> Mark:
     return Mark.now(log)
+
+
+async def a_late_change_is_in_the_wait(delay: float, spec: SettleSpec, verdict: Verdict | None = None) -> None:
+    """A change reported ``delay`` s after the act (and the page's ``verdict`` 5 ms after it) is
+    counted, and the wait ends a quiet window after it."""
+    log = ChangeLog()
+    mark = marked(log)
+
+    async def change() -> None:
+        await asyncio.sleep(delay)
+        log.add((5, 5, 20, 20))
+    reaction = asyncio.ensure_future(change())
+    settled = await wait_quiet(mark, spec, None if verdict is None else verdict_after(0.005, verdict), mark.at)
+    await reaction
+    assert (settled.reason, settled.changes) == ("quiet", 1)
+    assert settled.waited_s >= settled.last_change_s + spec.quiet
 
 
 async def test_a_still_screen_settles_quiet_without_changes():
@@ -27,17 +45,7 @@ async def test_changes_before_the_act_do_not_count():
 
 
 async def test_a_change_within_the_window_is_waited_for_and_counted():
-    log = ChangeLog()
-    mark = marked(log)
-
-    async def react():
-        await asyncio.sleep(0.02)
-        log.add((5, 5, 20, 20))
-    reaction = asyncio.ensure_future(react())
-    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.5))
-    await reaction
-    assert (settled.reason, settled.changes) == ("quiet", 1)
-    assert settled.waited_s >= settled.last_change_s + 0.5
+    await a_late_change_is_in_the_wait(0.02, SettleSpec(maximum=5.0, quiet=0.5))
 
 
 async def test_a_screen_that_keeps_changing_ends_at_the_maximum():
@@ -106,3 +114,121 @@ async def test_a_watcher_whose_reader_stopped_is_replaced_at_the_next_act():
     settled = await settler.settle(mark, SettleSpec(maximum=1.0, quiet=0.01))
     assert settled.reason == "quiet"
     await settler.close()
+
+
+# -- the browser's verdict on a click (desktopd/settle_browser.py) ------------------------------
+
+def verdict_after(delay: float, verdict: Verdict) -> asyncio.Future[Verdict]:
+    async def answer() -> Verdict:
+        await asyncio.sleep(delay)
+        return verdict
+    return asyncio.ensure_future(answer())
+
+
+async def test_an_idle_page_ends_the_wait_before_the_quiet_window():
+    log = ChangeLog()
+    mark = marked(log)
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=2.0),
+                               verdict_after(0.01, Verdict("idle", "nothing to draw")))
+    assert (settled.reason, settled.evidence, settled.changes) == ("quiet", "browser", 0)
+    assert settled.waited_s < 2.0
+    assert settled.json()["browser"]["evidence"] == "idle"
+
+
+async def test_an_idle_verdict_after_a_change_leaves_the_wait_to_the_quiet_window():
+    log = ChangeLog()
+    mark = marked(log)
+    log.add((0, 0, 5, 5))
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.2),
+                               verdict_after(0.01, Verdict("idle", "nothing to draw")))
+    assert (settled.reason, settled.evidence, settled.changes) == ("quiet", "damage", 1)
+    assert settled.waited_s >= 0.2
+
+
+async def test_the_wait_holds_for_the_verdict_then_waits_a_window_past_the_timers_due():
+    log = ChangeLog()
+    mark = marked(log)
+    # The page answers after the quiet window: its reaction timer is due 0.15 s after the act.
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.05),
+                               verdict_after(0.08, Verdict("changed", "timers pending", due_s=0.15, due_in_s=0.07)),
+                               clicks_at=mark.at)
+    assert (settled.reason, settled.evidence) == ("quiet", "damage")
+    assert settled.waited_s >= 0.15 + 0.05
+
+
+async def test_a_changed_page_restarts_the_quiet_window_from_its_verdict():
+    log = ChangeLog()
+    mark = marked(log)
+    settled = await wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.05),
+                               verdict_after(0.1, Verdict("changed", "the page changed")), clicks_at=mark.at)
+    assert settled.reason == "quiet" and settled.waited_s >= 0.1 + 0.05
+
+
+async def test_a_changed_page_is_given_time_to_draw_and_ends_quiet_after_its_drawing():
+    # Drawn past the quiet window after the verdict.
+    await a_late_change_is_in_the_wait(0.06, SettleSpec(maximum=5.0, quiet=0.02),
+                                       Verdict("changed", "the page changed"))
+
+
+async def test_a_verdict_that_never_comes_ends_at_the_maximum():
+    log = ChangeLog()
+    mark = marked(log)
+    settled = await wait_quiet(mark, SettleSpec(maximum=0.2, quiet=0.01), asyncio.get_running_loop().create_future())
+    assert settled.reason == "max" and settled.waited_s >= 0.2
+
+
+class _Browser:
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        self.asked: list[tuple[Clicks, float, float]] = []
+
+    async def ask(self, clicks: Clicks, wait_s: float, horizon_s: float) -> Verdict:
+        self.asked.append((clicks, wait_s, horizon_s))
+        return self.verdict
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_the_settler_asks_the_browser_only_for_clicks_and_when_allowed():
+    browser = _Browser(Verdict("idle", "nothing to draw"))
+    settler = Settler(":1", opener=lambda display: _Watcher(), browser=browser)
+    await settler.start()
+    clicks = Clicks(time.monotonic(), 1)
+    spec = SettleSpec(maximum=5.0, quiet=1.0)
+    assert (await settler.settle(await settler.mark(), spec, clicks)).evidence == "browser"
+    assert len(browser.asked) == 1 and 0 < browser.asked[0][1] <= 1.0 and browser.asked[0][2] <= 5.0
+    off = await settler.settle(await settler.mark(), SettleSpec(maximum=0.3, quiet=0.05, browser=False), clicks)
+    no_click = await settler.settle(await settler.mark(), SettleSpec(maximum=0.3, quiet=0.05))
+    assert off.evidence == no_click.evidence == "damage" and len(browser.asked) == 1
+    await settler.close()
+
+
+def test_which_acts_are_clicks_a_page_can_confirm():
+    assert anthropic_clicks({"action": "triple_click"}, 1.0) == Clicks(1.0, 3)
+    assert anthropic_clicks({"action": "left_click", "text": "shift"}, 1.0) is None
+    assert anthropic_clicks({"action": "right_click"}, 1.0) is None
+    assert openai_clicks([{"type": "click", "button": "left", "x": 1, "y": 1}], 1.0) == Clicks(1.0, 1)
+    assert openai_clicks([{"type": "click", "button": "right", "x": 1, "y": 1}], 1.0) is None
+    assert openai_clicks([{"type": "click", "button": "left"}, {"type": "click", "button": "left"}], 1.0) is None
+    assert tablet_clicks({"action": "click", "button": "left", "clicks": 2, "events": None, "modifiers": []}, 1.0) \
+        == Clicks(1.0, 2)
+    assert tablet_clicks({"action": "scroll", "events": None, "modifiers": []}, 1.0) is None
+
+
+async def test_a_capture_is_given_again_only_while_the_screen_reported_no_change():
+    log = ChangeLog()
+    cache = CaptureCache()
+    taken: list[int] = []
+
+    async def capture() -> int:
+        taken.append(len(taken))
+        return taken[-1]
+    cached = cache.wrap(lambda: log, "png", capture)
+    assert [await cached(), await cached()] == [0, 0] and len(taken) == 1
+    log.add((0, 0, 1, 1))
+    assert await cached() == 1
+    other = cache.wrap(lambda: ChangeLog(), "png", capture)      # a new watcher's log vouches for nothing old
+    assert await other() == 2
+    log.close("X connection lost")
+    assert await cached() == 3 and await cached() == 4

@@ -133,23 +133,25 @@ class Desktopd:
         stop(self.process)
 
 
-async def start_desktopd(display: str) -> Desktopd:
+async def start_desktopd(display: str, *extra: str) -> Desktopd:
     process, (listening,) = await start_module(
-        ["desktopd", "--display", display, "--port", "0"],
+        ["desktopd", "--display", display, "--port", "0", *extra],
         [(r"desktopd listening on (http://[\d.]+:\d+)", 30, "desktopd")])
     return Desktopd(process, listening.group(1))
 
 
 @contextlib.asynccontextmanager
-async def sidecar_and_desktopd(log_dir: Path, url: str) -> AsyncIterator[
-        tuple[Sidecar, Desktopd, aiohttp.ClientSession]]:
-    """The issue's "done" set-up: a fresh Xvfb, ``python -m sidecar URL`` and desktopd on it,
-    and an HTTP session; all stopped afterwards."""
+async def sidecar_and_desktopd(log_dir: Path, url: str, *, desktopd_knows_sidecar: bool = False
+                               ) -> AsyncIterator[tuple[Sidecar, Desktopd, aiohttp.ClientSession]]:
+    """The issue's "done" set-up: a fresh Xvfb, ``python -m sidecar URL`` and desktopd on it
+    (told the sidecar's URL when ``desktopd_knows_sidecar``, as in the Chromium image), and an
+    HTTP session; all stopped afterwards."""
     server = start_xvfb(1280, 800, log_path=str(log_dir / "xvfb.log"))
     sidecar = desktopd = None
     try:
         sidecar = await start_sidecar(server.display, url)
-        desktopd = await start_desktopd(server.display)
+        desktopd = await start_desktopd(server.display,
+                                         *(("--sidecar-url", sidecar.url) if desktopd_knows_sidecar else ()))
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
             yield sidecar, desktopd, session
     finally:
