@@ -18,6 +18,7 @@ from desktopd.recording import ScreenRecorder
 from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
 from desktopd.settle import Settler
+from desktopd.vision.reader import TextReader
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
@@ -31,7 +32,9 @@ MAX_BODY_BYTES = 16 << 20
 # Requests in handlers at once (429 beyond): input is serialised on the X thread anyway; these
 # bound the work that is not (commands, encoding screenshots).
 MAX_CONCURRENT = 64
-ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16}
+ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16,
+                # OCR reads one image at a time: a queue longer than this only grows latency.
+                "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4}
 CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
@@ -77,9 +80,15 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         sweeps.cancel()
         await recorder.close()   # a recording still running is finished, not cut
 
+    async def vision_context(app: web.Application) -> AsyncIterator[None]:
+        app[keys.TEXT_READER] = TextReader()   # the engine loads on the first read
+        yield
+        app[keys.TEXT_READER].close()
+
     app.cleanup_ctx.append(x_context)
     app.cleanup_ctx.append(settle_context)
     app.cleanup_ctx.append(recorder_context)
     app.cleanup_ctx.append(accessibility_context)
+    app.cleanup_ctx.append(vision_context)
     setup_routes(app)
     return app
