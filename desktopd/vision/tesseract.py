@@ -15,6 +15,11 @@ from .text import Box, Line, Word
 LANGUAGE = b"eng"
 # Tesseract's TSV levels: 4 is a text line, 5 a word.
 LINE_LEVEL, WORD_LEVEL = 4, 5
+# Two page segmentations, merged: PSM_SINGLE_BLOCK (the C API's default: holds up on screens
+# of mixed light and dark areas, where PSM_AUTO and PSM_SPARSE_TEXT lose half the words) and
+# PSM_SPARSE_TEXT (the labels and button captions beside drawn boxes, which the block modes
+# drop as pictures). Neither alone reads both kinds (docs/vision.md, scripts/bench_ocr.py).
+PAGE_SEGMENTATIONS = (6, 11)
 # Screens are 96 dpi; without it Tesseract guesses from the image and warns on stderr.
 SCREEN_DPI = 96
 
@@ -36,6 +41,7 @@ def _library() -> ctypes.CDLL:
     lib.TessBaseAPIInit3.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     lib.TessBaseAPISetImage.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                         ctypes.c_int, ctypes.c_int]
+    lib.TessBaseAPISetPageSegMode.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.TessBaseAPISetSourceResolution.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.TessBaseAPIRecognize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.TessBaseAPIGetTsvText.argtypes = [ctypes.c_void_p, ctypes.c_int]
@@ -86,11 +92,8 @@ class TesseractEngine:
             self._local.api = api
         return api
 
-    def read(self, image: Image.Image) -> list[Line]:
-        gray = image.convert("L")
-        api = self._api()
-        self._lib.TessBaseAPISetImage(api, gray.tobytes(), gray.width, gray.height, 1, gray.width)
-        self._lib.TessBaseAPISetSourceResolution(api, SCREEN_DPI)
+    def _recognise(self, api: int, mode: int) -> list[Line]:
+        self._lib.TessBaseAPISetPageSegMode(api, mode)
         if self._lib.TessBaseAPIRecognize(api, None) != 0:
             raise RuntimeError("Tesseract failed to recognise the image")
         pointer = self._lib.TessBaseAPIGetTsvText(api, 0)
@@ -99,3 +102,19 @@ class TesseractEngine:
         finally:
             self._lib.TessDeleteText(pointer)
         return parse_tsv(tsv)
+
+    def read(self, image: Image.Image) -> list[Line]:
+        gray = image.convert("L")
+        api = self._api()
+        self._lib.TessBaseAPISetImage(api, gray.tobytes(), gray.width, gray.height, 1, gray.width)
+        self._lib.TessBaseAPISetSourceResolution(api, SCREEN_DPI)
+        lines: list[Line] = []
+        for mode in PAGE_SEGMENTATIONS:
+            lines = merged(lines, self._recognise(api, mode))
+        return sorted(lines, key=lambda line: (line.box.y, line.box.x))
+
+
+def merged(kept: list[Line], more: list[Line]) -> list[Line]:
+    """``kept`` plus the lines of ``more`` that overlap none of them (the same text read twice
+    stays once, as the first reading has it)."""
+    return kept + [line for line in more if not any(line.box.iou(k.box) > 0 for k in kept)]
