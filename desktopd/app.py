@@ -34,7 +34,8 @@ MAX_BODY_BYTES = 16 << 20
 MAX_CONCURRENT = 64
 ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16,
                 # OCR reads one image at a time: a queue longer than this only grows latency.
-                "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4}
+                "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4,
+                "POST /api/v1/vision/act": 4}
 CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
@@ -52,6 +53,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings
+    app[keys.VISION_MODELS] = settings.vision_models
     app[BODY_DEADLINE] = settings.body_deadline
     app[keys.STARTED_AT] = time.time()
     app[keys.ROUTES] = ROUTES

@@ -9,6 +9,7 @@ from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd.computer import anthropic, openai
+from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
 from httpapi.routing import Route, register
@@ -237,6 +238,15 @@ ROUTES: list[Route] = [
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
                       "their right (else below), clicks inside it, selects all (clear) and types. "
                       "404/409 as /vision/click."),
+    Route("POST", "/api/v1/vision/act", vision_act.vision_act,
+          "Let a configured vision model do a task on the VISIBLE desktop", "vision",
+          body=vision_act.ACT_BODY, success={"application/json": {"schema": vision_act.ACT_RESULT}},
+          description="Screenshot, the model's plan (Anthropic computer tool, OpenAI "
+                      "computer_use_preview or a chat grounding model, per DESKTOPD_VISION_MODELS), "
+                      "its actions through /computer/*'s executors, until done or a budget "
+                      "(max_steps, budget.tokens, budget.seconds) ends it; answers the trace and "
+                      "the final screenshot. 503 no_vision_model without a configured model. "
+                      "Closing the request cancels the loop."),
 ]
 
 

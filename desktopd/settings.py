@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from desktopd.models import TREE_FORMATS
 from desktopd.recording import DEFAULT_RETENTION
+from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
 from httpapi.daemon import server_problem, truthy
 from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
@@ -55,6 +56,8 @@ class Settings:
     # many bytes together (recording_retention.py); a client deletes its own after download.
     recording_max_age: float = DEFAULT_RETENTION.max_age_s
     recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
+    # The vision models POST /api/v1/vision/act may use (desktopd/vision/model_config.py).
+    vision_models: VisionModels = NO_MODELS
 
     def check(self) -> None:
         """Refuse configurations that would expose an unauthenticated desktop to the network."""
@@ -128,9 +131,16 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--recording-max-bytes", type=int, default=None,
                         help="bytes all finished recordings may take; the oldest go first, the newest "
                              f"stays (env DESKTOPD_RECORDING_MAX_BYTES; default {DEFAULT_RETENTION.max_bytes})")
+    parser.add_argument("--vision-models", default=env.get("DESKTOPD_VISION_MODELS") or None,
+                        help="JSON file of the vision models POST /api/v1/vision/act may use (env "
+                             "DESKTOPD_VISION_MODELS; default none: the route answers 503)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
+    try:
+        vision_models = load_models(args.vision_models)
+    except ModelConfigError as exc:
+        raise SettingsError(f"DESKTOPD_VISION_MODELS: {exc}") from None
     max_age = _number(args.recording_max_age, env, "DESKTOPD_RECORDING_MAX_AGE", float, DEFAULT_RETENTION.max_age_s)
     max_bytes = _number(args.recording_max_bytes, env, "DESKTOPD_RECORDING_MAX_BYTES", int,
                         DEFAULT_RETENTION.max_bytes)
@@ -160,6 +170,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         sidecar_token=sidecar_token,
                         tree_format=args.tree_format, recording_dir=args.recording_dir,
                         recording_max_age=max_age, recording_max_bytes=max_bytes,
+                        vision_models=vision_models,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings
