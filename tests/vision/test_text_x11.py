@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from testbed.recorder import Recorder
+from tests.support.desktopd import start_desktopd
 from tests.support.capability import debian_python_has, require
 from tests.vision.truth import TrueWord, score, synthetic_screen
 from desktopd.vision.text import Box, Line, Word
@@ -104,3 +105,17 @@ def test_bad_queries_name_their_field(desktopd, params, field):
     answer = desktopd.request("GET", "/api/v1/vision/text", params=params)
     assert answer.status_code == 422, answer.text
     assert answer.json()["field"] == field
+
+
+def test_without_the_engine_the_text_routes_say_why(xvfb):
+    """A desktop without Tesseract's model (as the desktop image): 503 ocr_unavailable naming it."""
+    bare = start_desktopd(xvfb.display, env={"TESSDATA_PREFIX": "/nonexistent-tessdata"})
+    try:
+        for method, path, body in (("GET", "/api/v1/vision/text", None),
+                                   ("POST", "/api/v1/vision/click", {"text": "Submit"})):
+            answer = bare.request(method, path, json=body)
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"] == "ocr_unavailable"
+            assert "tesseract-ocr-eng" in answer.json()["detail"]
+    finally:
+        bare.stop()
