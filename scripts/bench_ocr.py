@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from desktopd.vision.tesseract import TesseractEngine  # noqa: E402
-from desktopd.vision.text import Line, OcrEngine  # noqa: E402
-from tests.vision.truth import score, synthetic_screen  # noqa: E402
+from desktopd.vision.tesseract import TesseractEngine
+from desktopd.vision.text import Line, OcrEngine
+from tests.vision.truth import score, synthetic_screen
 
 REGION = (0, 0, 400, 200)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from testbed.xvfb import start_xvfb  # noqa: E402
-from tests.support.desktopd import start_desktopd  # noqa: E402
-from tests.vision.vendor_server import VendorServer  # noqa: E402
+from testbed.xvfb import start_xvfb
+from tests.support.desktopd import start_desktopd
+from tests.vision.vendor_server import VendorServer
 
 CLICK = {"id": "c", "choices": [{"message": {"role": "assistant",
                                              "content": '{"action": "click", "x": 900, "y": 500}'}}],

@@ -4,8 +4,8 @@ Runtime on the CPU."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import unicodedata
+from collections.abc import Sequence
 from importlib import metadata
 
 import numpy
@@ -56,7 +56,9 @@ class RapidEngine:
     name = "rapidocr"
 
     def __init__(self) -> None:
-        from rapidocr_onnxruntime import RapidOCR   # absent from the desktop image: imported here
+        from rapidocr_onnxruntime import (
+            RapidOCR,  # absent from the desktop image: imported here
+        )
         self.version = metadata.version("rapidocr-onnxruntime")
         self._ocr = RapidOCR()
 
@@ -65,7 +67,7 @@ class RapidEngine:
         result, _ = self._ocr(numpy.ascontiguousarray(rgb), return_word_box=True)
         lines = []
         for item in result or []:
-            quad, text, score = item[0], item[1], float(item[2])
+            quad, score = item[0], float(item[2])
             line_box = quad_box(quad)
             quads, chars, scores = item[3], item[4], item[5]
             words = split_words(line_box, chars, quads, scores)

@@ -26,7 +26,12 @@ class Field:
     side: str   # "right" or "below": where the field was found relative to the label
 
 
-def _differs(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+def _rgb(image: Image.Image, point: tuple[int, int]) -> tuple[int, int, int]:
+    r, g, b = image.getpixel(point)   # type: ignore[misc]  # an RGB image's pixel is a triple
+    return r, g, b
+
+
+def _differs(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return max(abs(p - q) for p, q in zip(a, b)) >= EDGE_CONTRAST
 
 
@@ -35,9 +40,9 @@ def _scan(image: Image.Image, points: list[tuple[int, int]]) -> tuple[int, int] 
     inside = [(x, y) for x, y in points if 0 <= x < image.width and 0 <= y < image.height]
     if not inside:
         return None
-    background = image.getpixel(inside[0])
+    background = _rgb(image, inside[0])
     for point in inside[1:]:
-        if _differs(image.getpixel(point), background):
+        if _differs(_rgb(image, point), background):
             return point
     return None
 

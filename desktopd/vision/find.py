@@ -41,7 +41,7 @@ def find(lines: list[Line], query: str, exact: bool) -> list[Match]:
     """The shortest word runs whose text is ``query`` (exact: case and all, punctuation at the
     run's ends aside) or contains it (not exact: any case), top to bottom, left to right."""
     query = " ".join(query.split())
-    found = []
+    found: list[Match] = []
     for line in lines:
         words = line.words
         spans: list[tuple[int, int]] = []

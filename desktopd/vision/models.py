@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from desktopd.models import BUTTONS, region_problem
-from httpapi.fields import F, Bool, Enum, Int, Model, Number, Str
+from httpapi.fields import Bool, Enum, F, Int, Model, Number, Str
 
 DEFAULT_MIN_CONFIDENCE = 0.3
 
@@ -58,9 +58,9 @@ BOX = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": 
                                         "width": {"type": "integer"}, "height": {"type": "integer"},
                                         "space": {"const": "screen"}}}
 POINT = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
-WORD = {"type": "object", "properties": {"text": {"type": "string"}, "box": BOX, "center": POINT,
-                                         "confidence": {"type": "number"}}}
-LINE = {"type": "object", "properties": {**WORD["properties"], "words": {"type": "array", "items": WORD}}}
+WORD_PROPERTIES = {"text": {"type": "string"}, "box": BOX, "center": POINT, "confidence": {"type": "number"}}
+WORD = {"type": "object", "properties": WORD_PROPERTIES}
+LINE = {"type": "object", "properties": {**WORD_PROPERTIES, "words": {"type": "array", "items": WORD}}}
 ENGINE = {"type": "object", "properties": {"name": {"type": "string"}, "version": {"type": "string"}}}
 TEXT_RESULT = {"type": "object", "required": ["lines", "region"], "properties": {
     "coordinate_space": {"const": "screen pixels"},

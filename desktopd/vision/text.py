@@ -20,10 +20,10 @@ class Box:
     def center(self) -> tuple[int, int]:
         return self.x + self.width // 2, self.y + self.height // 2
 
-    def moved(self, dx: int, dy: int) -> "Box":
+    def moved(self, dx: int, dy: int) -> Box:
         return replace(self, x=self.x + dx, y=self.y + dy)
 
-    def iou(self, other: "Box") -> float:
+    def iou(self, other: Box) -> float:
         """Intersection over union of the two rectangles (0 when they do not touch)."""
         w = min(self.x + self.width, other.x + other.width) - max(self.x, other.x)
         h = min(self.y + self.height, other.y + other.height) - max(self.y, other.y)
@@ -33,7 +33,7 @@ class Box:
         return inter / (self.width * self.height + other.width * other.height - inter)
 
     @staticmethod
-    def around(boxes: list["Box"]) -> "Box":
+    def around(boxes: list[Box]) -> Box:
         x0 = min(b.x for b in boxes)
         y0 = min(b.y for b in boxes)
         x1 = max(b.x + b.width for b in boxes)
@@ -47,7 +47,7 @@ class Word:
     box: Box
     confidence: float   # 0..1
 
-    def moved(self, dx: int, dy: int) -> "Word":
+    def moved(self, dx: int, dy: int) -> Word:
         return replace(self, box=self.box.moved(dx, dy))
 
 
@@ -61,7 +61,7 @@ class Line:
     def text(self) -> str:
         return " ".join(word.text for word in self.words)
 
-    def moved(self, dx: int, dy: int) -> "Line":
+    def moved(self, dx: int, dy: int) -> Line:
         return Line(tuple(w.moved(dx, dy) for w in self.words), self.box.moved(dx, dy), self.confidence)
 
 

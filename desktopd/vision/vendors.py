@@ -88,11 +88,17 @@ def _bearer(model: VisionModel) -> dict[str, str]:
 
 
 @dataclass
-class AnthropicPlanner:
+class Conversation:
+    """What every planner talks with and about."""
+
     http: aiohttp.ClientSession
     model: VisionModel
     display: Display
     instruction: str
+
+
+@dataclass
+class AnthropicPlanner(Conversation):
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:
@@ -103,13 +109,16 @@ class AnthropicPlanner:
             results = []
             for i, outcome in enumerate(outcomes):
                 content: list[dict[str, Any]] = []
-                if outcome.text:
+                if outcome.error:
+                    content.append({"type": "text", "text": outcome.error})
+                elif outcome.text:
                     content.append({"type": "text", "text": outcome.text})
                 if i == len(outcomes) - 1:
                     content.append(image)   # the screen after the last action
-                result = {"type": "tool_result", "tool_use_id": outcome.action.call_id, "content": content}
+                result: dict[str, Any] = {"type": "tool_result", "tool_use_id": outcome.action.call_id,
+                                          "content": content}
                 if outcome.error:
-                    result.update(is_error=True, content=[{"type": "text", "text": outcome.error}])
+                    result["is_error"] = True
                 results.append(result)
             self.messages.append({"role": "user", "content": results})
         body = {"model": self.model.model, "max_tokens": MAX_TOKENS, "messages": self.messages,
@@ -121,12 +130,12 @@ class AnthropicPlanner:
         if key:
             headers["x-api-key"] = key
         answer, latency = await post_json(self.http, self.model.base_url + "/v1/messages", headers, body)
-        content = answer.get("content")
-        if not isinstance(content, list):
+        blocks = answer.get("content")
+        if not isinstance(blocks, list):
             raise MalformedPlan("the Messages answer has no content list")
-        self.messages.append({"role": "assistant", "content": content})
+        self.messages.append({"role": "assistant", "content": blocks})
         actions, texts = [], []
-        for block in content:
+        for block in blocks:
             if not isinstance(block, dict):
                 raise MalformedPlan("a content block is no object")
             if block.get("type") == "text":
@@ -142,11 +151,7 @@ class AnthropicPlanner:
 
 
 @dataclass
-class OpenAIPlanner:
-    http: aiohttp.ClientSession
-    model: VisionModel
-    display: Display
-    instruction: str
+class OpenAIPlanner(Conversation):
     previous: str | None = None
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:
@@ -214,11 +219,7 @@ def chat_action(text: str) -> dict[str, Any]:
 
 
 @dataclass
-class ChatPlanner:
-    http: aiohttp.ClientSession
-    model: VisionModel
-    display: Display
-    instruction: str
+class ChatPlanner(Conversation):
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import requests
 
-from desktopd_kit import Desktop
 from desktopd.vision.text import Box
+from desktopd_kit import Desktop
 from testbed.pages import PageServer
 from tests.sidecar_layout.harness import sidecar_and_desktopd
 from tests.vision.test_text_x11 import lines_of

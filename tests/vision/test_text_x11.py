@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from testbed.recorder import Recorder
-from tests.support.desktopd import start_desktopd
-from tests.support.capability import debian_python_has, require
-from tests.vision.truth import TrueWord, score, synthetic_screen
 from desktopd.vision.text import Box, Line, Word
+from testbed.recorder import Recorder
+from tests.support.capability import debian_python_has, require
+from tests.support.desktopd import start_desktopd
+from tests.vision.truth import TrueWord, score, synthetic_screen
 
 pytestmark = pytest.mark.x11
 
