@@ -103,3 +103,17 @@ def test_killed_chromium_is_restarted_and_reported(chromium_desktop: Desktop) ->
     # The restarted browser shows the start page again.
     wait_for("the start page after the restart",
              lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Press me", chromium_desktop)
+
+
+def test_vision_reads_and_clicks_the_button_by_its_text_with_the_images_tesseract(chromium_desktop: Desktop) -> None:
+    wait_for("the start page's button", lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Press me",
+             chromium_desktop)
+    response = chromium_desktop.get(8080, "/api/v1/vision/text")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["engine"]["name"] == "tesseract"
+    assert any("Press me" in line["text"] for line in body["lines"]), body["text"]
+    clicked = chromium_desktop.post(8080, "/api/v1/vision/click", {"text": "Press me"})
+    assert clicked.status_code == 200, clicked.text
+    wait_for("the button's new name after vision/click",
+             lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Clicked", chromium_desktop, timeout=20)
