@@ -6,6 +6,7 @@ the handler, and with it the model call and the loop (aiohttp cancels a dropped 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from typing import Any
@@ -92,10 +93,15 @@ async def vision_act(request: web.Request) -> web.Response:
         outcomes: list[Outcome] = []
         for step in range(body["max_steps"]):
             step_started = time.monotonic()
+            left = None if budget["seconds"] is None else budget["seconds"] - (time.monotonic() - started)
             try:
-                plan: Plan = await planner.plan(png, outcomes)
+                # The time budget bounds the model call too, not only the steps between calls.
+                plan: Plan = await asyncio.wait_for(planner.plan(png, outcomes), left)
             except (MalformedPlan, aiohttp.ClientError, TimeoutError) as exc:
-                status, detail = "malformed_plan", f"{type(exc).__name__}: {exc}"
+                if budget["seconds"] is not None and time.monotonic() - started >= budget["seconds"]:
+                    status, detail = "time_budget", f"the model did not answer within the {budget['seconds']} s budget"
+                else:
+                    status, detail = "malformed_plan", f"{type(exc).__name__}: {exc}"
                 trace.append({"step": step, "screenshot": screenshot_ref(png, step), "error": detail})
                 break
             used["input_tokens"] += plan.input_tokens

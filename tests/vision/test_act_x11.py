@@ -150,6 +150,14 @@ def test_a_model_that_never_says_done_ends_at_max_steps_and_the_token_budget(act
     assert answer["usage"] == {"input_tokens": 3000, "output_tokens": 30}
 
 
+def test_the_time_budget_bounds_a_model_that_does_not_answer(acting, vendor):
+    vendor.hung_up.clear()
+    vendor.script("/v1/chat/completions", HANG)
+    answer = act(acting, instruction="wait", model="grounder", budget={"seconds": 1})
+    assert answer["status"] == "time_budget", answer
+    assert vendor.hung_up.wait(20)   # the pending call was dropped, not left running
+
+
 def test_a_client_that_hangs_up_cancels_the_model_call(acting, vendor):
     vendor.hung_up.clear()
     vendor.script("/v1/messages", HANG)
