@@ -74,3 +74,6 @@ class RapidEngine:
             if words:
                 lines.append(Line(words, line_box, score))
         return sorted(lines, key=lambda line: (line.box.y, line.box.x))
+
+    def close(self) -> None:
+        """Nothing to free by hand: ONNX Runtime's sessions go with the object."""

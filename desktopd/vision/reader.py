@@ -60,4 +60,7 @@ class TextReader:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, image)
 
     def close(self) -> None:
+        """Frees the engine on its own thread once a read in progress is over."""
+        if self._engine is not None:
+            self._executor.submit(self._engine.close)
         self._executor.shutdown(wait=False)

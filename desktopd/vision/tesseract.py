@@ -48,6 +48,8 @@ def _library() -> ctypes.CDLL:
     lib.TessBaseAPIGetTsvText.restype = ctypes.c_void_p   # freed with TessDeleteText
     lib.TessDeleteText.argtypes = [ctypes.c_void_p]
     lib.TessVersion.restype = ctypes.c_char_p
+    lib.TessBaseAPIEnd.argtypes = [ctypes.c_void_p]
+    lib.TessBaseAPIDelete.argtypes = [ctypes.c_void_p]
     return lib
 
 
@@ -91,6 +93,13 @@ class TesseractEngine:
                                            "(Debian: tesseract-ocr-eng)")
             self._local.api = api
         return api
+
+    def close(self) -> None:
+        api = getattr(self._local, "api", None)
+        if api is not None:
+            self._lib.TessBaseAPIEnd(api)
+            self._lib.TessBaseAPIDelete(api)
+            self._local.api = None
 
     def _recognise(self, api: int, mode: int) -> list[Line]:
         self._lib.TessBaseAPISetPageSegMode(api, mode)

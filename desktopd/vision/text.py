@@ -73,6 +73,10 @@ class OcrEngine(Protocol):
 
     def read(self, image: Image.Image) -> list[Line]: ...
 
+    def close(self) -> None:
+        """Free the model (on the thread that read)."""
+        ...
+
 
 class BoxJson(TypedDict):
     x: int
