@@ -20,6 +20,7 @@ from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
 from desktopd.settle import Settler
 from desktopd.settle_browser import sidecar_evidence
+from desktopd.vision.reader import TextReader
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
@@ -34,7 +35,10 @@ MAX_BODY_BYTES = 16 << 20
 # Requests in handlers at once (429 beyond): input is serialised on the X thread anyway; these
 # bound the work that is not (commands, encoding screenshots).
 MAX_CONCURRENT = 64
-ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16}
+ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16,
+                # OCR reads one image at a time: a queue longer than this only grows latency.
+                "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4,
+                "POST /api/v1/vision/act": 4}
 CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
@@ -52,6 +56,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings
+    app[keys.VISION_MODELS] = settings.vision_models
     app[BODY_DEADLINE] = settings.body_deadline
     app[keys.STARTED_AT] = time.time()
     app[keys.ROUTES] = ROUTES
@@ -87,10 +92,16 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         sweeps.cancel()
         await recorder.close()   # a recording still running is finished, not cut
 
+    async def vision_context(app: web.Application) -> AsyncIterator[None]:
+        app[keys.TEXT_READER] = TextReader()   # the engine loads on the first read
+        yield
+        app[keys.TEXT_READER].close()
+
     app.cleanup_ctx.append(x_context)
     app.cleanup_ctx.append(settle_context)
     app.cleanup_ctx.append(recorder_context)
     app.cleanup_ctx.append(accessibility_context)
+    app.cleanup_ctx.append(vision_context)
     if settings.osworld:   # last: it serves the parts the contexts above start
         app.cleanup_ctx.append(osworld_context)
     setup_routes(app)

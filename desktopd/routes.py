@@ -9,6 +9,9 @@ from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd.computer import anthropic, openai
+from desktopd.vision import act as vision_act
+from desktopd.vision import handlers as vision
+from desktopd.vision import models as vision_models
 from httpapi.routing import Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
                                reset, screenshot, step, windows)
@@ -214,6 +217,36 @@ ROUTES: list[Route] = [
           body=ACCESSIBILITY_ACTION_BODY, not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
                          "unknown or gone.", id_pattern=r"^\S+$"),
+    Route("GET", "/api/v1/vision/text", vision.vision_text,
+          "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
+          query=vision_models.TEXT_QUERY, not_found=True,
+          success={"application/json": {"schema": vision_models.TEXT_RESULT}},
+          description="Lines and words with boxes and centres in screen pixels (the space of "
+                      "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "
+                      "images of text and apps without a tree. 503 ocr_unavailable when the image "
+                      "has no OCR engine (the desktop image: Tesseract ships in the Chromium one)."),
+    Route("POST", "/api/v1/vision/click", vision.vision_click,
+          "Click visible text: find its words on the screen and click their centre", "vision",
+          body=vision_models.CLICK_BODY, not_found=True, extra_errors=(409,),
+          success={"application/json": {"schema": vision_models.CLICK_RESULT}},
+          description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
+                      "ambiguous_text lists every match (with boxes): never a guess."),
+    Route("POST", "/api/v1/vision/fill", vision.vision_fill,
+          "Type into the field beside a visible label", "vision",
+          body=vision_models.FILL_BODY, not_found=True, extra_errors=(409,),
+          success={"application/json": {"schema": vision_models.FILL_RESULT}},
+          description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
+                      "their right (else below), clicks inside it, selects all (clear) and types. "
+                      "404/409 as /vision/click."),
+    Route("POST", "/api/v1/vision/act", vision_act.vision_act,
+          "Let a configured vision model do a task on the VISIBLE desktop", "vision",
+          body=vision_act.ACT_BODY, success={"application/json": {"schema": vision_act.ACT_RESULT}},
+          description="Screenshot, the model's plan (Anthropic computer tool, OpenAI "
+                      "computer_use_preview or a chat grounding model, per DESKTOPD_VISION_MODELS), "
+                      "its actions through /computer/*'s executors, until done or a budget "
+                      "(max_steps, budget.tokens, budget.seconds) ends it; answers the trace and "
+                      "the final screenshot. 503 no_vision_model without a configured model. "
+                      "Closing the request cancels the loop."),
 ]
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from desktopd.backend import BACKENDS
 from desktopd.models import TREE_FORMATS
 from desktopd.recording import DEFAULT_RETENTION
+from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
 from httpapi.daemon import is_loopback, server_problem, truthy
 from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
 from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
@@ -79,6 +80,9 @@ class Settings:
     # OSWorld's VM-server API (desktopd/osworld/) on its own port: tokenless, so opt-in.
     osworld: bool = False
     osworld_port: int = DEFAULT_OSWORLD_PORT
+
+    # The vision models POST /api/v1/vision/act may use (desktopd/vision/model_config.py).
+    vision_models: VisionModels = NO_MODELS
 
     @property
     def backend_display(self) -> str:
@@ -172,9 +176,16 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                              "--insecure only) (env DESKTOPD_OSWORLD=1)")
     parser.add_argument("--osworld-port", type=int, default=None,
                         help=f"its port (env DESKTOPD_OSWORLD_PORT; default {DEFAULT_OSWORLD_PORT})")
+    parser.add_argument("--vision-models", default=env.get("DESKTOPD_VISION_MODELS") or None,
+                        help="JSON file of the vision models POST /api/v1/vision/act may use (env "
+                             "DESKTOPD_VISION_MODELS; default none: the route answers 503)")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
+    try:
+        vision_models = load_models(args.vision_models)
+    except ModelConfigError as exc:
+        raise SettingsError(f"DESKTOPD_VISION_MODELS: {exc}") from None
     max_age = _number(args.recording_max_age, env, "DESKTOPD_RECORDING_MAX_AGE", float, DEFAULT_RETENTION.max_age_s)
     max_bytes = _number(args.recording_max_bytes, env, "DESKTOPD_RECORDING_MAX_BYTES", int,
                         DEFAULT_RETENTION.max_bytes)
@@ -208,6 +219,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         osworld=args.osworld,
                         osworld_port=int(_number(args.osworld_port, env, "DESKTOPD_OSWORLD_PORT", int,
                                                  DEFAULT_OSWORLD_PORT)),
+                        vision_models=vision_models,
                         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

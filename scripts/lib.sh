@@ -46,6 +46,7 @@ NATIVE_PACKAGES=(
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
     x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
     ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
+    libtesseract5 tesseract-ocr-eng  # /api/v1/vision/* (OCR) and tests/vision
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
     # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and

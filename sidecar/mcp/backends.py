@@ -78,5 +78,7 @@ class Reply:
         if isinstance(body, dict) and "detail" in body:
             detail = body["detail"] if isinstance(body["detail"], str) else json.dumps(body["detail"])
             where = f" (field {body['field']})" if body.get("field") else ""
-            return f"{body.get('error', 'error')}: {detail}{where}"
+            # /vision/click's 404/409: what is on the screen instead, for the next try.
+            seen = f"; candidates: {json.dumps(body['candidates'])}" if body.get("candidates") else ""
+            return f"{body.get('error', 'error')}: {detail}{where}{seen}"
         return self.text()[:2000]

@@ -14,6 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
 from .backends import Backends
+from .vision_tools import register_vision_tools
 
 INSTRUCTIONS = (
     "A real Linux desktop with a Chromium window already open on it; a person may be watching it. "
@@ -196,6 +197,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
     async def desktop_windows() -> str:
         return _text((await backends.desktopd("GET", "/tree")).json())
 
+    register_vision_tools(server, backends)
     return server
 
 

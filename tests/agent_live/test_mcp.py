@@ -24,7 +24,7 @@ pytestmark = pytest.mark.chromium
 
 TOOLS = {"browser_snapshot", "browser_act", "browser_tabs", "browser_navigate", "browser_playwright",
          "desktop_screenshot", "desktop_click", "desktop_type", "desktop_key", "desktop_scroll",
-         "desktop_windows"}
+         "desktop_windows", "vision_read_text", "vision_click", "vision_fill", "vision_act"}
 
 
 @asynccontextmanager

@@ -55,5 +55,13 @@ async def test_visible_acts_and_desktop_tools_reach_the_page(chromium, xvfb, des
             assert f"screen {xvfb.width}x{xvfb.height}" in text(picture)
             windows = json.loads(text(await session.call_tool("desktop_windows", {})))
             assert any("Form" in (w.get("title") or "") for w in windows["windows"]), windows
+            # Vision tools: the same button found by its pixels (OCR) and clicked on the screen.
+            seen = json.loads(text(await session.call_tool("vision_read_text", {})))
+            assert any("Submit order" in line["text"] for line in seen["lines"]), seen
+            by_text = await session.call_tool("vision_click", {"text": "Submit order"})
+            assert not by_text.isError, text(by_text)
+            clicks = json.loads(text(await session.call_tool("browser_playwright", {
+                "code": "return await page.evaluate('clicks')"})))["result"]
+            assert clicks[-1] == {"id": "submit", "trusted": True}, clicks
     finally:
         await sidecar.stop()

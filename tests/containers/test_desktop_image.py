@@ -204,3 +204,9 @@ def test_bad_settings_stop_the_container_with_a_clear_message(images: dict[str, 
         assert message in logs, logs
     finally:
         remove(tc)
+
+
+def test_vision_text_says_this_image_has_no_ocr_engine(desktop: Desktop) -> None:
+    response = desktop.get(8080, "/api/v1/vision/text")
+    assert response.status_code == 503, response.text
+    assert response.json()["error"] == "ocr_unavailable"

@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 FULLY_DESCRIBED = r"^/(health|openapi\.json|api/v1/(openapi\.json|tree|windows/\{id\}|clipboard))$"
-SLOW_OR_UNSAFE = r"^/api/v1/(accessibility|computer/|recording|reset)"
+SLOW_OR_UNSAFE = r"^/api/v1/(accessibility|computer/|recording|reset|vision/act)"
 LONGEST_WAIT_S = 60    # the sidecar's longest request by design: a wait act's timeout maximum
 
 

@@ -1,0 +1,76 @@
+"""Request models of /api/v1/vision/*, declared once (validation and OpenAPI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktopd.models import BUTTONS, region_problem
+from httpapi.fields import Bool, Enum, F, Int, Model, Number, Str
+
+DEFAULT_MIN_CONFIDENCE = 0.3
+
+WHERE_FIELDS = [
+    F("region", Str(min_length=1, check=region_problem, pattern=r"^\d{1,5},\d{1,5},[1-9]\d{0,4},[1-9]\d{0,4}$"),
+      description="Read only this screen-pixel rectangle x,y,width,height (inside the screen)."),
+    F("window", Str(min_length=1, max_length=20, pattern=r"^([1-9][0-9]{0,8}|0[xX]0*[1-9a-fA-F][0-9a-fA-F]{0,7})$"),
+      description="Read only this top-level window's area (an X window id from /api/v1/tree, "
+                  "decimal or 0x-hex); its part on the screen."),
+    F("min_confidence", Number(0.0, 1.0), default=DEFAULT_MIN_CONFIDENCE,
+      description="Words the engine is less sure of are left out (0..1)."),
+]
+
+
+def _one_place(q: dict[str, Any]) -> tuple[str, str] | None:
+    if q["region"] is not None and q["window"] is not None:
+        return "window", "give region or window, not both"
+    return None
+
+
+TEXT_QUERY = Model("VisionTextQuery", WHERE_FIELDS, check=_one_place)
+
+MATCH_FIELDS = [
+    F("exact", Bool(), default=False,
+      description="true: the words are the text exactly (case too; punctuation at their ends "
+                  "aside). false: they contain it, in any case."),
+    F("nth", Int(0, 999), description="Which match, 0 first in reading order (top to bottom, "
+                                      "left to right); omitted: exactly one must match (409 otherwise)."),
+]
+
+CLICK_BODY = Model("VisionClick", [
+    F("text", Str(min_length=1, max_length=500), required=True,
+      description="The visible text to click: one word or several consecutive words of a line."),
+    *MATCH_FIELDS,
+    F("button", Enum(BUTTONS), default="left"),
+    F("clicks", Int(1, 3), default=1, description="2: a double click."),
+    *WHERE_FIELDS,
+], check=_one_place)
+
+FILL_BODY = Model("VisionFill", [
+    F("label", Str(min_length=1, max_length=500), required=True,
+      description="The visible label of the field (the field is found to its right, else below it)."),
+    F("text", Str(max_length=100_000), required=True, description="Typed exactly, any Unicode."),
+    *MATCH_FIELDS,
+    F("clear", Bool(), default=True, description="Select all (ctrl+a) in the field before typing."),
+    *WHERE_FIELDS,
+], check=_one_place)
+
+BOX = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
+                                        "width": {"type": "integer"}, "height": {"type": "integer"},
+                                        "space": {"const": "screen"}}}
+POINT = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
+WORD_PROPERTIES = {"text": {"type": "string"}, "box": BOX, "center": POINT, "confidence": {"type": "number"}}
+WORD = {"type": "object", "properties": WORD_PROPERTIES}
+LINE = {"type": "object", "properties": {**WORD_PROPERTIES, "words": {"type": "array", "items": WORD}}}
+ENGINE = {"type": "object", "properties": {"name": {"type": "string"}, "version": {"type": "string"}}}
+TEXT_RESULT = {"type": "object", "required": ["lines", "region"], "properties": {
+    "coordinate_space": {"const": "screen pixels"},
+    "screen": {"type": "object"}, "region": BOX,
+    "engine": ENGINE, "read_ms": {"type": "number"},
+    "text": {"type": "string", "description": "The lines' texts, one a line."},
+    "lines": {"type": "array", "items": LINE, "description": "Top to bottom."}}}
+CLICK_RESULT = {"type": "object", "properties": {
+    "clicked": POINT, "match": WORD, "matches": {"type": "integer"}, "region": BOX, "engine": ENGINE}}
+FILL_RESULT = {"type": "object", "properties": {
+    "label": WORD, "field": {"type": "object", "properties": {
+        "x": {"type": "integer"}, "y": {"type": "integer"}, "side": {"enum": ["right", "below"]}}},
+    "typed": {"type": "integer"}, "region": BOX, "engine": ENGINE}}

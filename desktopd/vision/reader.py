@@ -1,0 +1,66 @@
+"""The OCR engine desktopd reads the screen with, created on first use on its own thread (one
+read at a time: Tesseract's model is per thread and the CPU is shared with the desktop), and the
+reason it cannot be when the engine is not installed (the desktop image ships none)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PIL import Image
+
+from httpapi.errors import ApiError
+
+from .text import Line, OcrEngine
+
+
+@dataclass(frozen=True)
+class Reading:
+    lines: list[Line]
+    engine: OcrEngine
+    read_ms: float
+
+
+def default_engine() -> OcrEngine:
+    from .tesseract import TesseractEngine
+    return TesseractEngine()
+
+
+class TextReader:
+    def __init__(self, factory: Callable[[], OcrEngine] = default_engine) -> None:
+        self._factory = factory
+        self._engine: OcrEngine | None = None
+        self._problem: str | None = None
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="desktopd-ocr")
+
+    def _ensure(self) -> OcrEngine:
+        """On the OCR thread. A missing engine stays missing (installing it restarts the image)."""
+        if self._engine is None and self._problem is None:
+            try:
+                self._engine = self._factory()
+            except (OSError, RuntimeError) as exc:
+                self._problem = str(exc)
+        if self._engine is None:
+            raise ApiError(503, "ocr_unavailable",
+                           f"no OCR engine on this desktop: {self._problem}. Vision text needs "
+                           "Tesseract (Debian tesseract-ocr, tesseract-ocr-eng), which the "
+                           "Chromium image ships and the desktop image does not")
+        return self._engine
+
+    def _read(self, image: Image.Image) -> Reading:
+        engine = self._ensure()
+        started = time.perf_counter()
+        lines = engine.read(image)
+        return Reading(lines, engine, (time.perf_counter() - started) * 1000)
+
+    async def read(self, image: Image.Image) -> Reading:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, image)
+
+    def close(self) -> None:
+        """Frees the engine on its own thread once a read in progress is over."""
+        if self._engine is not None:
+            self._executor.submit(self._engine.close)
+        self._executor.shutdown(wait=False)

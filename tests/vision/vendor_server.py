@@ -1,0 +1,95 @@
+"""A local stand-in for the vision model services, speaking their real wire formats (the real
+services are not reachable from here): POST /v1/messages (Anthropic), /v1/responses (OpenAI
+Responses) and /v1/chat/completions (OpenAI-compatible chat). Each path answers from its own
+script of replies, in order, and records every request. A reply of HANG never answers: the
+server waits until its client hangs up and records that (the act loop's cancellation)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import defaultdict
+from typing import Any
+
+from aiohttp import web
+
+HANG = "hang"
+PATHS = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
+
+
+class VendorServer:
+    def __init__(self) -> None:
+        self.scripts: dict[str, list[Any]] = defaultdict(list)
+        self.repeat: dict[str, Any] = {}          # answered once a script is used up
+        self.requests: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.headers: dict[str, list[dict[str, str]]] = defaultdict(list)
+        self.hung_up = threading.Event()
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("the vendor server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def script(self, path: str, *replies: Any, then: Any = None) -> None:
+        self.scripts[path] = list(replies)
+        self.requests[path].clear()
+        self.headers[path].clear()
+        if then is None:
+            self.repeat.pop(path, None)
+        else:
+            self.repeat[path] = then
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
+        self.requests[request.path].append(await request.json())
+        self.headers[request.path].append(dict(request.headers))
+        script = self.scripts[request.path]
+        reply = script.pop(0) if script else self.repeat.get(request.path)
+        if reply == HANG:
+            while request.transport is not None and not request.transport.is_closing():
+                await asyncio.sleep(0.02)
+            self.hung_up.set()
+            return web.Response(status=499)
+        if reply is None:
+            return web.json_response({"error": "the test scripted no reply"}, status=500)
+        if isinstance(reply, str):
+            return web.Response(text=reply, content_type="application/json")
+        return web.json_response(reply)
+
+    def _serve(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        app = web.Application(client_max_size=64 << 20)
+        for path in PATHS:
+            app.router.add_post(path, self._answer)
+        self._runner = web.AppRunner(app)
+        self._loop.run_until_complete(self._runner.setup())
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        self.port = listener.getsockname()[1]
+        self._loop.run_until_complete(web.SockSite(self._runner, listener).start())
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.close()
+
+    def stop(self) -> None:
+        assert self._loop is not None and self._runner is not None
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+
+def wait_for(predicate: Any, timeout: float = 20) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
