@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Architecture figures of the product code (issue 31's "before/after"): `Any` and `type: ignore`
+counts, the largest modules, module-level import cycles and the package picture.
+
+Usage: python3 scripts/arch_metrics.py [--top N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("desktopd", "desktopd_kit", "desktopd_fleet", "sidecar", "httpapi")
+ANY = re.compile(r"\bAny\b")
+IGNORE = re.compile(r"type:\s*ignore")
+
+
+def product_files() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
+    """Product modules `path` imports at module level (not inside functions or TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in tree.body:
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            # A module's own packages are always initialised before it: not an edge.
+            if target and target != name and not name.startswith(target + "."):
+                found.add(target)
+    return found
+
+
+def deferred_imports(path: Path) -> int:
+    """Imports inside functions: often a cycle hidden from module-level import order."""
+    tree = ast.parse(path.read_text(), str(path))
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.level or (inner.module or "").split(".")[0] in PACKAGES):
+                    count += 1
+    return count
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--top", type=int, default=12)
+    args = parser.parse_args()
+    files = product_files()
+    texts = {p: p.read_text() for p in files}
+    print(f"modules: {len(files)}, lines: {sum(t.count(chr(10)) for t in texts.values())}")
+    print(f"`Any`: {sum(len(ANY.findall(t)) for t in texts.values())}")
+    print(f"`type: ignore`: {sum(len(IGNORE.findall(t)) for t in texts.values())}")
+    sizes = sorted(((t.count("\n"), p) for p, t in texts.items()), reverse=True)
+    print(f"modules over 400 lines: {sum(1 for n, _ in sizes if n > 400)}")
+    print("largest modules:")
+    for n, p in sizes[: args.top]:
+        print(f"  {n:5d} {p.relative_to(ROOT)}")
+    names = {module_name(p): p for p in files}
+    graph = {n: imports_of(p, n, set(names)) for n, p in names.items()}
+    found = cycles(graph)
+    print(f"import cycles (module level): {len(found)}")
+    for comp in found:
+        print("  " + " <-> ".join(comp))
+    package_of = {n: (n if names[n].name == "__init__.py" else n.rpartition(".")[0]) for n in names}
+    package_graph: dict[str, set[str]] = {}
+    for n, targets in graph.items():
+        edges = package_graph.setdefault(package_of[n], set())
+        edges.update(package_of[t] for t in targets if package_of[t] != package_of[n])
+    for n in set(package_of.values()):
+        package_graph.setdefault(n, set())
+    found = cycles(package_graph)
+    print(f"package import cycles: {len(found)}")
+    for comp in found:
+        print("  " + " <-> ".join(comp))
+    print(f"imports inside functions (product modules): {sum(deferred_imports(p) for p in files)}")
+    print("package picture (package: modules, lines):")
+    packages: dict[str, list[int]] = {}
+    for p, t in texts.items():
+        pkg = ".".join(p.relative_to(ROOT).parent.parts)
+        entry = packages.setdefault(pkg, [0, 0])
+        entry[0] += 1
+        entry[1] += t.count("\n")
+    for pkg in sorted(packages):
+        print(f"  {pkg}: {packages[pkg][0]}, {packages[pkg][1]}")
+    stems: dict[str, list[str]] = {}
+    for p in files:
+        if p.name not in ("__init__.py", "__main__.py"):
+            stems.setdefault(p.name, []).append(str(p.relative_to(ROOT)))
+    repeated = {k: v for k, v in stems.items() if len(v) > 1}
+    print(f"repeated module names: {len(repeated)}")
+    for k in sorted(repeated):
+        print(f"  {k}: {', '.join(repeated[k])}")
+
+
+if __name__ == "__main__":
+    main()
