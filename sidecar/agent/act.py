@@ -14,9 +14,9 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker, close_page
-from ..tab_health import TabHealth
+from ..browser.tab_health import TabHealth
 from ..layout import LayoutService
-from .keys import MODIFIERS, parse_combo
+from .key_combos import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
 from .aim import quick_aim
 from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN

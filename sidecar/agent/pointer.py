@@ -12,7 +12,7 @@ import aiohttp
 
 from ..cdp.targets import PageTarget
 from httpapi.errors import ApiError
-from .keys import Combo
+from .key_combos import Combo
 
 DESKTOPD_TIMEOUT_S = 15.0
 DRAG_STEPS = 8

@@ -10,11 +10,11 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget
-from ..tab_health import TabHealth
+from ..browser.tab_health import TabHealth
 from ..layout import LayoutService
 from .refs import ElementKey
 from .session import AgentSession
-from .snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
+from .page_snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
 
 
 @dataclass

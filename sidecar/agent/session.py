@@ -15,7 +15,7 @@ from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import TargetTracker
 from .events import Dialog, FileChooser, TabEvents
 from .refs import RefTable
-from .render import LineCache
+from .tree_text import LineCache
 
 log = logging.getLogger(__name__)
 

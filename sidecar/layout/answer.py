@@ -18,7 +18,7 @@ from .geometry import Placement, View, viewport_origin
 from .memory import gc_paused
 from .options import LayoutOptions
 from .probe import ProbeResult
-from .probing import layout_scroll
+from .change_signal import layout_scroll
 from .seams import Page
 
 log = logging.getLogger(__name__)

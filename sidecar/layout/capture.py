@@ -13,11 +13,11 @@ from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import ProbeResult
-from .probing import Probed, layout_scroll, same_scroll
+from .change_signal import Probed, layout_scroll, same_scroll
 from .render import NodeCache
 from .restyle import RenderState
 from .seams import ChildSession, Page, Session
-from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
+from .dom_boxes import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
 
 class PageChanged(PageChanging):

@@ -21,7 +21,7 @@ from .answer import answer
 from .capture import Capture, PageChanged
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
-from .probing import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
+from .change_signal import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
                       view_key)
 from .read_patch import take_params
 from .read_whole import read_whole

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sidecar.models import BOUNDS_SPACES, LAYOUT_QUERY, MAX_NODES_LIMIT, TAB_ORDERS
+from sidecar.server.request_models import BOUNDS_SPACES, LAYOUT_QUERY, MAX_NODES_LIMIT, TAB_ORDERS
 
 __all__ = ["BOUNDS_SPACES", "MAX_NODES_LIMIT", "TAB_ORDERS", "LayoutOptions"]
 
@@ -28,7 +28,7 @@ class LayoutOptions:
     def from_query(cls, query: Mapping[str, str], bounds_space: str = "document",
                    order: str = "front") -> LayoutOptions:
         """The options of a /layout query string; a bad or unknown parameter is a 422 naming it
-        (the same model, sidecar.models.LAYOUT_QUERY, generates the OpenAPI document).
+        (the same model, sidecar.server.request_models.LAYOUT_QUERY, generates the OpenAPI document).
         ``bounds_space`` and ``order``: the server's defaults for those parameters."""
         values = LAYOUT_QUERY.validate(dict(query), coerce=True)
         roles = values["roles"]

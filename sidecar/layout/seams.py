@@ -82,7 +82,7 @@ class Connection(Protocol):
 
 
 class TabHealth(Protocol):
-    """sidecar.tab_health.TabHealth as /layout uses it: tabs that stopped answering."""
+    """sidecar.browser.tab_health.TabHealth as /layout uses it: tabs that stopped answering."""
 
     budget_s: float
 

@@ -29,7 +29,7 @@ from .aio import or_exception
 from .encoding import EncodedBody, LayoutEncoder, options_key
 from .freshness import read_tab
 from .options import LayoutOptions
-from .probing import unprovable
+from .change_signal import unprovable
 from .readers import ALL, Reader
 from .refresh import EagerRefresher
 from .seams import Connection, Page, TabHealth, Tracker

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from sidecar.chromium_watch import ChromiumSupervisor
+from sidecar.browser.supervisor import ChromiumSupervisor
 from sidecar.settings import Settings
 
 from .fake_cdp import FakeCDPServer
@@ -86,7 +86,7 @@ def test_profiles_of_dead_sidecars_are_removed_and_others_kept(tmp_path, monkeyp
     import subprocess
     import tempfile
 
-    from sidecar import chromium_watch
+    from sidecar.browser import supervisor as chromium_watch
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     exited = subprocess.Popen(["true"])     # a pid that has certainly exited (and been reaped)

@@ -11,14 +11,14 @@ from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
 
-from . import keys
-from .agent.pointer import DesktopdClient
-from .cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
-from .chromium_watch import ChromiumSupervisor
-from .errors import DOMAIN_ERRORS, as_api_error
-from .mcp.http_mount import SelfAddress, serve_mcp
+from . import app_keys as keys
+from ..agent.pointer import DesktopdClient
+from ..browser.cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
+from ..browser.supervisor import ChromiumSupervisor
+from ..errors import DOMAIN_ERRORS, as_api_error
+from ..mcp.http_mount import SelfAddress, serve_mcp
 from .routes import setup_routes
-from .settings import Settings
+from ..settings import Settings
 from .shared_reads import SharedReads
 
 # Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
@@ -92,8 +92,8 @@ def _mount_mcp(app: web.Application, settings: Settings) -> None:
     """The MCP server at /mcp when the `mcp` package is installed (the `agent` extra; the images
     have it); without it /mcp answers 501."""
     try:
-        from .mcp.backends import Backends
-        from .mcp.tools import build_server
+        from ..mcp.backends import Backends
+        from ..mcp.tools import build_server
     except ImportError as exc:
         if not (exc.name or "").startswith(("mcp", "pydantic", "starlette")):
             raise

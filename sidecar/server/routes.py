@@ -17,20 +17,22 @@ from httpapi.errors import ApiError
 from httpapi.openapi import build_openapi
 from httpapi.routing import Route, register
 
-from . import __version__, cdp_proxy, keys
-from .agent.routes import AGENT_ROUTES
-from .cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .cdp.targets import PageTarget, TargetTracker, close_page
-from .errors import ChromiumUnavailable, TabNotFound, as_api_error
-from .crash_recovery import revive
-from .layout import LayoutOptions
-from .layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
-from .models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
+from .. import __version__
+from ..browser import cdp_proxy
+from . import app_keys as keys
+from ..agent.endpoints import AGENT_ROUTES
+from ..cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from ..cdp.targets import PageTarget, TargetTracker, close_page
+from ..errors import ChromiumUnavailable, TabNotFound, as_api_error
+from ..browser.crash_recovery import revive
+from ..layout import LayoutOptions
+from ..layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
+from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
                      RESET_BODY)
-from .mcp.http_mount import mcp_endpoint
-from .playwright_exec import clamp_timeout, run_playwright
-from .tab_health import TabHealth
-from .url_policy import UrlPolicy, UrlRefused
+from ..mcp.http_mount import mcp_endpoint
+from ..agent.playwright_exec import clamp_timeout, run_playwright
+from ..browser.tab_health import TabHealth
+from ..browser.url_policy import UrlPolicy, UrlRefused
 
 # How long /tabs waits for a tab to say whether it is the one in front.
 VISIBILITY_BUDGET_S = 2.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 
-from .keys import KeyError_, parse_combo
+from .key_combos import KeyError_, parse_combo
 from .refs import REF_PATTERN, is_ref
-from .render import DEFAULT_MAX_CHARS, MAX_MAX_CHARS
+from .tree_text import DEFAULT_MAX_CHARS, MAX_MAX_CHARS
 
 MODES = ("visible", "cdp")
 

@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Protocol
 
-from .cdp.connection import CDPError, CDPSessionClosed
+from ..cdp.connection import CDPError, CDPSessionClosed
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from httpapi.errors import ApiError, unavailable
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.middlewares import error_middleware, token_auth_middleware
 
-from .settings import Settings
+from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,8 @@ NO_LIMIT = 0
 FETCH_TIMEOUT_S = 10.0
 
 ChromiumUrl = Callable[[], "str | None"]      # Chromium's current browser WebSocket URL, or None
-PROXY_ORIGIN = app_key("sidecar.cdp_proxy.chromium_ws_url", object)
-PROXY_PREFIX = app_key("sidecar.cdp_proxy.prefix", str)    # "" or "/cdp"
+PROXY_ORIGIN = app_key("sidecar.browser.cdp_proxy.chromium_ws_url", object)
+PROXY_PREFIX = app_key("sidecar.browser.cdp_proxy.prefix", str)    # "" or "/cdp"
 # The kinds of DevTools sockets Chromium serves under /devtools/.
 SOCKET_KINDS = ("page", "browser", "worker", "iframe", "shared_worker", "service_worker")
 

@@ -11,11 +11,11 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
-from ..tab_health import TabHealth
+from ..browser.tab_health import TabHealth
 from ..layout import LayoutOptions, LayoutService
 from ..layout.memory import gc_paused
 from .refs import RefTable
-from .render import Rendered, RenderOptions, render
+from .tree_text import Rendered, RenderOptions, render
 from .session import AgentSession
 from .tree import AgentNode, agent_nodes, walk
 from ..errors import TabNotFound

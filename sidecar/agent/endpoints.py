@@ -1,4 +1,4 @@
-"""The agent routes' handlers and their rows of the sidecar's route table (sidecar/routes.py
+"""The agent routes' handlers and their rows of the sidecar's route table (sidecar/server/routes.py
 adds AGENT_ROUTES to ROUTES, so each is in the OpenAPI document with its model)."""
 
 from __future__ import annotations
@@ -10,18 +10,18 @@ from aiohttp import web
 from httpapi.bodies import json_body, optional_json_body, query
 from httpapi.routing import Handler, Route
 
-from .. import keys
+from ..server import app_keys as keys
 from ..cdp.connection import CDPConnection
 from ..cdp.targets import PageTarget, TargetTracker
 from ..errors import ChromiumUnavailable
 from ..layout import LayoutService
-from . import tools
+from . import browser_tools as tools
 from .act import ActContext, run_act, settle
-from .models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
+from .request_models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
                      PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
-from .render import RenderOptions
+from .tree_text import RenderOptions
 from .session import AgentSession
-from .snapshot import pick_tab, take_snapshot
+from .page_snapshot import pick_tab, take_snapshot
 
 CLIENT_HEADER = "X-Agent-Client"
 DEFAULT_CLIENT = "default"

@@ -1,4 +1,4 @@
-"""``python -m sidecar.playwright_runner RESULT_FILE``: runs one piece of Python Playwright code
+"""``python -m sidecar.agent.playwright_runner RESULT_FILE``: runs one piece of Python Playwright code
 against the live browser, then exits (POST /playwright starts one per call, so nothing the code
 defines outlives it; the browser and its tabs do).
 

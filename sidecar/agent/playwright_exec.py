@@ -1,5 +1,5 @@
 """POST /playwright: Python Playwright code run against the live browser, in a child process
-(sidecar/playwright_runner.py) that is killed, with everything it started, at the timeout.
+(sidecar/agent/playwright_runner.py) that is killed, with everything it started, at the timeout.
 
 A child per call: locals cannot persist between calls, a runaway loop or a blocking call cannot
 stall the sidecar, and Playwright (with its Node driver) is only loaded when it is used."""
@@ -65,7 +65,7 @@ async def run_playwright(code: str, ws_url: str, target_id: str | None, timeout_
     with tempfile.TemporaryDirectory(prefix="sidecar-playwright-") as workdir:
         result_path = os.path.join(workdir, "result.json")
         process = await asyncio.create_subprocess_exec(
-            python, "-m", "sidecar.playwright_runner", result_path,
+            python, "-m", "sidecar.agent.playwright_runner", result_path,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, cwd=workdir, start_new_session=True,
             env={**os.environ, "PYTHONPATH": _package_root(), "PYTHONUNBUFFERED": "1"})

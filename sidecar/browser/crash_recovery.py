@@ -15,8 +15,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from .cdp.connection import CDPConnection, CDPError
-from .cdp.targets import TargetTracker
+from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.targets import TargetTracker
 
 log = logging.getLogger(__name__)
 

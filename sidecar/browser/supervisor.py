@@ -18,16 +18,16 @@ from typing import Any
 
 from httpapi.bounded import within
 
-from .agent.session import AgentConfig, AgentSession
-from .cdp.connection import CDPConnection, CDPError
-from .cdp.targets import TargetTracker
+from ..agent.session import AgentConfig, AgentSession
+from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.targets import TargetTracker
 from .crash_recovery import CrashRecovery
-from .errors import ChromiumUnavailable
-from .layout.readers import readers_named
-from .layout.service import LayoutService
+from ..errors import ChromiumUnavailable
+from ..layout.readers import readers_named
+from ..layout.service import LayoutService
 from .tab_health import TabHealth
 from .launcher import ChromiumProcess, LaunchError, launch
-from .settings import Settings
+from ..settings import Settings
 from .window_geometry import default_window_size
 
 log = logging.getLogger(__name__)

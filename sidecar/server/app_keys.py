@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from httpapi.appkeys import app_key
 
-from .agent.pointer import DesktopdClient
-from .chromium_watch import ChromiumSupervisor
-from .settings import Settings
+from ..agent.pointer import DesktopdClient
+from ..browser.supervisor import ChromiumSupervisor
+from ..settings import Settings
 from .shared_reads import SharedReads
 
 SETTINGS = app_key("sidecar.settings", Settings)
