@@ -28,7 +28,7 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent,dev]"
         touch "$stamp"
     fi
 }

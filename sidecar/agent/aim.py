@@ -173,13 +173,14 @@ async def _frame_aim(element: Element, timeout: float) -> Aim | None:
         if attempt:
             await element.call(TO_MIDDLE, timeout=timeout)
         page = element.page
-        quads, metrics, window = await asyncio.gather(
+        replies: list[Any] = await asyncio.gather(
             page.send("DOM.getContentQuads", {"objectId": element.object_id}, timeout=timeout),
             page.send("Page.getLayoutMetrics", timeout=timeout),
             page.send("Runtime.evaluate", {"expression": f"({_WINDOW})", "returnByValue": True},
                       timeout=timeout),
             return_exceptions=True)
-        for reply in (quads, metrics, window):
+        quads, metrics, window = replies
+        for reply in replies:
             if isinstance(reply, CDPError):
                 return None         # no box (display:none...): the whole read says so
             if isinstance(reply, BaseException):

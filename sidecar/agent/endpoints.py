@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from httpapi.bodies import json_body, optional_json_body, query
-from httpapi.routing import Handler, Route
+from httpapi.routing import ErrorOptions, Handler, Route
 
 from ..server import app_keys as keys
 from ..cdp.connection import CDPConnection
@@ -174,7 +174,7 @@ async def file_chooser_hook(request: web.Request) -> web.Response:
 TEXT = {"text/plain": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}
 PNG = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 PDF = {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}
-_ERR = dict(not_found=True, extra_errors=(409, 502, 504))
+_ERR: ErrorOptions = dict(not_found=True, extra_errors=(409, 502, 504))
 AGENT_ROUTES: list[Route] = [
     Route("GET", "/snapshot", snapshot, "The tab as an agent reads it: roles, names, refs", "agent",
           query=SNAPSHOT_QUERY, success=TEXT, **_ERR,

@@ -71,7 +71,7 @@ async def run(code: str, ws_url: str, target_id: str | None) -> dict[str, Any]:
             value = await function(page, context, browser)
         except Exception as exc:    # the code's failure is the caller's content, not ours
             # The traceback from the caller's code down (this module's frame left out).
-            frames = traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next)
+            frames = traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
             return {"success": False, "result": None, "error": "".join(frames)}
         try:
             json.dumps(value)

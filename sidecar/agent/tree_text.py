@@ -12,7 +12,7 @@ from typing import Any
 
 from .tree import STATE_FLAGS, AgentNode, walk
 
-_json_string = json.encoder.encode_basestring     # type: ignore[attr-defined]
+_json_string = json.encoder.encode_basestring
 
 DEFAULT_MAX_CHARS = 40_000
 MAX_MAX_CHARS = 2_000_000

@@ -50,7 +50,7 @@ SOCKET_KINDS = ("page", "browser", "worker", "iframe", "shared_worker", "service
 
 def _chromium_base(request: web.Request) -> str:
     """Chromium's current HTTP endpoint (it moves when Chromium restarts)."""
-    ws_url = request.app[PROXY_ORIGIN]()  # type: ignore[operator]
+    ws_url = request.app[PROXY_ORIGIN]()
     if not ws_url:
         raise unavailable("Chromium is starting or restarting", retry_after=1)
     parts = urlsplit(ws_url)
@@ -107,8 +107,9 @@ async def devtools_socket(request: web.Request) -> web.StreamResponse:
     upstream_session = aiohttp.ClientSession()
     try:
         try:
-            upstream = await upstream_session.ws_connect(target, max_msg_size=NO_LIMIT,
-                                                         timeout=FETCH_TIMEOUT_S, autoping=True)
+            # aiohttp 3.8 (bookworm) takes the timeout in seconds; newer stubs want a ClientWSTimeout.
+            upstream = await upstream_session.ws_connect(  # type: ignore[call-overload]
+                target, max_msg_size=NO_LIMIT, timeout=FETCH_TIMEOUT_S, autoping=True)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             raise ApiError(404 if isinstance(exc, aiohttp.WSServerHandshakeError) else 503,
                            "cdp_unreachable", f"{request.path}: {exc}") from None

@@ -23,7 +23,8 @@ PING = {"expression": "0", "returnByValue": True}
 
 
 class Pingable(Protocol):
-    target_id: str
+    @property
+    def target_id(self) -> str: ...
 
     async def send(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict: ...
 

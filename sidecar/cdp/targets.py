@@ -346,15 +346,15 @@ class TargetTracker:
             self._spawn(self._follow_navigations(page))
         elif kind == "iframe":
             parent_id = self._sessions.get(parent_session)
-            page = self.page_for_session(parent_session)
-            if parent_id is None or page is None:
+            owner = self.page_for_session(parent_session)
+            if parent_id is None or owner is None:
                 return          # its parent detached meanwhile
             self._sessions[session_id] = target_id
             child = ChildTarget(target_id=target_id, session_id=session_id, url=info.get("url", ""),
-                                parent_target_id=parent_id, page_target_id=page.target_id,
+                                parent_target_id=parent_id, page_target_id=owner.target_id,
                                 _conn=self.conn)
             self._children[target_id] = child
-            page.children[target_id] = child
+            owner.children[target_id] = child
             self._spawn(self._configure(session_id, None))
         if params.get("waitingForDebugger"):
             # Only if someone else set waitForDebuggerOnStart: never leave a target paused.

@@ -34,7 +34,7 @@ class Capture:
     source: str                                  # "accessibility" or "dom"
     sticky: bool                                 # position:sticky content moves with scroll
     sessions: list[str]                          # per record: the target id whose DOM holds it
-    structure: tuple = ()                        # the signal without scroll counts
+    structure: tuple | None = ()                        # the signal without scroll counts
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
     # Per query options: the last answer and the view it was built for. Returning the very same
     # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.encoding).

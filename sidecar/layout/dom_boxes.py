@@ -219,7 +219,8 @@ class Snapshot:
             box = doc.boxes.get(backend_ids[node_index])
             if box is None:
                 continue
-            borders = tuple(_px(text(styles[i])) for i in (2, 5, 6, 1))      # top right bottom left
+            top, right, bottom, left = (_px(text(styles[i])) for i in (2, 5, 6, 1))
+            borders = (top, right, bottom, left)
             transform, filter_, perspective, backdrop, will_change, contain, clip_path, clip = (
                 text(v) for v in styles[_CLIP_STYLES])
             position = own_position.get(node_index, clipping.STATIC)
@@ -287,8 +288,10 @@ class Snapshot:
                 if child_index in result or child_index >= len(self.documents):
                     continue
                 child = self.documents[child_index]
-                result[child_index] = self.child_placement(parent, result[parent.index], owner_id,
-                                                           child.scroll_x, child.scroll_y)
+                # A document that cannot be placed is kept as None, which placements_of reads as
+                # "not placed".
+                result[child_index] = self.child_placement(  # type: ignore[assignment]
+                    parent, result[parent.index], owner_id, child.scroll_x, child.scroll_y)
                 pending.append(child_index)
         return result
 
@@ -352,7 +355,7 @@ class Snapshot:
                 append(None)
                 continue
             doc = documents[doc_index]                      # type: ignore[index]
-            append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type]
+            append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type, index]
                          doc.insets.get(backend_id),                      # type: ignore[arg-type]
                          doc.fragments.get(backend_id) if doc.fragments else None))  # type: ignore[arg-type]
         return result

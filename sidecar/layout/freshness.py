@@ -101,7 +101,7 @@ def _keep(tab: TabLayout, capture: Capture, checked: Probed, children: list[Chil
     trusted (else by a key nothing matches)."""
     after_signal = signal(checked, children)
     cacheable = after_signal is not None and (trusted or untouched(frames_of(checked)))
-    capture.signal = after_signal if cacheable else (object(),)
+    capture.signal = after_signal if cacheable and after_signal is not None else (object(),)
     capture.structure = signal(checked, children, scrolls=False) if cacheable else (object(),)
     capture.frames = checked.probe.frames if cacheable else ()
     capture.view_key = view_key(checked.probe)

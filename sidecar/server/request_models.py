@@ -21,7 +21,7 @@ def _absolute_url(value: str) -> str | None:
         return f"expected an absolute URL with a scheme, such as https://example.com/, got {value!r}"
     try:
         # What the URL policy and Chromium will parse: an unclosed [IPv6 host, a bad port.
-        urlsplit(value.strip()).port
+        _ = urlsplit(value.strip()).port
     except ValueError as exc:
         return f"not a valid URL ({exc}): {value!r}"
     return None

@@ -15,7 +15,7 @@ from httpapi.bodies import json_body, optional_json_body
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 from httpapi.openapi import build_openapi
-from httpapi.routing import Route, register
+from httpapi.routing import ErrorOptions, Route, RouteOptions, register
 
 from .. import __version__
 from ..browser import cdp_proxy
@@ -384,7 +384,7 @@ async def playwright(request: web.Request) -> web.Response:
     body = await json_body(request, PLAYWRIGHT_BODY)
     _conn, tracker = _session(request)
     page = _find_tab(tracker, body["tab"])[0] if body["tab"] else await front_tab(request)
-    ws_url = request.app[cdp_proxy.PROXY_ORIGIN]()  # type: ignore[operator]
+    ws_url = request.app[cdp_proxy.PROXY_ORIGIN]()
     if not ws_url:
         raise ChromiumUnavailable("Chromium is starting or restarting")
     return web.json_response(await run_playwright(body["code"], ws_url, page.target_id,
@@ -423,7 +423,7 @@ ERROR_TEXT = {
     504: "Chromium or the page did not answer in time",
 }
 TAB_ID_PATTERN = r"^[0-9A-Fa-f]{1,32}$"
-_TAB = dict(not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN, extra_errors=(409, 502, 504))
+_TAB: ErrorOptions = dict(not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN, extra_errors=(409, 502, 504))
 ROUTES: list[Route] = [
     Route("GET", "/health", health, "Chromium, CDP and tab state (no token needed)", "meta", public=True,
           description="200 when Chromium is connected with at least one tab and none is crashed; "
@@ -465,7 +465,7 @@ PLAYWRIGHT_RESULT = {"application/json": {"schema": {
                    "error": {"type": ["string", "null"],
                              "description": "The exception with its traceback, a timeout, or null."},
                    "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
-CDP_LISTING = dict(tag="cdp", extra_errors=(502,),
+CDP_LISTING: RouteOptions = dict(tag="cdp", extra_errors=(502,),
                    description="Chromium's DevTools listing with every webSocketDebuggerUrl pointing "
                                "at /cdp/devtools/... on this port: "
                                "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
