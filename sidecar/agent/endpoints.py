@@ -16,7 +16,9 @@ from ..cdp.targets import PageTarget, TargetTracker
 from ..errors import ChromiumUnavailable
 from ..layout import LayoutService
 from . import browser_tools as tools
-from .act import ActContext, run_act, settle
+from .act import run_act, settle
+from .gestures import ActContext
+from .kinds import KINDS
 from .request_models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
                      PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
 from .tree_text import RenderOptions
@@ -51,6 +53,13 @@ class Agent:
     async def tab(self, tab: str | None) -> PageTarget:
         return await pick_tab(self.tracker, tab)
 
+    def act_context(self, page: PageTarget, mode: str, *, visible: bool = True) -> ActContext:
+        """An act's context on ``page``; ``visible=False`` for work that never moves the pointer."""
+        return ActContext(conn=self.conn, tracker=self.tracker, layout=self.layout, agent=self.session,
+                          health=self.health, page=page, mode=mode, timeout=self.timeout,
+                          desktopd=self.desktopd if visible else None,
+                          evaluate_allowed=self.settings.agent_evaluate if visible else False)
+
 
 async def snapshot(request: web.Request) -> web.Response:
     params = query(request, SNAPSHOT_QUERY)
@@ -79,8 +88,7 @@ async def act(request: web.Request) -> web.Response:
     body = await json_body(request, ACT_BODY)
     agent = Agent(request)
     page = await agent.tab(body["tab"])
-    ctx = ActContext(agent.conn, agent.tracker, agent.layout, agent.session, agent.health, page, body["mode"],
-                     agent.timeout, agent.desktopd, agent.settings.agent_evaluate)
+    ctx = agent.act_context(page, body["mode"])
     result = await run_act(ctx, body)
     if body["snapshot"] and body["kind"] != "close" and "modal_state" not in result:
         shot = await take_snapshot(agent.layout, agent.session, agent.health, page,
@@ -100,8 +108,7 @@ def _history(step: int | None) -> Handler:
             result: dict[str, Any] = {"url": page.url}
         else:
             result = await tools.go_history(page, step, agent.timeout)
-        ctx = ActContext(agent.conn, agent.tracker, agent.layout, agent.session, agent.health, page, "cdp",
-                         agent.timeout, None, False)
+        ctx = agent.act_context(page, "cdp", visible=False)
         await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
         return web.json_response({"tab": page.target_id, **result, "url": page.url})
     return handler
@@ -184,8 +191,7 @@ AGENT_ROUTES: list[Route] = [
           description="Text (`- role \"name\" [ref=e1] [states]: value`) or format=json. Refs stay "
                       "the same while their element lives; after a navigation acting on an old one "
                       "is a 409 stale_ref. See docs/agent.md."),
-    Route("POST", "/act", act, "Act on an element by ref: click, type, press, hover, drag, select, "
-          "fill, scroll_into_view, wait, evaluate, resize, close", "agent", body=ACT_BODY,
+    Route("POST", "/act", act, "Act on an element by ref: " + ", ".join(KINDS), "agent", body=ACT_BODY,
           extra_errors=(403, 408, 409, 502, 504), not_found=True,
           description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
                       "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
