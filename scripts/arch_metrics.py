@@ -127,7 +127,13 @@ def main() -> None:
     print(f"import cycles (module level): {len(found)}")
     for comp in found:
         print("  " + " <-> ".join(comp))
-    package_of = {n: (n if names[n].name == "__init__.py" else n.rpartition(".")[0]) for n in names}
+    def package_of_module(n: str) -> str:
+        # A module of a top package (sidecar.settings) is its own node: the top package is the
+        # root every layer may use, not a layer.
+        parent = n if names[n].name == "__init__.py" else n.rpartition(".")[0]
+        return n if parent in PACKAGES else parent
+
+    package_of = {n: package_of_module(n) for n in names}
     package_graph: dict[str, set[str]] = {}
     for n, targets in graph.items():
         edges = package_graph.setdefault(package_of[n], set())

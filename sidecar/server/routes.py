@@ -20,7 +20,7 @@ from httpapi.routing import ErrorOptions, Route, RouteOptions, register
 from .. import __version__
 from ..browser import cdp_proxy
 from . import app_keys as keys
-from ..agent.endpoints import AGENT_ROUTES
+from .agent_routes import AGENT_ROUTES
 from ..cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from ..cdp.targets import PageTarget, TargetTracker, close_page
 from ..errors import ChromiumUnavailable, TabNotFound, as_api_error

@@ -10,20 +10,20 @@ from aiohttp import web
 from httpapi.bodies import json_body, optional_json_body, query
 from httpapi.routing import ErrorOptions, Handler, Route
 
-from ..server import app_keys as keys
+from . import app_keys as keys
 from ..cdp.connection import CDPConnection
 from ..cdp.targets import PageTarget, TargetTracker
 from ..errors import ChromiumUnavailable
 from ..layout import LayoutService
-from . import browser_tools as tools
-from .act import run_act, settle
-from .gestures import ActContext
-from .kinds import KINDS
-from .request_models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
+from ..agent import browser_tools as tools
+from ..agent.act import run_act, settle
+from ..agent.gestures import ActContext
+from ..agent.kinds import KINDS
+from ..agent.request_models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
                      PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
-from .tree_text import RenderOptions
-from .session import AgentSession
-from .page_snapshot import pick_tab, take_snapshot
+from ..agent.tree_text import RenderOptions
+from ..agent.session import AgentSession
+from ..agent.page_snapshot import pick_tab, take_snapshot
 
 CLIENT_HEADER = "X-Agent-Client"
 DEFAULT_CLIENT = "default"
