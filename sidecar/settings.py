@@ -15,7 +15,7 @@ from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
 from httpapi.middlewares import read_token
 
 from .browser.launcher import LaunchOptions, default_chromium_path, parse_flags
-from .server.request_models import BOUNDS_SPACES, TAB_ORDERS
+from .layout.options import BOUNDS_SPACES, TAB_ORDERS
 from .browser.url_policy import default_file_roots
 
 DEFAULT_PORT = 8122

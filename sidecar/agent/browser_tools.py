@@ -10,7 +10,7 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from ..cdp.targets import PageTarget
-from ..browser.tab_health import TabHealth
+from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents
 from .resolve import element_node, resolve

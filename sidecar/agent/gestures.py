@@ -13,7 +13,7 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker
-from ..browser.tab_health import TabHealth
+from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
 from .pointer import CdpInput, DesktopdClient, Input, VisibleInput

@@ -11,7 +11,7 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
-from ..browser.tab_health import TabHealth
+from ..layout.seams import TabHealth
 from ..layout import LayoutOptions, LayoutService
 from ..layout.memory import gc_paused
 from .refs import RefTable

@@ -10,7 +10,7 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget
-from ..browser.tab_health import TabHealth
+from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .refs import ElementKey
 from .session import AgentSession

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -32,7 +33,8 @@ from httpapi.errors import ApiError, unavailable
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.middlewares import error_middleware, token_auth_middleware
 
-from ..settings import Settings
+if TYPE_CHECKING:   # the settings module reads browser defaults: a type-only import back
+    from ..settings import Settings
 
 log = logging.getLogger(__name__)
 

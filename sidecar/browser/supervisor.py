@@ -1,9 +1,9 @@
 """Keep one Chromium running and connected: launch, connect, follow targets, restart on death.
 
-The supervisor owns the Chromium process, the CDP connection and the target tracker. When the
-process dies it is relaunched with exponential backoff (``restarts`` counts it) and the start URLs
+The supervisor owns the Chromium process and at most one ChromiumConnection (the CDP connection
+with everything made on it: chromium_connection.py). When the process dies it is relaunched with exponential backoff (``restarts`` counts it) and the start URLs
 are opened again; when only the socket drops, it reconnects to the same browser first
-(``reconnects``). HTTP handlers ask ``session()`` for the current connection and tracker and get
+(``reconnects``). HTTP handlers ask ``current()`` for the live connection once and get
 ``ChromiumUnavailable`` (a 503) meanwhile.
 """
 
@@ -14,21 +14,18 @@ import logging
 import os
 import shutil
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from httpapi.bounded import within
 
-from ..agent.session import AgentConfig, AgentSession
-from ..cdp.connection import CDPConnection, CDPError
-from ..cdp.targets import TargetTracker
-from .crash_recovery import CrashRecovery
+from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
-from ..layout.readers import readers_named
-from ..layout.service import LayoutService
-from .tab_health import TabHealth
+from .chromium_connection import ChromiumConnection
 from .launcher import ChromiumProcess, LaunchError, launch
-from ..settings import Settings
 from .window_geometry import default_window_size
+
+if TYPE_CHECKING:   # the settings module reads browser defaults: a type-only import back
+    from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -48,15 +45,8 @@ class ChromiumSupervisor:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.chromium: ChromiumProcess | None = None
-        self.conn: CDPConnection | None = None
-        self.tracker: TargetTracker | None = None
-        self.recovery: CrashRecovery | None = None
-        self.tab_health: TabHealth | None = None
-        # /layout's state of this connection (captures, refreshes, encoded bodies): sidecar/layout.
-        self.layout: LayoutService | None = None
-        # The agent contract's state of this connection (refs, events, hooks): sidecar/agent.
-        self.agent: AgentSession | None = None
-        self.version: dict[str, Any] = {}
+        self.live: ChromiumConnection | None = None
+        self.version: dict[str, Any] = {}          # the last connection's, kept while restarting
         self.window_size: tuple[int, int] | None = None
         self.restarts = 0
         self.reconnects = 0
@@ -109,30 +99,23 @@ class ChromiumSupervisor:
 
     @property
     def status(self) -> str:
-        connected = self.conn is not None and self.conn.connected and self.tracker is not None
-        if connected and self.tracker is not None and self.tracker.pages():
+        live = self.live
+        if live is not None and live.connected and live.tracker.pages():
             self._ever_ok = True
             # A tab whose renderer crashed is a fault health must show until it is reloaded.
-            return "degraded" if any(page.crashed for page in self.tracker.pages()) else "ok"
+            return "degraded" if any(page.crashed for page in live.tracker.pages()) else "ok"
         if not self._ever_ok and not self._failed_once:
             return "starting"
         return "degraded"
 
-    def session(self) -> tuple[CDPConnection, TargetTracker]:
-        """The live connection and tracker, or ChromiumUnavailable saying why not."""
-        conn, tracker = self.conn, self.tracker
-        if conn is None or tracker is None or not conn.connected:
+    def current(self) -> ChromiumConnection:
+        """The live connection with all its parts, or ChromiumUnavailable saying why not."""
+        live = self.live
+        if live is None or not live.connected:
             why = "Chromium is starting" if self.status == "starting" else (
                 f"Chromium is restarting (last error: {self.last_error})")
             raise ChromiumUnavailable(why)
-        return conn, tracker
-
-    def layout_service(self) -> LayoutService:
-        """/layout's service of the live connection, or ChromiumUnavailable saying why not."""
-        self.session()
-        if self.layout is None:
-            raise ChromiumUnavailable("Chromium is starting or restarting")
-        return self.layout
+        return live
 
     async def health(self) -> dict[str, Any]:
         """``health_snapshot()`` plus the browser window's actual bounds, asked from Chromium."""
@@ -143,12 +126,12 @@ class ChromiumSupervisor:
     async def _actual_window(self) -> dict[str, Any] | None:
         """Where the first tab's window really is (Chromium may shrink a screen-sized window by
         a pixel, and a window manager may move it). CSS/DIP pixels: screen pixels / DPR."""
-        conn, tracker = self.conn, self.tracker
-        if conn is None or tracker is None or not conn.connected or not tracker.pages():
+        live = self.live
+        if live is None or not live.connected or not live.tracker.pages():
             return None
         try:
-            reply = await conn.send("Browser.getWindowForTarget",
-                                    {"targetId": tracker.pages()[0].target_id}, timeout=2.0)
+            reply = await live.conn.send("Browser.getWindowForTarget",
+                                         {"targetId": live.tracker.pages()[0].target_id}, timeout=2.0)
         except CDPError:
             return None
         bounds = reply.get("bounds", {})
@@ -157,33 +140,28 @@ class ChromiumSupervisor:
                 "space": WINDOW_SPACE}
 
     def health_snapshot(self) -> dict[str, Any]:
-        chromium = self.chromium
-        tracker = self.tracker
-        conn = self.conn
+        chromium, live = self.chromium, self.live
         body: dict[str, Any] = {
             "status": self.status,
             "pid": chromium.pid if chromium is not None and chromium.returncode is None else None,
             "version": self.version.get("product"),
             "user_agent": self.version.get("userAgent"),
             "protocol_version": self.version.get("protocolVersion"),
-            "cdp_connected": bool(conn is not None and conn.connected),
-            "tabs": len(tracker.pages()) if tracker is not None else 0,
+            "cdp_connected": bool(live is not None and live.connected),
+            "tabs": len(live.tracker.pages()) if live is not None else 0,
             "restarts": self.restarts,
             "reconnects": self.reconnects,
             "last_error": self.last_error,
             "headless": self.settings.headless,
         }
-        if tracker is not None:
-            body["crashed_tabs"] = [page.target_id for page in tracker.pages() if page.crashed]
-        if self.tab_health is not None:
-            body["unresponsive_tabs"] = self.tab_health.unresponsive_tabs()
-        if self.recovery is not None:
-            counts = self.recovery.counts
+        if live is not None:
+            body["crashed_tabs"] = [page.target_id for page in live.tracker.pages() if page.crashed]
+            body["unresponsive_tabs"] = live.tab_health.unresponsive_tabs()
+            counts = live.recovery.counts
             body["tab_crashes"] = {"crashes": counts.crashes, "reloads": counts.reloads,
                                    "failed_reloads": counts.failed, "gave_up": sorted(counts.gave_up),
-                                   "recovery": self.recovery.enabled}
-        if conn is not None:
-            body["cdp_stats"] = conn.stats()
+                                   "recovery": live.recovery.enabled}
+            body["cdp_stats"] = live.conn.stats()
         if self.settings.cdp_port and chromium is not None:
             body["cdp_url"] = chromium.ws_url
         return body
@@ -260,42 +238,24 @@ class ChromiumSupervisor:
         chromium = self.chromium
         if chromium is None:
             raise LaunchError("no Chromium to connect to")
-        conn = await CDPConnection.connect(chromium.ws_url, call_timeout=self.settings.cdp_timeout)
-        tracker = TargetTracker(conn, configure_timeout=self.settings.cdp_timeout)
-        agent = AgentSession(conn, tracker, AgentConfig(self.settings.downloads_dir,
-                                                        self.settings.cdp_timeout))
-        try:
-            await agent.start()          # before the tracker: it sees every page attach too
-            await tracker.start()
-            version = await conn.send("Browser.getVersion")
-        except BaseException:
-            agent.stop()
-            await conn.close()
-            raise
-        self.conn, self.tracker, self.version, self.agent = conn, tracker, version, agent
-        self.recovery = CrashRecovery(conn, tracker, enabled=self.settings.recover_crashed_tabs,
-                                      call_timeout=self.settings.cdp_timeout)
-        self.recovery.start()
-        self.tab_health = TabHealth(self.settings.tab_budget)
-        strategies = self.settings.layout_strategies
-        self.layout = LayoutService(conn, tracker, readers=readers_named(strategies),
-                                    refresh="refresh" in strategies)
+        live = await ChromiumConnection.open(chromium.ws_url, self.settings)
+        self.live, self.version = live, live.version
         self._signal()
-        log.info("connected to %s (pid %d)", version.get("product"), chromium.pid)
+        log.info("connected to %s (pid %d)", live.version.get("product"), chromium.pid)
 
     async def _open_other_start_urls(self) -> None:
         """The first URL is on the command line; the rest become tabs behind it, in order."""
-        conn, tracker = self.session()
+        live = self.current()
         if len(self.start_urls) < 2:
             return
         # Wait for the first tab, so the others are created (and ordered) after it.
-        await tracker.wait_for(lambda: bool(tracker.pages()), self.settings.cdp_timeout)
+        await live.tracker.wait_for(lambda: bool(live.tracker.pages()), self.settings.cdp_timeout)
         for url in self.start_urls[1:]:
-            await conn.send("Target.createTarget", {"url": url, "background": True})
+            await live.conn.send("Target.createTarget", {"url": url, "background": True})
 
     async def _log_ready(self) -> None:
         """Log once the first tab is attached: scripts and tests wait for this line."""
-        _conn, tracker = self.session()
+        tracker = self.current().tracker
         await tracker.wait_for(lambda: bool(tracker.pages()), self.settings.cdp_timeout)
         self._signal()
         log.info("Chromium ready: pid %d, %d tab(s), restarts %d", self.chromium.pid if self.chromium
@@ -309,10 +269,10 @@ class ChromiumSupervisor:
         exited = asyncio.ensure_future(chromium.wait())
         try:
             while True:
-                conn = self.conn
-                if conn is None:
+                live = self.live
+                if live is None:
                     return "no CDP connection"
-                closed = asyncio.ensure_future(conn.wait_closed())
+                closed = asyncio.ensure_future(live.conn.wait_closed())
                 done, _ = await asyncio.wait({exited, closed}, return_when=asyncio.FIRST_COMPLETED)
                 if exited not in done:
                     # A dying browser drops the socket a moment before it is reaped: give the
@@ -352,22 +312,9 @@ class ChromiumSupervisor:
         return False
 
     async def _drop_connection(self) -> None:
-        tracker, conn, recovery, tab_health = self.tracker, self.conn, self.recovery, self.tab_health
-        agent, self.agent = self.agent, None
-        layout, self.layout = self.layout, None
-        if layout is not None:
-            layout.stop()
-        self.tracker = self.conn = self.recovery = self.tab_health = None
-        if agent is not None:
-            agent.stop()
-        if recovery is not None:
-            recovery.stop()
-        if tab_health is not None:
-            tab_health.stop()
-        if tracker is not None:
-            tracker.stop()
-        if conn is not None:
-            await conn.close()
+        live, self.live = self.live, None
+        if live is not None:
+            await live.close()
         self._signal()
 
     async def _teardown(self) -> None:

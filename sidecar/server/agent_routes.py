@@ -13,7 +13,6 @@ from httpapi.routing import ErrorOptions, Handler, Route
 from . import app_keys as keys
 from ..cdp.connection import CDPConnection
 from ..cdp.targets import PageTarget, TargetTracker
-from ..errors import ChromiumUnavailable
 from ..layout import LayoutService
 from ..agent import browser_tools as tools
 from ..agent.act import run_act, settle
@@ -33,16 +32,12 @@ class Agent:
     """What one request needs, from the app's current Chromium connection."""
 
     def __init__(self, request: web.Request) -> None:
-        supervisor = request.app[keys.SUPERVISOR]
-        self.conn: CDPConnection
-        self.tracker: TargetTracker
-        self.conn, self.tracker = supervisor.session()
-        self.layout: LayoutService = supervisor.layout_service()
-        agent, health = supervisor.agent, supervisor.tab_health
-        if agent is None or health is None:
-            raise ChromiumUnavailable("Chromium is restarting")
-        self.session: AgentSession = agent
-        self.health = health
+        live = request.app[keys.SUPERVISOR].current()
+        self.conn: CDPConnection = live.conn
+        self.tracker: TargetTracker = live.tracker
+        self.layout: LayoutService = live.layout
+        self.session: AgentSession = live.agent
+        self.health = live.tab_health
         self.settings = request.app[keys.SETTINGS]
         self.desktopd = request.app[keys.DESKTOPD]
 

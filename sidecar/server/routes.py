@@ -43,7 +43,8 @@ _WAIT_FOR_LOAD = ("document.readyState === 'complete' || new Promise(resolve => 
 
 
 def _session(request: web.Request) -> tuple[CDPConnection, TargetTracker]:
-    return request.app[keys.SUPERVISOR].session()
+    live = request.app[keys.SUPERVISOR].current()
+    return live.conn, live.tracker
 
 
 def _timeout(request: web.Request) -> float:
@@ -113,11 +114,8 @@ def _exposed_cdp_base(request: web.Request) -> str | None:
 
 
 def _tab_health(request: web.Request) -> TabHealth:
-    """The connection's tab health; set with the tracker, so present once _session() answered."""
-    health = request.app[keys.SUPERVISOR].tab_health
-    if health is None:
-        raise ChromiumUnavailable("Chromium is restarting")
-    return health
+    """The live connection's tab health."""
+    return request.app[keys.SUPERVISOR].current().tab_health
 
 
 async def _visible(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
@@ -306,7 +304,7 @@ async def reset(request: web.Request) -> web.Response:
     await supervisor.reset(tuple(url.strip() for url in urls))
     try:
         await supervisor.wait_until("ok", timeout)
-        _conn, tracker = supervisor.session()
+        tracker = supervisor.current().tracker
         await tracker.wait_for(lambda: len(tracker.pages()) >= max(1, len(urls)), timeout)
     except TimeoutError as exc:
         raise ApiError(504, "reset_timeout", f"the new Chromium was not ready in time: {exc}") from None
@@ -335,11 +333,12 @@ async def layout(request: web.Request) -> web.Response:
     budget = 3 * _timeout(request)
     started = time.perf_counter()
     try:
-        service = request.app[keys.SUPERVISOR].layout_service()
+        live = request.app[keys.SUPERVISOR].current()
+        service = live.layout
         # The same question about the same browser: one read answers every request waiting.
         key = (id(service), options.tab, options.fresh, options.order, options_key(options))
         body = await within(request.app[keys.LAYOUT_READS].read(
-            key, lambda: service.build(options, _tab_health(request))), budget)
+            key, lambda: service.build(options, live.tab_health)), budget)
     except asyncio.TimeoutError:
         raise ApiError(504, "layout_timeout", f"the layout took longer than {budget:.0f} s") from None
     except (ChromiumUnavailable, CDPDisconnected) as exc:

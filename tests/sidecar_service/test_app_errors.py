@@ -100,5 +100,5 @@ async def test_starting_before_the_first_connect() -> None:
     assert supervisor.status == "starting"
     assert (await supervisor.health())["status"] == "starting"
     with pytest.raises(ChromiumUnavailable, match="starting"):
-        supervisor.session()
+        supervisor.current()
     await asyncio.sleep(0)
