@@ -21,6 +21,7 @@ from .aim import quick_aim
 from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
 from .resolve import Element, element_node
 from .session import AgentSession
+from ..page_js import load_js
 
 POLL_S = 0.1
 FRONT_WAIT_S = 2.0
@@ -31,41 +32,10 @@ ARRIVAL_S = 1.0
 
 # Resolves when the element's window sees an event of this type (or after ms): installed before
 # the X input is sent, awaited after.
-_ARRIVAL = """function (type, ms) {
-  const win = this.ownerDocument ? this.ownerDocument.defaultView : window;
-  return new Promise(r => {
-    win.addEventListener(type, () => r(true), {once: true, capture: true});
-    setTimeout(() => r(false), ms);
-  });
-}"""
-_TEXT_ARRIVED = """function (text) {
-  const value = 'value' in this ? String(this.value) : this.textContent;
-  return value.includes(text);
-}"""
-_SELECT_ALL = """function () {
-  this.focus();
-  if (typeof this.select === 'function' && !(this instanceof HTMLSelectElement)) { this.select(); return true; }
-  if (this.isContentEditable) {
-    const range = document.createRange(); range.selectNodeContents(this);
-    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range); return true;
-  }
-  return false;
-}"""
-_SELECT_OPTIONS = """function (wanted) {
-  if (!(this instanceof HTMLSelectElement)) return {error: 'not a select element'};
-  const chosen = [];
-  for (const want of wanted) {
-    const option = [...this.options].find(o => o.value === want) ||
-                   [...this.options].find(o => o.label === want || o.text.trim() === want);
-    if (!option) return {error: 'no option with value or label ' + JSON.stringify(want)};
-    chosen.push(option);
-    if (!this.multiple) break;
-  }
-  for (const o of this.options) o.selected = chosen.includes(o);
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: chosen.map(o => o.value)};
-}"""
+_ARRIVAL = load_js("sidecar.agent", "arrival.js")
+_TEXT_ARRIVED = load_js("sidecar.agent", "text_arrived.js")
+_SELECT_ALL = load_js("sidecar.agent", "select_all.js")
+_SELECT_OPTIONS = load_js("sidecar.agent", "select_options.js")
 
 
 @dataclass

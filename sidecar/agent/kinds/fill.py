@@ -12,14 +12,9 @@ from ..act_fields import REF
 from ..act_kind import ActBody, ActKind, Target
 from ..gestures import ActContext, aim, ensure_front, gesture, select_options, type_into
 from ..resolve import resolve
+from ...page_js import load_js
 
-_CHECKABLE = """function () {
-  const t = this.type;
-  if (this instanceof HTMLInputElement && (t === 'checkbox' || t === 'radio')) return {checked: this.checked};
-  const state = this.getAttribute('aria-checked');
-  if (state !== null) return {checked: state === 'true'};
-  return null;
-}"""
+_CHECKABLE = load_js("sidecar.agent", "checkable.js")
 _TAG = "function () { return this.tagName.toLowerCase(); }"
 
 

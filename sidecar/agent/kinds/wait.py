@@ -12,13 +12,11 @@ from httpapi.fields import F, Enum, Number, Str
 from ...cdp.connection import CDPError
 from ..act_kind import ActBody, ActKind, Target
 from ..gestures import POLL_S, ActContext
+from ...page_js import load_js
 
 CONDITION_WAIT_S = 5.0         # for the condition, when the act gives no timeout
 
-_WAIT_CHECK = """(() => {
-  const text = document.body ? document.body.innerText : '';
-  return {text, url: location.href, state: document.readyState};
-})()"""
+_WAIT_CHECK = load_js("sidecar.agent", "wait_check.js")
 
 
 async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
