@@ -15,61 +15,31 @@ from httpapi.bodies import json_body, optional_json_body
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 from httpapi.openapi import build_openapi
-from httpapi.routing import ErrorOptions, Route, RouteOptions, register
+from httpapi.routing import ErrorOptions, Route, register
 
 from .. import __version__
-from ..browser import cdp_proxy
 from . import app_keys as keys
 from .agent_routes import AGENT_ROUTES
-from ..cdp.connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from ..cdp.targets import PageTarget, TargetTracker, close_page
-from ..errors import ChromiumUnavailable, TabNotFound, as_api_error
+from .live_browser_routes import LIVE_BROWSER_ROUTES
+from .tab_lookup import cdp_timeout as _timeout
+from .tab_lookup import find_tab as _find_tab
+from .tab_lookup import live_session as _session
+from .tab_lookup import tab_health as _tab_health
+from .tab_lookup import tab_json
+from .tab_lookup import visible as _visible
+from ..cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from ..cdp.targets import PageTarget, close_page
+from ..errors import ChromiumUnavailable, as_api_error
 from ..browser.crash_recovery import revive
 from ..layout import LayoutOptions
 from ..layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
-from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY, RELOAD_BODY,
+from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
                      RESET_BODY)
-from ..mcp.http_mount import mcp_endpoint
-from ..agent.playwright_exec import clamp_timeout, run_playwright
-from ..browser.tab_health import TabHealth
 from ..browser.url_policy import UrlPolicy, UrlRefused
-
-# How long /tabs waits for a tab to say whether it is the one in front.
-VISIBILITY_BUDGET_S = 2.0
 
 # Resolves in the committed document once its load event fired (at once if it already did).
 _WAIT_FOR_LOAD = ("document.readyState === 'complete' || new Promise(resolve => "
                   "addEventListener('load', () => resolve(true), {once: true}))")
-
-
-def _session(request: web.Request) -> tuple[CDPConnection, TargetTracker]:
-    live = request.app[keys.SUPERVISOR].current()
-    return live.conn, live.tracker
-
-
-def _timeout(request: web.Request) -> float:
-    return request.app[keys.SETTINGS].cdp_timeout
-
-
-def tab_json(page: PageTarget, index: int, visible: bool | None = None,
-             health: TabHealth | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"id": page.target_id, "type": "page", "title": page.title,
-                            "url": page.url, "attached": True, "index": index,
-                            "frames": len(page.children), "visible": visible,
-                            "responsive": not page.crashed and not (health is not None and
-                                                                    health.unresponsive(page.target_id))}
-    if page.opener_id:
-        body["openerId"] = page.opener_id
-    if page.crashed:
-        body["crashed"] = True
-    return body
-
-
-def _find_tab(tracker: TargetTracker, tab_id: str) -> tuple[PageTarget, int]:
-    page = tracker.find_page(tab_id)
-    if page is None:
-        raise TabNotFound(tab_id)
-    return page, tracker.pages().index(page)
 
 
 # -- health and listings --------------------------------------------------------------------------
@@ -111,37 +81,6 @@ def _exposed_cdp_base(request: web.Request) -> str | None:
     if host in ("0.0.0.0", "::", ""):          # every address: the one this client used
         host = request.url.host or "127.0.0.1"
     return f"ws://{'[' + host + ']' if ':' in host else host}:{port}"
-
-
-def _tab_health(request: web.Request) -> TabHealth:
-    """The live connection's tab health."""
-    return request.app[keys.SUPERVISOR].current().tab_health
-
-
-async def _visible(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
-    """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
-    the tab cannot say (crashed, not answering, or loading a new document that has not
-    committed within VISIBILITY_BUDGET_S: Chromium holds the renderer's answers until then)."""
-    if page.pending_navigation is not None and not page.crashed:
-        # An ordinary navigation commits within milliseconds: wait for that (its event), not
-        # for a server that never answers.
-        try:
-            await tracker.wait_for(lambda: page.pending_navigation is None or page.crashed,
-                                   VISIBILITY_BUDGET_S)
-        except CDPTimeout:
-            return None
-    if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
-        return None
-    try:
-        reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                     "returnByValue": True},
-                                timeout=min(VISIBILITY_BUDGET_S, health.budget_s))
-    except CDPTimeout:
-        health.mark(page)
-        return None
-    except CDPError:
-        return None
-    return reply.get("result", {}).get("value") == "visible"
 
 
 async def list_tabs(request: web.Request) -> web.Response:
@@ -360,36 +299,6 @@ async def layout(request: web.Request) -> web.Response:
     return web.Response(body=data, headers=headers, content_type="application/json", charset="utf-8")
 
 
-# -- Playwright on the live browser -----------------------------------------------------------
-
-async def front_tab(request: web.Request) -> PageTarget:
-    """The tab shown in the browser window (the first tab when none says it is)."""
-    _conn, tracker = _session(request)
-    pages = tracker.pages()
-    if not pages:
-        raise ChromiumUnavailable("the browser has no tab")
-    health = _tab_health(request)
-    visible = await asyncio.gather(*(_visible(tracker, p, health) for p in pages))
-    return next((p for p, v in zip(pages, visible) if v), pages[0])
-
-
-async def playwright(request: web.Request) -> web.Response:
-    """Body: {"code", "timeout_s", "tab"}. 200 with the run's outcome, failed or not: a failure in
-    the code is the caller's content, not an error of this service."""
-    settings = request.app[keys.SETTINGS]
-    if not settings.playwright:
-        raise ApiError(403, "playwright_disabled",
-                       "POST /playwright is switched off on this sidecar (SIDECAR_PLAYWRIGHT=0)")
-    body = await json_body(request, PLAYWRIGHT_BODY)
-    _conn, tracker = _session(request)
-    page = _find_tab(tracker, body["tab"])[0] if body["tab"] else await front_tab(request)
-    ws_url = request.app[cdp_proxy.PROXY_ORIGIN]()
-    if not ws_url:
-        raise ChromiumUnavailable("Chromium is starting or restarting")
-    return web.json_response(await run_playwright(body["code"], ws_url, page.target_id,
-                                                  clamp_timeout(body["timeout_s"])))
-
-
 async def openapi_json(request: web.Request) -> web.Response:
     return web.Response(text=OPENAPI_BODY, content_type="application/json")
 
@@ -455,49 +364,7 @@ ROUTES: list[Route] = [
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     *AGENT_ROUTES,
-]
-PLAYWRIGHT_RESULT = {"application/json": {"schema": {
-    "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],
-    "properties": {"success": {"type": "boolean"},
-                   "result": {"description": "The code's return value (JSON)."},
-                   "stdout": {"type": "string"}, "stderr": {"type": "string"},
-                   "error": {"type": ["string", "null"],
-                             "description": "The exception with its traceback, a timeout, or null."},
-                   "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
-CDP_LISTING: RouteOptions = dict(tag="cdp", extra_errors=(502,),
-                   description="Chromium's DevTools listing with every webSocketDebuggerUrl pointing "
-                               "at /cdp/devtools/... on this port: "
-                               "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
-                               "\"Bearer TOKEN\"})`.")
-# /json and /json/list are arrays of targets; /json/version and /json/protocol objects.
-CDP_ARRAY = {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
-CDP_OBJECT = {"application/json": {"schema": {"type": "object"}}}
-CDP_ROUTES = [route for path in cdp_proxy.LISTINGS for route in (
-    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}",
-          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING),
-    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}",
-          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING))]
-ROUTES += CDP_ROUTES + [
-    Route("GET", "/cdp/devtools/{kind}/{id}", cdp_proxy.devtools_socket,
-          "A CDP WebSocket of the browser or a target, proxied to Chromium", "cdp",
-          not_found=True, id_description="The socket's kind (browser, page, worker, iframe, "
-          "shared_worker, service_worker), then the browser's or target's id.",
-          id_pattern=r"^[A-Za-z0-9_-]{1,64}$", success_status=101, success={}, extra_errors=(400,),
-          description="Upgrade: websocket. Messages are relayed both ways unchanged. 400 without "
-                      "a WebSocket upgrade."),
-    Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
-          "playwright", body=PLAYWRIGHT_BODY, not_found=True, extra_errors=(403,),
-          success=PLAYWRIGHT_RESULT,
-          description="A child process connects Playwright to this browser over CDP with `page`, "
-                      "`context` and `browser` bound, runs the code and is killed at the timeout. "
-                      "The answer is 200 whether the code succeeded or not (`success`, `error`). "
-                      "403 when switched off (SIDECAR_PLAYWRIGHT=0)."),
-    Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
-          "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
-          description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
-                      "tools/call. Its tools call this sidecar and desktopd (SIDECAR_DESKTOPD_URL). "
-                      "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "
-                      "header. 501 without the `mcp` package."),
+    *LIVE_BROWSER_ROUTES,
 ]
 OPENAPI_BODY = json.dumps(build_openapi(
     ROUTES, title="desktopd sidecar", version=__version__, texts=ERROR_TEXT,
