@@ -6,10 +6,12 @@ uses that one object, so it never sees parts of two connections."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..agent.session import AgentConfig, AgentSession
 from ..cdp.connection import CDPConnection
+from ..cdp.protocol.calls import browser_get_version
+from ..cdp.protocol.commands import BrowserGetVersionResult
 from ..cdp.targets import TargetTracker
 from ..layout.readers import readers_named
 from ..layout.service import LayoutService
@@ -28,7 +30,7 @@ class ChromiumConnection:
     recovery: CrashRecovery
     tab_health: TabHealth
     layout: LayoutService           # captures, refreshes, encoded bodies: sidecar/layout
-    version: dict[str, Any]         # Browser.getVersion
+    version: BrowserGetVersionResult
 
     @classmethod
     async def open(cls, ws_url: str, settings: Settings) -> ChromiumConnection:
@@ -38,7 +40,7 @@ class ChromiumConnection:
         try:
             await agent.start()          # before the tracker: it sees every page attach too
             await tracker.start()
-            version = await conn.send("Browser.getVersion")
+            version = await browser_get_version(conn)
         except BaseException:
             agent.stop()
             await conn.close()

@@ -20,6 +20,7 @@ from httpapi.bounded import within
 
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
+from ..cdp.protocol.commands import BrowserGetVersionResult
 from .chromium_connection import ChromiumConnection
 from .launcher import ChromiumProcess, LaunchError, launch
 from .window_geometry import default_window_size
@@ -46,7 +47,7 @@ class ChromiumSupervisor:
         self.settings = settings
         self.chromium: ChromiumProcess | None = None
         self.live: ChromiumConnection | None = None
-        self.version: dict[str, Any] = {}          # the last connection's, kept while restarting
+        self.version: BrowserGetVersionResult | None = None    # the last connection's, kept while restarting
         self.window_size: tuple[int, int] | None = None
         self.restarts = 0
         self.reconnects = 0
@@ -144,9 +145,9 @@ class ChromiumSupervisor:
         body: dict[str, Any] = {
             "status": self.status,
             "pid": chromium.pid if chromium is not None and chromium.returncode is None else None,
-            "version": self.version.get("product"),
-            "user_agent": self.version.get("userAgent"),
-            "protocol_version": self.version.get("protocolVersion"),
+            "version": self.version.get("product") if self.version else None,
+            "user_agent": self.version.get("userAgent") if self.version else None,
+            "protocol_version": self.version.get("protocolVersion") if self.version else None,
             "cdp_connected": bool(live is not None and live.connected),
             "tabs": len(live.tracker.pages()) if live is not None else 0,
             "restarts": self.restarts,

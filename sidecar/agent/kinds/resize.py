@@ -6,15 +6,16 @@ from typing import Any
 
 from httpapi.fields import F, Int
 
+from ...cdp.protocol.calls import browser_get_window_for_target, browser_set_window_bounds
 from ..act_kind import ActBody, ActKind, Target
 from ..gestures import ActContext
 
 
 async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
-    window = await ctx.conn.send("Browser.getWindowForTarget", {"targetId": ctx.page.target_id})
-    await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"],
-                                                    "bounds": {"windowState": "normal"}})
-    await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": {
+    window = await browser_get_window_for_target(ctx.conn, {"targetId": ctx.page.target_id})
+    await browser_set_window_bounds(ctx.conn, {"windowId": window["windowId"],
+                                               "bounds": {"windowState": "normal"}})
+    await browser_set_window_bounds(ctx.conn, {"windowId": window["windowId"], "bounds": {
         "width": body["width"], "height": body["height"]}})
     return {"window": {"width": body["width"], "height": body["height"]}}
 
