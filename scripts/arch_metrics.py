@@ -14,47 +14,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("desktopd", "desktopd_kit", "desktopd_fleet", "sidecar", "httpapi")
+sys.path.insert(0, str(ROOT))
+from tests.support.import_graph import PACKAGES, cycles, graph, modules  # noqa: E402  (after the path)
 ANY = re.compile(r"\bAny\b")
 IGNORE = re.compile(r"type:\s*ignore")
 
 
 def product_files() -> list[Path]:
-    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
-    """Product modules `path` imports at module level (not inside functions or TYPE_CHECKING)."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in tree.body:
-        targets: list[str] = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
-            targets = [
-                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
-            ]
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            # A module's own packages are always initialised before it: not an edge.
-            if target and target != name and not name.startswith(target + "."):
-                found.add(target)
-    return found
+    return sorted(modules().values())
 
 
 def deferred_imports(path: Path) -> int:
@@ -67,44 +34,6 @@ def deferred_imports(path: Path) -> int:
                 if isinstance(inner, ast.ImportFrom) and (inner.level or (inner.module or "").split(".")[0] in PACKAGES):
                     count += 1
     return count
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-    counter = [0]
-    sys.setrecursionlimit(10000)
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def main() -> None:
@@ -121,9 +50,9 @@ def main() -> None:
     print("largest modules:")
     for n, p in sizes[: args.top]:
         print(f"  {n:5d} {p.relative_to(ROOT)}")
-    names = {module_name(p): p for p in files}
-    graph = {n: imports_of(p, n, set(names)) for n, p in names.items()}
-    found = cycles(graph)
+    names = modules()
+    imports = graph()
+    found = cycles(imports)
     print(f"import cycles (module level): {len(found)}")
     for comp in found:
         print("  " + " <-> ".join(comp))
@@ -135,7 +64,7 @@ def main() -> None:
 
     package_of = {n: package_of_module(n) for n in names}
     package_graph: dict[str, set[str]] = {}
-    for n, targets in graph.items():
+    for n, targets in imports.items():
         edges = package_graph.setdefault(package_of[n], set())
         edges.update(package_of[t] for t in targets if package_of[t] != package_of[n])
     for n in set(package_of.values()):
