@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..agent.session import AgentConfig, AgentSession
 from ..cdp.connection import CDPConnection
-from ..cdp.protocol.calls import browser_get_version
-from ..cdp.protocol.commands import BrowserGetVersionResult
+from ..cdp.protocol.cdp_calls import browser_get_version
+from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from ..cdp.targets import TargetTracker
 from ..layout.readers import readers_named
 from ..layout.service import LayoutService

@@ -20,7 +20,7 @@ from httpapi.bounded import within
 
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
-from ..cdp.protocol.commands import BrowserGetVersionResult
+from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from .chromium_connection import ChromiumConnection
 from .launcher import ChromiumProcess, LaunchError, launch
 from .window_geometry import default_window_size

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.cdp.protocol import METHODS
-from sidecar.cdp.protocol.calls import browser_get_window_for_target, page_navigate
+from sidecar.cdp.protocol.cdp_calls import browser_get_window_for_target, page_navigate
 
 ROOT = Path(__file__).resolve().parents[2]
 LITERAL = re.compile(r'"([A-Z][A-Za-z]+\.[a-z][A-Za-z]+)"')

@@ -6,7 +6,7 @@ from typing import Any
 
 from httpapi.fields import F, Int
 
-from ...cdp.protocol.calls import browser_get_window_for_target, browser_set_window_bounds
+from ...cdp.protocol.cdp_calls import browser_get_window_for_target, browser_set_window_bounds
 from ..act_kind import ActBody, ActKind, Target
 from ..gestures import ActContext
 
