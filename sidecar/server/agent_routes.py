@@ -18,7 +18,7 @@ from ..agent import browser_tools as tools
 from ..agent.act import run_act, settle
 from ..agent.gestures import ActContext
 from ..agent.kinds import KINDS
-from ..agent.request_models import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
+from ..agent.agent_requests import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
                      PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
 from ..agent.tree_text import RenderOptions
 from ..agent.session import AgentSession

@@ -11,7 +11,7 @@ import pytest
 from httpapi.errors import ApiError
 from sidecar.agent.act_fields import ACT_COMMON
 from sidecar.agent.kinds import KINDS, docs_table
-from sidecar.agent.request_models import ACT_BODY
+from sidecar.agent.agent_requests import ACT_BODY
 from sidecar.mcp.backends import Backends
 from sidecar.mcp.tools import build_server
 from sidecar.server.routes import OPENAPI_BODY
