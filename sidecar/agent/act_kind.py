@@ -17,6 +17,8 @@ from .resolve import Element
 
 # A request body after validation: every field of the kind's model, defaults filled in.
 ActBody = Mapping[str, Any]
+# What a kind adds to the act's answer: JSON members (element, point, selected, result...).
+ActAnswer = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Target:
 
 
 class Handler(Protocol):
-    def __call__(self, ctx: ActContext, target: Target, body: ActBody) -> Awaitable[dict[str, Any]]: ...
+    def __call__(self, ctx: ActContext, target: Target, body: ActBody) -> Awaitable[ActAnswer]: ...
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F, Bool, Enum, ListOf
 
 from ..act_fields import MODIFIER, REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, gesture, modifiers
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     x, y = target.the_point()
     await gesture(ctx, target.the_element(), "pointerup", ctx.input.click(
         x, y, body["button"], 2 if body["double"] else 1, modifiers(body["modifiers"])))

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.errors import ApiError
 
 from ...cdp.targets import close_page
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     if len(ctx.tracker.pages()) < 2:
         raise ApiError(409, "last_tab", "the browser keeps at least one tab: open another "
                        "(POST /tabs) before closing this one", field="kind")

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, aim, gesture
 from ..resolve import resolve
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
+    out: ActAnswer = {}
     drop = await resolve(ctx.agent, ctx.page, body["to_ref"], ctx.timeout)
     out["to_element"], out["to_point"], end = await aim(ctx, drop)
     _summary, _json, start = await aim(ctx, target.the_element())    # the source may have scrolled away

@@ -9,12 +9,12 @@ from httpapi.errors import ApiError
 from httpapi.fields import F, Str
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext
 from ..resolve import Element
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     return {"result": await _evaluate(ctx, body, target.element)}
 
 

@@ -3,13 +3,11 @@ selects chosen."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.errors import ApiError
 from httpapi.fields import F, AnyOf, Bool, ListOf, Model, Str
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, aim, ensure_front, gesture, select_options, type_into
 from ..resolve import resolve
 from ...page_js import load_js
@@ -18,7 +16,7 @@ _CHECKABLE = load_js("sidecar.agent", "checkable.js")
 _TAG = "function () { return this.tagName.toLowerCase(); }"
 
 
-async def _fill_one(ctx: ActContext, field: ActBody) -> dict[str, Any]:
+async def _fill_one(ctx: ActContext, field: ActBody) -> ActAnswer:
     element = await resolve(ctx.agent, ctx.page, field["ref"], ctx.timeout)
     value = field["value"]
     tag = await element.call(_TAG, timeout=ctx.timeout)
@@ -41,7 +39,7 @@ async def _fill_one(ctx: ActContext, field: ActBody) -> dict[str, Any]:
     return {"ref": element.ref, "value": value, "point": point_json}
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     return {"fields": [await _fill_one(ctx, field) for field in body["fields"]]}
 
 

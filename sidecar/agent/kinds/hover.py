@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, gesture
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     await gesture(ctx, target.the_element(), "pointermove", ctx.input.move(*target.the_point()))
     return {}
 

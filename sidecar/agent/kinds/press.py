@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F, Str
 
 from ..act_fields import REF, combo_check
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, ensure_front, gesture
 from ..key_combos import parse_combo
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
+    out: ActAnswer = {}
     element = target.element
     if element is not None:
         await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F, ListOf, Str
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, select_options
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     element = target.the_element()
     return {"element": {"ref": element.ref}, "selected": await select_options(ctx, element, body["values"])}
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.fields import F, Bool, Str
 
 from ..act_fields import REF
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext, gesture, type_into
 from ..key_combos import parse_combo
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     element = target.the_element()
     await type_into(ctx, element, target.the_point(), body["text"], body["slowly"])
     if body["submit"]:

@@ -10,7 +10,7 @@ from httpapi.errors import ApiError
 from httpapi.fields import F, Enum, Number, Str
 
 from ...cdp.connection import CDPError
-from ..act_kind import ActBody, ActKind, Target
+from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import POLL_S, ActContext
 from ...page_js import load_js
 
@@ -19,11 +19,11 @@ CONDITION_WAIT_S = 5.0         # for the condition, when the act gives no timeou
 _WAIT_CHECK = load_js("sidecar.agent", "wait_check.js")
 
 
-async def run(ctx: ActContext, target: Target, body: ActBody) -> dict[str, Any]:
+async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     return {"waited": await _wait(ctx, body)}
 
 
-async def _wait(ctx: ActContext, body: ActBody) -> dict[str, Any]:
+async def _wait(ctx: ActContext, body: ActBody) -> ActAnswer:
     if body.get("time"):
         await asyncio.sleep(body["time"])
     wanted = {k: body.get(k) for k in ("text", "text_gone", "url", "load_state") if body.get(k)}
