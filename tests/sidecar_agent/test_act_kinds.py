@@ -71,3 +71,8 @@ async def test_the_mcp_tool_offers_every_kind_and_no_stale_field() -> None:
     assert own <= declared, own - declared
     # ...and a field without a parameter of its own is reachable through options.
     assert "options" in properties
+
+
+def test_the_readme_row_of_post_act_names_every_kind() -> None:
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `POST /act`"))
+    assert [name for name in KINDS if f"`{name}`" not in row] == []
