@@ -26,7 +26,7 @@ from .tab_lookup import find_tab as _find_tab
 from .tab_lookup import live_session as _session
 from .tab_lookup import tab_health as _tab_health
 from .tab_lookup import tab_json
-from .tab_lookup import visible as _visible
+from .tab_lookup import shown_in_window as _visible
 from ..cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from ..cdp.targets import PageTarget, close_page
 from ..errors import ChromiumUnavailable, as_api_error

@@ -53,7 +53,7 @@ def tab_health(request: web.Request) -> TabHealth:
     return request.app[keys.SUPERVISOR].current().tab_health
 
 
-async def visible(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
+async def shown_in_window(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
     the tab cannot say (crashed, not answering, or loading a new document that has not
     committed within VISIBILITY_BUDGET_S: Chromium holds the renderer's answers until then)."""
@@ -86,5 +86,5 @@ async def front_tab(request: web.Request) -> PageTarget:
     if not pages:
         raise ChromiumUnavailable("the browser has no tab")
     health = tab_health(request)
-    visible = await asyncio.gather(*(visible(tracker, p, health) for p in pages))
+    visible = await asyncio.gather(*(shown_in_window(tracker, p, health) for p in pages))
     return next((p for p, v in zip(pages, visible) if v), pages[0])
