@@ -13,7 +13,7 @@ from httpapi.errors import invalid, read_body, read_json_object
 
 async def json_body(request: web.Request, model: Spec) -> dict[str, Any]:
     """The body validated against ``model``: 400 when it is not a JSON object, 422 naming the field."""
-    return model.validate(await read_json_object(request))
+    return model.validate(await read_json_object(request), "")
 
 
 async def optional_json_body(request: web.Request, model: Model) -> dict[str, Any]:

@@ -77,6 +77,7 @@ async def serve_until_signalled(app: web.Application, host: str, port: int,
     try:
         # aiohttp's own protocol factory, its parser errors in JSON (protocol_errors.py), each
         # connection watched for slow headers (deadlines.py).
+        assert runner.server is not None        # made by setup()
         protocol = with_header_deadline(with_json_protocol_errors(runner.server), header_deadline)
         server = await loop.create_server(protocol, host, port)
         for sock in server.sockets:

@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from typing import TypedDict
 
 from .appkeys import app_key
 
@@ -35,9 +36,10 @@ class HeaderDeadline(asyncio.Protocol):
         self._deadline_s = deadline_s
         self._timer: asyncio.TimerHandle | None = None
         self._tail = b""
-        self._transport: asyncio.BaseTransport | None = None
+        self._transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)     # a TCP server's: it can abort
         self._transport = transport
         self._timer = asyncio.get_running_loop().call_later(self._deadline_s, self._expire)
         self._inner.connection_made(transport)
@@ -95,7 +97,12 @@ def add_deadline_arguments(parser: argparse.ArgumentParser, env: Mapping[str, st
                              f"DESKTOPD_BODY_DEADLINE; default {BODY_DEADLINE_S:g})")
 
 
-def deadline_arguments(args: argparse.Namespace) -> dict[str, float]:
+class DeadlineArguments(TypedDict):
+    header_deadline: float
+    body_deadline: float
+
+
+def deadline_arguments(args: argparse.Namespace) -> DeadlineArguments:
     return {"header_deadline": args.header_deadline, "body_deadline": args.body_deadline}
 
 

@@ -238,7 +238,7 @@ class Tagged(Spec):
     discriminator, each variant declaring its tag as a ``const``."""
 
     tag: str
-    variants: dict[str, "Model"]
+    variants: dict[str, Model]
     description: str = ""
 
     def validate(self, value: Any, path: str = "", coerce: bool = False) -> dict[str, Any]:
@@ -258,8 +258,8 @@ class Tagged(Spec):
                                "discriminator": {"propertyName": self.tag}})
 
 
-def tagged_variant(tag: str, kind: str, fields: Sequence["F"], *, name: str, description: str = "",
-                   check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None) -> "Model":
+def tagged_variant(tag: str, kind: str, fields: Sequence[F], *, name: str, description: str = "",
+                   check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None) -> Model:
     """One variant of a Tagged union: ``fields`` plus the required tag, whose only value is ``kind``."""
     return Model(name, [F(tag, Const(kind), required=True), *fields], description=description,
                  check=check)

@@ -22,6 +22,7 @@ import ipaddress
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -179,5 +180,10 @@ def guard_problem(allowed_hosts: Iterable[str], allowed_origins: Iterable[str]) 
     return None
 
 
-def guard_arguments(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
+class GuardArguments(TypedDict):
+    allowed_hosts: tuple[str, ...]
+    allowed_origins: tuple[str, ...]
+
+
+def guard_arguments(args: argparse.Namespace) -> GuardArguments:
     return {"allowed_hosts": tuple(args.allowed_hosts), "allowed_origins": tuple(args.allowed_origins)}

@@ -12,6 +12,8 @@ ERROR_SCHEMA = {
         "error": {"type": "string", "description": "Machine-readable code, e.g. invalid_field."},
         "detail": {"description": "Human-readable explanation (string or structure)."},
         "field": {"type": "string", "description": "422 only: the offending field, e.g. events[2].x"},
+        "reason": {"type": "string", "description": "422 only, when the field is well-formed but not "
+                                                    "possible now: off_screen (a point outside the screen)."},
     },
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from aiohttp import web
 
@@ -13,6 +13,20 @@ from httpapi.fields import Model, Spec
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OBJ = {"type": "object"}
+
+
+class ErrorOptions(TypedDict, total=False):
+    """The error fields several rows share, splatted into each (``Route(..., **COMMON)``)."""
+    not_found: bool
+    id_description: str
+    id_pattern: str
+    extra_errors: tuple[int, ...]
+
+
+class RouteOptions(ErrorOptions, total=False):
+    """Shared fields of rows that also share their tag and description."""
+    tag: str
+    description: str
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sidecar.cdp import connection as cdp_connection  # noqa: E402
 from sidecar.cdp.connection import CDPConnection  # noqa: E402
 from sidecar.cdp.targets import TargetTracker  # noqa: E402
-from sidecar.launcher import LaunchOptions, default_chromium_path, launch  # noqa: E402
+from sidecar.browser.launcher import LaunchOptions, default_chromium_path, launch  # noqa: E402
 
 LOAD = ("document.readyState === 'complete' || new Promise(resolve => "
         "addEventListener('load', () => resolve(true), {once: true}))")

@@ -27,6 +27,10 @@ if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
 fi
 
 cd "$root"
+# The linter and the type checker over the product code (settings in pyproject.toml): a finding
+# fails the run before any test starts.
+"$root/.venv/bin/ruff" check
+"$root/.venv/bin/mypy"
 marker_args=()
 if [ "${SKIP_DOCKER:-0}" = 1 ] && [ "${CI:-}" != true ]; then
     marker_args=(-m "not docker")

@@ -9,7 +9,7 @@ import sys
 
 from httpapi.daemon import daemon_main, serve_until_signalled
 
-from .app import init_app
+from .server.app import init_app
 from .settings import Settings, SettingsError, parse_settings
 
 log = logging.getLogger("sidecar")

@@ -14,9 +14,9 @@ from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadli
 from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
 from httpapi.middlewares import read_token
 
-from .launcher import LaunchOptions, default_chromium_path, parse_flags
-from .models import BOUNDS_SPACES, TAB_ORDERS
-from .url_policy import default_file_roots
+from .browser.launcher import LaunchOptions, default_chromium_path, parse_flags
+from .layout.options import BOUNDS_SPACES, TAB_ORDERS
+from .browser.url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
 # /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background

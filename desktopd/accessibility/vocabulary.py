@@ -45,7 +45,7 @@ INTERACTIVE_ROLES = frozenset({
     "spin button", "slider", "scroll bar", "link", "page tab", "list item", "tree item",
     "table cell", "push button menu", "tearoff menu item", "terminal",
     "button", "checkbox", "radio", "textbox", "searchbox", "combobox", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "slider", "spinbutton",
+    "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "spinbutton",
     "treeitem", "gridcell", "cell", "listitem",
 })
 

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd.models import POINTER_BATCH, POINTER_EVENT
-from httpapi.errors import invalid, read_json_object
+from httpapi.errors import ApiError, invalid, read_json_object
 from desktopd.xservice import XService
 
 from .common import xservice
@@ -41,18 +41,23 @@ def field_name(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+def off_screen(field: str, detail: str) -> ApiError:
+    """422 for a point outside the screen; ``reason`` lets clients tell it from a malformed field."""
+    return ApiError(422, "invalid_field", f"{field}: {detail}", field=field, extra={"reason": "off_screen"})
+
+
 def check_on_screen(events: list[dict[str, Any]], prefixes: list[str], size: tuple[int, int]) -> None:
     """422 naming the field of the first coordinate outside the screen."""
     width, height = size
     for event, prefix in zip(events, prefixes):
         if event.get("x") is not None:
             if not 0 <= event["x"] < width:
-                raise invalid(field_name(prefix, "x"), f"{event['x']} is off screen (0..{width - 1})")
+                raise off_screen(field_name(prefix, "x"), f"{event['x']} is off screen (0..{width - 1})")
             if not 0 <= event["y"] < height:
-                raise invalid(field_name(prefix, "y"), f"{event['y']} is off screen (0..{height - 1})")
+                raise off_screen(field_name(prefix, "y"), f"{event['y']} is off screen (0..{height - 1})")
         for i, (x, y) in enumerate(points_of(event)):
             if not (0 <= x < width and 0 <= y < height):
-                raise invalid(field_name(prefix, f"path[{i}]"),
+                raise off_screen(field_name(prefix, f"path[{i}]"),
                               f"({x}, {y}) is off screen ({width}x{height})")
 
 

@@ -40,54 +40,17 @@ from ..layout.geometry import Rect, View
 from ..layout.probe import parse_probe
 from .page_scripts import CENTRE, NEXT_FRAME, TO_MIDDLE
 from .resolve import Element
+from ..page_js import load_js
 
 # The window's geometry, as /layout's probe reads it (here without its change tracking).
-_WINDOW = """{screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight,
-  dpr: devicePixelRatio,
-  clientWidth: document.documentElement ? document.documentElement.clientWidth : innerWidth,
-  clientHeight: document.documentElement ? document.documentElement.clientHeight : innerHeight}"""
+_WINDOW = load_js("sidecar.agent", "window.js")
 
 # {x, y, parts} (CSS px from the visual viewport's top-left; parts: [left, top, right, bottom] of
 # each visible box) or null. Scrolls the element to the middle first when no part of it can be
 # hit where it is.
-_MEASURE = """function () {
-  const measure = () => {
-    const vv = window.visualViewport;
-    const left = vv ? vv.offsetLeft : 0, top = vv ? vv.offsetTop : 0;
-    const right = left + (vv ? vv.width : innerWidth), bottom = top + (vv ? vv.height : innerHeight);
-    let best = null;
-    const parts = [];
-    for (const r of this.getClientRects()) {
-      const l = Math.max(r.left, left), t = Math.max(r.top, top);
-      const rr = Math.min(r.right, right), b = Math.min(r.bottom, bottom);
-      if (rr - l < 1 || b - t < 1) continue;
-      parts.push([l - left, t - top, rr - left, b - top]);
-      const area = (rr - l) * (b - t);
-      if (!best || area > best.area) best = {x: (l + rr) / 2, y: (t + b) / 2, area};
-    }
-    if (!best) return null;
-    const root = this.getRootNode();
-    const hit = (root && root.elementFromPoint ? root : document).elementFromPoint(best.x, best.y);
-    if (!hit || !(hit === this || this.contains(hit))) return null;
-    return {x: best.x - left, y: best.y - top, parts};
-  };
-  let point = measure(), scrolled = false;
-  if (!point) {
-    %s;
-    point = measure();
-    scrolled = true;
-  }
-  if (!point) return null;
-  point.window = %s;
-  point.scrolled = scrolled;
-  return point;
-}""" % (CENTRE, _WINDOW)
+_MEASURE = load_js("sidecar.agent", "measure.js") % (CENTRE, _WINDOW)
 # Whether a click at (x, y) of the element's own viewport reaches it.
-_HIT = """function (x, y) {
-  const root = this.getRootNode();
-  const hit = (root && root.elementFromPoint ? root : document).elementFromPoint(x, y);
-  return !!hit && (hit === this || this.contains(hit));
-}"""
+_HIT = load_js("sidecar.agent", "hit.js")
 # An out-of-process iframe's element, placed in the page by its iframe element (``this``):
 # ``parts`` (the element's visible boxes in CSS px of the iframe's viewport) moved to the
 # iframe's content box and clipped to the page's visual viewport; the centre of the largest, if
@@ -95,50 +58,9 @@ _HIT = """function (x, y) {
 # iframe's. Only while the iframe's CSS px are the page's: the same device pixel ratio, no CSS
 # zoom and no transform but translation on the iframe or above it (a transformed iframe draws
 # its content elsewhere than the offset says). Else null.
-_OWNER = """function (parts, dpr) {
-  if (devicePixelRatio !== dpr) return null;
-  for (let e = this; e; e = e.parentElement || (e.getRootNode() || {}).host) {
-    const cs = getComputedStyle(e);
-    if (cs.scale !== "none" || cs.rotate !== "none" || (cs.zoom && cs.zoom !== "1")) return null;
-    if (cs.transform !== "none") {
-      const m = new DOMMatrixReadOnly(cs.transform);
-      if (!m.is2D || m.a !== 1 || m.b !== 0 || m.c !== 0 || m.d !== 1) return null;
-    }
-  }
-  const place = () => {
-    const box = this.getBoundingClientRect(), cs = getComputedStyle(this);
-    const ox = box.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
-    const oy = box.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
-    const vv = window.visualViewport;
-    const left = vv ? vv.offsetLeft : 0, top = vv ? vv.offsetTop : 0;
-    const right = left + (vv ? vv.width : innerWidth), bottom = top + (vv ? vv.height : innerHeight);
-    let best = null;
-    for (const [l0, t0, r0, b0] of parts) {
-      const l = Math.max(ox + l0, left), t = Math.max(oy + t0, top);
-      const rr = Math.min(ox + r0, right), b = Math.min(oy + b0, bottom);
-      if (rr - l < 1 || b - t < 1) continue;
-      const area = (rr - l) * (b - t);
-      if (!best || area > best.area) best = {x: (l + rr) / 2, y: (t + b) / 2, area};
-    }
-    if (!best) return null;
-    const root = this.getRootNode();
-    if ((root && root.elementFromPoint ? root : document).elementFromPoint(best.x, best.y) !== this) return null;
-    return {x: best.x - left, y: best.y - top, local: {x: best.x - ox, y: best.y - oy}};
-  };
-  let point = place();
-  if (!point) {
-    %s;
-    point = place();
-  }
-  if (!point) return null;
-  point.window = %s;
-  return point;
-}""" % (CENTRE, _WINDOW)
+_OWNER = load_js("sidecar.agent", "owner.js") % (CENTRE, _WINDOW)
 # Whether a node is this element or inside it (its shadow roots too).
-_CONTAINS = """function (hit) {
-  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
-  return false;
-}"""
+_CONTAINS = load_js("sidecar.agent", "contains.js")
 
 
 @dataclass(frozen=True)
@@ -173,13 +95,14 @@ async def _frame_aim(element: Element, timeout: float) -> Aim | None:
         if attempt:
             await element.call(TO_MIDDLE, timeout=timeout)
         page = element.page
-        quads, metrics, window = await asyncio.gather(
+        replies: list[Any] = await asyncio.gather(
             page.send("DOM.getContentQuads", {"objectId": element.object_id}, timeout=timeout),
             page.send("Page.getLayoutMetrics", timeout=timeout),
             page.send("Runtime.evaluate", {"expression": f"({_WINDOW})", "returnByValue": True},
                       timeout=timeout),
             return_exceptions=True)
-        for reply in (quads, metrics, window):
+        quads, metrics, window = replies
+        for reply in replies:
             if isinstance(reply, CDPError):
                 return None         # no box (display:none...): the whole read says so
             if isinstance(reply, BaseException):

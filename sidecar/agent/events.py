@@ -41,7 +41,7 @@ class Dialog:
     answer: dict[str, Any] | None = None      # {"accept": bool, "prompt_text": str|None}
 
     def json(self) -> dict[str, Any]:
-        body = {"type": self.type, "message": self.message, "url": self.url}
+        body: dict[str, Any] = {"type": self.type, "message": self.message, "url": self.url}
         if self.type == "prompt":
             body["default_prompt"] = self.default_prompt
         if self.answer is not None:

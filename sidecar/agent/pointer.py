@@ -12,7 +12,7 @@ import aiohttp
 
 from ..cdp.targets import PageTarget
 from httpapi.errors import ApiError
-from .keys import Combo
+from .key_combos import Combo
 
 DESKTOPD_TIMEOUT_S = 15.0
 DRAG_STEPS = 8
@@ -47,7 +47,7 @@ class DesktopdClient:
             raise ApiError(503, "desktopd_unavailable",
                            f"visible mode needs desktopd at {self.url} ({exc!r}); use mode=cdp "
                            "or start desktopd") from None
-        if status == 422 and "off screen" in str(data):
+        if status == 422 and isinstance(data, dict) and data.get("reason") == "off_screen":
             raise ApiError(409, "off_screen", "the element is in the page's viewport but outside the "
                            f"desktop (a browser window larger than the screen?): {data.get('detail')}; "
                            "use mode=cdp or resize the window (kind=resize)", field="ref")

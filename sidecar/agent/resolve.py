@@ -10,11 +10,11 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget, PageTarget
-from ..tab_health import TabHealth
+from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .refs import ElementKey
 from .session import AgentSession
-from .snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
+from .page_snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
 
 
 @dataclass
@@ -68,10 +68,10 @@ async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: floa
 async def element_node(layout: LayoutService, element: Element, health: TabHealth, fresh: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """The element's /layout node now (its screen box, its viewport box) and the tab's viewport."""
     entry = await tab_nodes(layout, element.page, health, fresh)
-    layout = entry["layout"]
-    for node in layout["nodes"]:
+    tab_layout = entry["layout"]
+    for node in tab_layout["nodes"]:
         if node.get("backendDOMNodeId") == element.key.backend_node_id and \
                 node.get("frameId") == element.key.frame_id:
-            return node, layout["viewport"]
+            return node, tab_layout["viewport"]
     raise ApiError(409, "not_rendered", f"ref {element.ref} is in the page but has no box (hidden, "
                    "display:none or outside the accessibility tree)", field="ref")

@@ -15,14 +15,14 @@ from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import TargetTracker
 from .events import Dialog, FileChooser, TabEvents
 from .refs import RefTable
-from .render import LineCache
+from .tree_text import LineCache
 
 log = logging.getLogger(__name__)
 
 MAX_DIFF_CLIENTS = 64          # (client, tab) pairs whose last snapshot is kept
 MAX_DOWNLOADS = 200
 # Domains each page and OOPIF session reports to us.
-_SESSION_SETUP = (("Page.enable", {}), ("Runtime.enable", {}), ("Network.enable", {}),
+_SESSION_SETUP: tuple[tuple[str, dict[str, Any]], ...] = (("Page.enable", {}), ("Runtime.enable", {}), ("Network.enable", {}),
                   ("Log.enable", {}), ("Page.setInterceptFileChooserDialog", {"enabled": True}))
 
 

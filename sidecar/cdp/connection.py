@@ -14,7 +14,7 @@ Design points, each one a bug seen in other CDP clients:
   the method name is read from the prefix (a page with Network or DOM events enabled by someone
   else can emit thousands per second).  Parsing in a thread would not help: json holds the GIL.
 
-Reconnecting is the owner's job (``sidecar.chromium_watch``): a CDPConnection is single-use, and
+Reconnecting is the owner's job (``sidecar.browser.supervisor``): a CDPConnection is single-use, and
 ``wait_closed()`` tells the owner when it died.
 
 Works with websockets 10.4 (Debian bookworm, legacy client) and 17 (PyPI): only ``connect`` with

@@ -16,12 +16,14 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from httpapi.bounded import within
 
 from .connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from .pages import ChildTarget, PageTarget, close_page
+
+__all__ = ["ChildTarget", "PageTarget", "TargetTracker", "close_page"]
 
 log = logging.getLogger(__name__)
 
@@ -30,73 +32,6 @@ _PAGE_FILTER = [{"type": "page"}]
 _IFRAME_FILTER = [{"type": "iframe"}]
 # Page.frameStartedNavigating's navigationType values that keep the document.
 SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
-
-
-@dataclass
-class ChildTarget:
-    """An out-of-process iframe attached under a page (``target_id`` is also its frame id)."""
-
-    target_id: str
-    session_id: str
-    url: str
-    parent_target_id: str          # the page or OOPIF whose session it attached under
-    page_target_id: str            # the tab it belongs to
-    _conn: CDPConnection = field(repr=False)
-
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict:
-        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
-
-
-@dataclass
-class PageTarget:
-    """An attached tab. ``children`` holds every OOPIF below it (nested ones too), by target id."""
-
-    target_id: str
-    session_id: str
-    url: str
-    title: str
-    order: int
-    _conn: CDPConnection = field(repr=False)
-    opener_id: str | None = None
-    crashed: bool = False
-    children: dict[str, ChildTarget] = field(default_factory=dict)
-    # Set once this page's own auto-attach is configured, i.e. its OOPIFs are being followed.
-    ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    # The URL of a navigation of the tab to a new document that started and has not committed
-    # yet, while the renderer does not answer. Meanwhile the tab still shows its previous
-    # document, but Chromium holds every message to its renderer until the navigation ends
-    # (commit or failure). Set by the browser's Page.frameStartedNavigating; cleared by the
-    # commit (frameNavigated, or the target's info naming the new URL) or a renderer's answer.
-    pending_navigation: str | None = None
-    navigations: int = 0           # navigations started: tells a later one from an earlier one
-
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict:
-        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
-
-
-# JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.
-INVALID_PARAMS = -32602
-
-
-async def close_page(conn: CDPConnection, tracker: TargetTracker, page: PageTarget) -> bool:
-    """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
-    its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
-    not Chromium's "No target with given id found" as a 502.
-    The last tab is first given a blank neighbour: a window's last tab closing quits Chromium,
-    and the restart that follows would lose the browser's state (cookies, logins, history)."""
-    if [p.target_id for p in tracker.pages()] == [page.target_id]:
-        created = await conn.send("Target.createTarget", {"url": "about:blank", "background": True})
-        await tracker.wait_for_page(created["targetId"], tracker.configure_timeout)
-    try:
-        result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
-    except CDPError as exc:
-        if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
-            raise CDPSessionClosed(f"tab {page.target_id} was already closed",
-                                   method="Target.closeTarget") from None
-        raise
-    return result.get("success") is not False
 
 
 class TargetTracker:
@@ -208,6 +143,15 @@ class TargetTracker:
         except CDPTimeout:
             return False
         return True
+
+    async def close(self, page: PageTarget) -> bool:
+        """close_page for ``page``. The last tab is first given a blank neighbour: a window's
+        last tab closing quits Chromium, and the restart that follows would lose the browser's
+        state (cookies, logins, history)."""
+        if [p.target_id for p in self.pages()] == [page.target_id]:
+            created = await self.conn.send("Target.createTarget", {"url": "about:blank", "background": True})
+            await self.wait_for_page(created["targetId"], self.configure_timeout)
+        return await close_page(self.conn, page)
 
     async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:
         """The attached, configured page ``target_id`` (e.g. right after Target.createTarget)."""
@@ -361,15 +305,15 @@ class TargetTracker:
             self._spawn(self._follow_navigations(page))
         elif kind == "iframe":
             parent_id = self._sessions.get(parent_session)
-            page = self.page_for_session(parent_session)
-            if parent_id is None or page is None:
+            owner = self.page_for_session(parent_session)
+            if parent_id is None or owner is None:
                 return          # its parent detached meanwhile
             self._sessions[session_id] = target_id
             child = ChildTarget(target_id=target_id, session_id=session_id, url=info.get("url", ""),
-                                parent_target_id=parent_id, page_target_id=page.target_id,
+                                parent_target_id=parent_id, page_target_id=owner.target_id,
                                 _conn=self.conn)
             self._children[target_id] = child
-            page.children[target_id] = child
+            owner.children[target_id] = child
             self._spawn(self._configure(session_id, None))
         if params.get("waitingForDebugger"):
             # Only if someone else set waitForDebuggerOnStart: never leave a target paused.

@@ -19,7 +19,7 @@ from .geometry import Placement, View, chromium_on_wayland, viewport_origin
 from .memory import gc_paused
 from .options import LayoutOptions
 from .probe import ProbeResult
-from .probing import layout_scroll
+from .change_signal import layout_scroll
 from .seams import Page
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: 
         return last[1]                       # nothing moved: the same answer, already built
     records, placements = _selected(capture, options)
     truncated = options.max_nodes is not None and len(records) > options.max_nodes
-    if truncated:
+    if truncated and options.max_nodes is not None:
         records = axtree.truncate(records, options.max_nodes)
         placements = placements[:options.max_nodes]
     node_cache = capture.node_caches.get(options)

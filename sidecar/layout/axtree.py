@@ -139,9 +139,9 @@ def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = 
             "frameId": frame_id,
         }
         # Left out when the node has none, as the reference schema's consumers expect.
-        if value is not None and value != "":
+        if value_field and value is not None and value != "":
             record["value"] = _ax_value(value_field)
-        if description:
+        if description_field and description:
             record["description"] = _ax_value(description_field)
         reasons = get("ignoredReasons")
         if reasons:

@@ -13,11 +13,11 @@ from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
 from .probe import ProbeResult
-from .probing import Probed, layout_scroll, same_scroll
+from .change_signal import Probed, layout_scroll, same_scroll
 from .render import NodeCache
 from .restyle import RenderState
 from .seams import ChildSession, Page, Session
-from .snapshot import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
+from .dom_boxes import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
 
 class PageChanged(PageChanging):
@@ -34,7 +34,7 @@ class Capture:
     source: str                                  # "accessibility" or "dom"
     sticky: bool                                 # position:sticky content moves with scroll
     sessions: list[str]                          # per record: the target id whose DOM holds it
-    structure: tuple = ()                        # the signal without scroll counts
+    structure: tuple | None = ()                        # the signal without scroll counts
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
     # Per query options: the last answer and the view it was built for. Returning the very same
     # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.encoding).

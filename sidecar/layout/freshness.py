@@ -21,7 +21,7 @@ from .answer import answer
 from .capture import Capture, PageChanged
 from .memory import gc_paused, release_later
 from .options import LayoutOptions
-from .probing import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
+from .change_signal import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
                       view_key)
 from .read_patch import take_params
 from .read_whole import read_whole
@@ -101,7 +101,7 @@ def _keep(tab: TabLayout, capture: Capture, checked: Probed, children: list[Chil
     trusted (else by a key nothing matches)."""
     after_signal = signal(checked, children)
     cacheable = after_signal is not None and (trusted or untouched(frames_of(checked)))
-    capture.signal = after_signal if cacheable else (object(),)
+    capture.signal = after_signal if cacheable and after_signal is not None else (object(),)
     capture.structure = signal(checked, children, scrolls=False) if cacheable else (object(),)
     capture.frames = checked.probe.frames if cacheable else ()
     capture.view_key = view_key(checked.probe)

@@ -17,7 +17,7 @@ from typing import Any
 from .axtree import Record, role_of
 from .click_point import click_point, viewport_point
 from .geometry import Placement, View
-from .probing import layout_scroll, same_scroll
+from .change_signal import layout_scroll, same_scroll
 from .seams import Session
 
 MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null

@@ -2,12 +2,48 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sidecar.models import BOUNDS_SPACES, LAYOUT_QUERY, MAX_NODES_LIMIT, TAB_ORDERS
+from httpapi.fields import F, Bool, Enum, Int, Model, Str
 
-__all__ = ["BOUNDS_SPACES", "MAX_NODES_LIMIT", "TAB_ORDERS", "LayoutOptions"]
+MAX_NODES_LIMIT = 1_000_000
+BOUNDS_SPACES = ("document", "viewport", "screen")
+TAB_ORDERS = ("front", "strip")
+ROLE_LIST = re.compile(r"^\s*[A-Za-z0-9_-]+\s*(,\s*[A-Za-z0-9_-]+\s*)*,?\s*$")
+
+
+def _role_list(value: str) -> str | None:
+    return None if ROLE_LIST.match(value) else "expected a comma-separated list of roles, e.g. button,link"
+
+
+def not_blank(value: str) -> str | None:
+    return None if value.strip() else "must be a target id or a non-empty prefix of one"
+
+
+LAYOUT_QUERY = Model("LayoutQuery", [
+    F("tab", Str(min_length=1, check=not_blank, pattern=r"\S"),
+      description="Target id, or a unique prefix of one: only that tab."),
+    F("interesting", Bool(), default=False, description="Leave out ignored and generic nodes."),
+    F("roles", Str(min_length=1, check=_role_list, pattern=ROLE_LIST.pattern),
+      description="Comma-separated roles to keep, case-insensitive (e.g. button,link)."),
+    F("max_nodes", Int(minimum=1, maximum=MAX_NODES_LIMIT), description="At most this many nodes per tab."),
+    F("fresh", Bool(), default=False, description="A full read of every tab: no cache, no incremental patch."),
+    F("bounds", Enum(BOUNDS_SPACES),
+      description="The space of each node's bounds (and its borderBox): document (CSS px from the "
+                  "document's top-left, the documented contract), viewport (CSS px from the visible "
+                  "viewport's top-left, what the reference implementation's DOM.getBoxModel gave) or "
+                  "screen (desktop pixels, the node's screen box). Default: the server's "
+                  "--bounds-space (env SIDECAR_BOUNDS_SPACE), document unless set."),
+    F("order", Enum(TAB_ORDERS),
+      description="front: the tab in front first, then the others in tab-strip order (CDP's /json "
+                  "order, which the reference listed); strip: tab-strip order. Default: the server's "
+                  "--tab-order (env SIDECAR_TAB_ORDER), front unless set."),
+    F("inline_text_boxes", Bool(), default=False,
+      description="Also report Chromium's InlineTextBox nodes (one per line of text, with their bounds) "
+                  "under their StaticText node."),
+])
 
 
 @dataclass(frozen=True)
@@ -28,7 +64,7 @@ class LayoutOptions:
     def from_query(cls, query: Mapping[str, str], bounds_space: str = "document",
                    order: str = "front") -> LayoutOptions:
         """The options of a /layout query string; a bad or unknown parameter is a 422 naming it
-        (the same model, sidecar.models.LAYOUT_QUERY, generates the OpenAPI document).
+        (the same model, LAYOUT_QUERY, generates the OpenAPI document).
         ``bounds_space`` and ``order``: the server's defaults for those parameters."""
         values = LAYOUT_QUERY.validate(dict(query), coerce=True)
         roles = values["roles"]

@@ -9,7 +9,7 @@ from . import patch
 from .capture import Capture, one_document, parsed_snapshot
 from .memory import release_later
 from .probe import document_token
-from .probing import AfterCheck, Probed, view_key
+from .change_signal import AfterCheck, Probed, view_key
 from .seams import Page
 
 

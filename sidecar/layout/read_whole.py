@@ -20,7 +20,7 @@ from .geometry import Placement
 from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .seams import ChildSession, Page, Session
-from .snapshot import CAPTURE_PARAMS, Snapshot
+from .dom_boxes import CAPTURE_PARAMS, Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from .capture import Capture
 from .probe import document_token
-from .probing import AfterCheck, Probed, animating, unprovable
+from .change_signal import AfterCheck, Probed, animating, unprovable
 from .read_frames import read_top_document
 from .read_patch import patchable, read_patch
 from .read_whole import read_whole, rescan

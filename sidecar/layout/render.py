@@ -96,7 +96,7 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
         hittable = hits.get(node_id) if hits else None
         hit = old.get(node_id)
         same_record = hit is not None and (hit[0] is record or hit[0] == record)
-        if same_record and (hit[1] is placement or hit[1] == placement) and hit[4] is hittable:
+        if hit is not None and same_record and (hit[1] is placement or hit[1] == placement) and hit[4] is hittable:
             if hit[0] is not record or hit[1] is not placement:
                 # Equal, not the same: keep these, so the next answer compares identities
                 # (comparing equal dicts costs microseconds, and patches make such records).
@@ -106,7 +106,7 @@ def nodes(records: list[Record], placements: list[Placement | None], view: View,
             continue
         # A node's JSON is its record's members, then its geometry's: a record that only moved
         # keeps the JSON of its members.
-        prefix = hit[3] if same_record else record_bytes(record)[:-1]
+        prefix = hit[3] if hit is not None and same_record else record_bytes(record)[:-1]
         if placement is None:
             encoded = prefix + _NO_GEOMETRY_JSON
         else:

@@ -7,7 +7,7 @@ tests can hand in small fakes that say what they implement.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 
@@ -58,7 +58,7 @@ class Page(Session, Protocol):
 class Tracker(Protocol):
     """The tabs of one connection (sidecar.cdp.targets.TargetTracker)."""
 
-    def pages(self) -> list[Page]: ...
+    def pages(self) -> Sequence[Page]: ...
 
     def find_page(self, id_or_prefix: str) -> Page | None: ...
 
@@ -82,7 +82,7 @@ class Connection(Protocol):
 
 
 class TabHealth(Protocol):
-    """sidecar.tab_health.TabHealth as /layout uses it: tabs that stopped answering."""
+    """sidecar.browser.tab_health.TabHealth as /layout uses it: tabs that stopped answering."""
 
     budget_s: float
 

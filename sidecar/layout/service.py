@@ -29,7 +29,7 @@ from .aio import or_exception
 from .encoding import EncodedBody, LayoutEncoder, options_key
 from .freshness import read_tab
 from .options import LayoutOptions
-from .probing import unprovable
+from .change_signal import unprovable
 from .readers import ALL, Reader
 from .refresh import EagerRefresher
 from .seams import Connection, Page, TabHealth, Tracker
@@ -93,7 +93,7 @@ class LayoutService:
         """The body as bytes (encoding.py): each tab's layout encoded once while unchanged."""
         return self.encoder.encode(body, options_key(options))
 
-    def _pages(self, tab: str | None) -> list[Page]:
+    def _pages(self, tab: str | None) -> Sequence[Page]:
         if tab is None:
             return self.tracker.pages()
         page = self.tracker.find_page(tab)
@@ -177,7 +177,7 @@ class LayoutService:
         async with _tab_locked(tab):
             capture = tab.capture
             checked = capture.checked if capture is not None else None
-            if checked is not None and checked.sent_at > arrived and not options.fresh \
+            if capture is not None and checked is not None and checked.sent_at > arrived and not options.fresh \
                     and not options.inline_text_boxes and not page.crashed and not unprovable(checked):
                 return await answer(page, capture, checked.probe, checked.metrics, options)
             layout = await self._read(page, tab, options)

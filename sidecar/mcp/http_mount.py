@@ -30,7 +30,8 @@ class _Router(Protocol):
 
 class StarletteLike(Protocol):
     """What is used of the Starlette app FastMCP.streamable_http_app() returns."""
-    router: _Router
+    @property
+    def router(self) -> _Router: ...
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
 
@@ -113,7 +114,7 @@ async def mcp_endpoint(request: web.Request) -> web.StreamResponse:
         raise ApiError(501, "not_implemented", "the MCP server needs the `mcp` package (pip install "
                                                "desktopd[agent]); the images have it")
     request.app[SELF_ADDRESS].learn(request)
-    return await call_asgi(request.app[MCP_APP], request)  # type: ignore[arg-type]
+    return await call_asgi(request.app[MCP_APP], request)
 
 
 def serve_mcp(app: web.Application, asgi_app: StarletteLike, self_address: SelfAddress) -> None:

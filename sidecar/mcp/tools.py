@@ -13,6 +13,7 @@ from mcp.server.fastmcp import FastMCP, Image
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
+from ..agent.kinds import KINDS, mcp_summary
 from .backends import Backends
 from .vision_tools import register_vision_tools
 
@@ -61,17 +62,14 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         return reply.text()
 
     @server.tool(description=(
-        "Act on a page element by its snapshot ref. kind: click (button, double, modifiers), type "
-        "(text, submit), press (key, e.g. Enter or Control+A), hover, drag (to_ref), select (values), "
-        "fill (fields: [{ref, value}]), scroll_into_view, wait (options: text/url/...), evaluate, "
-        "resize, close. mode 'visible' (default) scrolls the element into view and uses the real "
+        "Act on a page element by its snapshot ref. kind: " + mcp_summary() + ". Fields without a "
+        "parameter of their own go in options. mode 'visible' (default) scrolls the element into view and uses the real "
         "pointer and keyboard of the desktop: " + VISIBLE + " mode 'cdp' sends input through the "
         "browser's DevTools protocol: HEADLESS, not shown as pointer movement. Answers what happened "
         "(navigation, dialog); snapshot=true adds a fresh snapshot. A 409 means the ref is stale: "
         "take a new snapshot."))
     async def browser_act(
-            kind: Annotated[str, Field(description="click, type, press, hover, drag, select, fill, "
-                                                   "scroll_into_view, wait, evaluate, resize, close")],
+            kind: Annotated[str, Field(description=", ".join(KINDS))],
             ref: Annotated[str | None, Field(description="The element's ref from browser_snapshot")] = None,
             text: Annotated[str | None, Field(description="type: the text")] = None,
             submit: Annotated[bool | None, Field(description="type: press Enter afterwards")] = None,

@@ -36,7 +36,7 @@ class Exchange:
 
 
 def iso_time(wall: float) -> str:
-    return datetime.datetime.fromtimestamp(wall, datetime.timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.datetime.fromtimestamp(wall, datetime.UTC).isoformat(timespec="milliseconds")
 
 
 def header_list(headers: dict | None) -> list[dict[str, str]]:

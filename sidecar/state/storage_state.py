@@ -19,7 +19,7 @@ from typing import TypedDict
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPConnection, CDPError
-from ..cdp.targets import INVALID_PARAMS, PageTarget
+from ..cdp.pages import INVALID_PARAMS, PageTarget
 from .scratch_page import ScratchFailed, scratch_page
 
 ORIGINS_FILE = "desktopd-storage-origins.json"

@@ -148,7 +148,7 @@ async def test_openapi_documents_the_endpoints_and_their_errors(client):
 
 
 def test_sidecar_accessibility_setting_reaches_chromium_command():
-    from sidecar.launcher import LaunchOptions, chromium_command
+    from sidecar.browser.launcher import LaunchOptions, chromium_command
     from sidecar.settings import parse_settings
 
     on = parse_settings([], {"SIDECAR_ACCESSIBILITY": "1", "DISPLAY": ":5"})

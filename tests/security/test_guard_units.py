@@ -9,7 +9,7 @@ from aiohttp.test_utils import TestClient
 from desktopd.app import init_app as desktopd_app
 from desktopd.settings import parse_settings as desktopd_settings
 from httpapi.guard import GuardSettings, guard_problem, host_name
-from sidecar.app import init_app as sidecar_app
+from sidecar.server.app import init_app as sidecar_app
 from sidecar.settings import parse_settings as sidecar_settings
 from tests.desktopd_api.fake_desktop import FAKE_ERRORS, FakeDesktop, unwatched_settler
 

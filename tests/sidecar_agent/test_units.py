@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.agent.keys import KeyError_, parse_combo
+from sidecar.agent.key_combos import KeyError_, parse_combo
 from sidecar.agent.refs import ElementKey, RefTable
-from sidecar.agent.render import LineCache, RenderOptions, render
+from sidecar.agent.tree_text import LineCache, RenderOptions, render
 from sidecar.agent.tree import agent_nodes
 
 

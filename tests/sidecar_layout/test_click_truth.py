@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from sidecar.layout import LayoutOptions
-from sidecar.window_geometry import default_window_size
+from sidecar.browser.window_geometry import default_window_size
 
 from .clicking import NEXT_FRAME_JS
 from .harness import launch_chromium, start_desktopd

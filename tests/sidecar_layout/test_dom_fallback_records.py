@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sidecar.layout import axtree
 from sidecar.layout.dom_fallback import dom_records
-from sidecar.layout.snapshot import Snapshot
+from sidecar.layout.dom_boxes import Snapshot
 
 from .unit_inputs import TREE
 

@@ -34,7 +34,7 @@ def test_a_sticky_capture_holds_only_at_its_exact_scroll():
 
 def test_an_open_select_popup_makes_the_page_unprovable():
     from sidecar.layout.probe import parse_probe
-    from sidecar.layout.probing import Probed, unprovable
+    from sidecar.layout.change_signal import Probed, unprovable
     closed = parse_probe({"result": {"value": {"frames": ["t:0:0"], "dpr": 1}}})
     opened = parse_probe({"result": {"value": {"frames": ["t:0:0"], "dpr": 1, "popupOpen": True}}})
     assert not unprovable(Probed(closed, {}, [], None, 0.0))
@@ -61,7 +61,7 @@ def _probe_result(settling: bool, visibility: str = "visible"):
     (True, True, "hidden", [])])          # a hidden tab has no animation frames: no wait
 async def test_a_read_waits_only_for_sessions_with_a_recount_due(page_due, child_due, visibility, waited):
     from sidecar.layout.probe import SETTLE_PARAMS
-    from sidecar.layout.probing import SETTLE_WAIT_S, Probed, settled
+    from sidecar.layout.change_signal import SETTLE_WAIT_S, Probed, settled
     page, child = _Session(), _Session()
     probed = Probed(_probe_result(page_due, visibility), {}, [_probe_result(child_due)], None, 0.0)
     assert await settled(page, [child], probed) is bool(waited)

@@ -13,7 +13,7 @@ from sidecar.layout import LayoutService, service as service_module
 from sidecar.layout.capture import Capture
 from sidecar.layout.options import LayoutOptions
 from sidecar.layout.probe import ProbeResult
-from sidecar.layout.probing import Probed
+from sidecar.layout.change_signal import Probed
 from sidecar.layout.refresh import BINDING, EagerRefresher
 from sidecar.layout.tab import TabLayout
 

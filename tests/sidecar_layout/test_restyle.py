@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from sidecar.layout import restyle
-from sidecar.layout.snapshot import STYLES, Snapshot
+from sidecar.layout.dom_boxes import STYLES, Snapshot
 
 # A page: <html><body><main><p>text</p><ul><li>::marker "a"</li>...</ul></main></body></html>
 ELEMENT, TEXT, DOCUMENT = 1, 3, 9

@@ -8,7 +8,7 @@ import pytest
 
 from sidecar.layout import capture
 from sidecar.layout.geometry import Placement, Rect
-from sidecar.layout.snapshot import TOP_LEVEL, DocumentPlacement
+from sidecar.layout.dom_boxes import TOP_LEVEL, DocumentPlacement
 
 from .unit_inputs import _boxed_snapshot, _snapshot
 

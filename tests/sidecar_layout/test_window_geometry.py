@@ -1,6 +1,6 @@
 """The default window in DIP: the display's pixels divided by the device scale factor."""
 
-from sidecar.window_geometry import default_window_size, device_scale_factor
+from sidecar.browser.window_geometry import default_window_size, device_scale_factor
 
 
 def test_the_scale_flag_is_read_and_the_last_one_wins():

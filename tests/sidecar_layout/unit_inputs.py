@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sidecar.layout.geometry import View
-from sidecar.layout.snapshot import Snapshot
+from sidecar.layout.dom_boxes import Snapshot
 
 
 def _view(**overrides) -> View:

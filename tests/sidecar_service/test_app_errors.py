@@ -8,10 +8,10 @@ import pytest
 from aiohttp import web
 
 from httpapi.middlewares import error_middleware
-from sidecar import keys
-from sidecar.app import domain_error_middleware, init_app
+from sidecar.server import app_keys as keys
+from sidecar.server.app import domain_error_middleware, init_app
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from sidecar.chromium_watch import ChromiumUnavailable
+from sidecar.browser.supervisor import ChromiumUnavailable
 from sidecar.errors import (HTTP_FORMS, LayoutUnavailable, NavigationPending, PageChanging,
                             RendererCrashed, TabNotFound, TabUnresponsive)
 from sidecar.settings import Settings
@@ -102,11 +102,11 @@ async def test_health_is_open_and_everything_else_needs_the_token(aiohttp_client
 
 
 async def test_starting_before_the_first_connect() -> None:
-    from sidecar.chromium_watch import ChromiumSupervisor
+    from sidecar.browser.supervisor import ChromiumSupervisor
 
     supervisor = ChromiumSupervisor(missing_chromium_settings())
     assert supervisor.status == "starting"
     assert (await supervisor.health())["status"] == "starting"
     with pytest.raises(ChromiumUnavailable, match="starting"):
-        supervisor.session()
+        supervisor.current()
     await asyncio.sleep(0)

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from sidecar.launcher import LaunchError, LaunchOptions, chromium_command, launch
+from sidecar.browser.launcher import LaunchError, LaunchOptions, chromium_command, launch
 
 from .support import pid_alive, wait_pid_gone
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from sidecar.app import init_app
-from sidecar.routes import OPENAPI_BODY, ROUTES
+from sidecar.server.app import init_app
+from sidecar.server.routes import OPENAPI_BODY, ROUTES
 from sidecar.settings import parse_settings
 
 

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from sidecar.chromium_watch import ChromiumSupervisor
+from sidecar.browser.supervisor import ChromiumSupervisor
 from sidecar.settings import Settings
 
 from .fake_cdp import FakeCDPServer
@@ -48,12 +48,12 @@ async def test_socket_drop_reconnects_to_the_same_browser(fake_browser: str,
     try:
         await supervisor.wait_until("ok", 20)
         pid = (await supervisor.health())["pid"]
-        first_conn = supervisor.conn
+        first = supervisor.current()
         await fake_cdp.drop()
         # Degraded for at least the second the supervisor gives the process to show its exit.
         await supervisor.wait_until("degraded", 20)
         await supervisor.wait_until("ok", 20)
-        assert supervisor.conn is not first_conn
+        assert supervisor.current() is not first and supervisor.current().conn is not first.conn
         health = await supervisor.health()
         assert health["reconnects"] == 1 and health["restarts"] == 0
         assert health["pid"] == pid and health["version"] == "Chrome/0.fake"
@@ -87,7 +87,7 @@ def test_profiles_of_dead_sidecars_are_removed_and_others_kept(tmp_path, monkeyp
     import subprocess
     import tempfile
 
-    from sidecar import chromium_watch
+    from sidecar.browser import supervisor as chromium_watch
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     exited = subprocess.Popen(["true"])     # a pid that has certainly exited (and been reaped)

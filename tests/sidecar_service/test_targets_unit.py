@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sidecar.cdp.connection import CDPConnection, CDPError, CDPSessionClosed
-from sidecar.cdp.targets import TargetTracker, close_page
+from sidecar.cdp.targets import TargetTracker
 
 from .fake_cdp import FakeCDPServer, FakeError
 
@@ -183,17 +183,17 @@ async def test_closing_a_tab_that_already_went_is_tab_closed_not_a_cdp_error(fak
             raise FakeError(-32602, "No target with given id found")
         fake_cdp.handlers["Target.closeTarget"] = gone
         with pytest.raises(CDPSessionClosed):
-            await close_page(conn, tracker, page)
+            await tracker.close(page)
         fake_cdp.handlers["Target.closeTarget"] = lambda _m: {"success": False}
-        assert await close_page(conn, tracker, page) is False
+        assert await tracker.close(page) is False
         fake_cdp.handlers["Target.closeTarget"] = lambda _m: {}
-        assert await close_page(conn, tracker, page) is True
+        assert await tracker.close(page) is True
 
         def other(_message: dict) -> dict:
             raise FakeError(-32000, "Something else")
         fake_cdp.handlers["Target.closeTarget"] = other
         with pytest.raises(CDPError) as raised:
-            await close_page(conn, tracker, page)
+            await tracker.close(page)
         assert not isinstance(raised.value, CDPSessionClosed)
     finally:
         tracker.stop()

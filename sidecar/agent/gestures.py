@@ -1,0 +1,252 @@
+"""What the kinds of POST /act are made of: the act's context (the connection, the tab, the
+mode and its input), aiming at an element (scrolled into view, its point re-read), bringing the
+tab to the front, and gestures that return once the page saw them (visible mode)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from httpapi.errors import ApiError
+
+from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.targets import PageTarget, TargetTracker
+from ..layout.seams import TabHealth
+from ..layout import LayoutService
+from .key_combos import MODIFIERS, parse_combo
+from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
+from .aim import quick_aim
+from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
+from .resolve import Element, element_node
+from .session import AgentSession
+from ..page_js import load_js
+
+POLL_S = 0.1
+FRONT_WAIT_S = 2.0
+# X input reaches the page a moment after desktopd answered: visible gestures wait (at most
+# this long) for the page to see the gesture's last event.
+ARRIVAL_S = 1.0
+
+
+# Resolves when the element's window sees an event of this type (or after ms): installed before
+# the X input is sent, awaited after.
+_ARRIVAL = load_js("sidecar.agent", "arrival.js")
+_TEXT_ARRIVED = load_js("sidecar.agent", "text_arrived.js")
+_SELECT_ALL = load_js("sidecar.agent", "select_all.js")
+_SELECT_OPTIONS = load_js("sidecar.agent", "select_options.js")
+
+
+@dataclass
+class ActContext:
+    conn: CDPConnection
+    tracker: TargetTracker
+    layout: LayoutService
+    agent: AgentSession
+    health: TabHealth
+    page: PageTarget
+    mode: str
+    timeout: float
+    desktopd: DesktopdClient | None
+    evaluate_allowed: bool
+
+    @property
+    def input(self) -> Input:
+        if self.mode == "cdp":
+            return CdpInput(self.page, self.timeout)
+        return VisibleInput(self.visible_desktopd())
+
+    def visible_desktopd(self) -> DesktopdClient:
+        if self.desktopd is None:
+            raise ApiError(409, "visible_mode_unavailable",
+                           "visible mode acts through desktopd, and this sidecar has no desktopd URL "
+                           "(set SIDECAR_DESKTOPD_URL, e.g. http://127.0.0.1:8080); use mode=cdp",
+                           field="mode")
+        return self.desktopd
+
+
+async def _ax_summary(element: Element, timeout: float) -> dict[str, Any]:
+    """The element's role and name from the accessibility tree (one node, no relatives)."""
+    try:
+        reply = await element.session.send("Accessibility.getPartialAXTree", {
+            "backendNodeId": element.key.backend_node_id, "fetchRelatives": False}, timeout=timeout)
+    except CDPError:
+        return {"ref": element.ref, "role": None, "name": ""}
+    nodes = reply.get("nodes") or [{}]
+    return await _element_summary(element, nodes[0])
+
+
+async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
+            "name": (node.get("name") or {}).get("value", "")}
+
+
+async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+    """Scroll the element into view and re-read its box: (element summary, point json, point)."""
+    aimed = await _aim_at(ctx, element)
+    if element.session is not element.page:
+        # The browser sends input to an out-of-process iframe by the page's last frame on
+        # screen: until the page drew one after a scroll (this act's or an earlier one's), a
+        # click at the iframe's new place reaches the page's iframe element instead.
+        await ctx.page.send("Runtime.evaluate", {"expression": PAINTED, "awaitPromise": True},
+                            timeout=ctx.timeout)
+    return aimed
+
+
+async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+    # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
+    quick, summary = await asyncio.gather(
+        quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),
+        _ax_summary(element, ctx.timeout))
+    if quick is not None:
+        if ctx.mode == "cdp":
+            x, y = quick.viewport
+            return summary, {"x": round(x, 2), "y": round(y, 2), "space": "viewport"}, quick.viewport
+        sx, sy = quick.screen
+        return summary, {"x": sx, "y": sy, "space": "screen"}, (float(sx), float(sy))
+    try:
+        await element.session.send("DOM.scrollIntoViewIfNeeded",
+                                   {"backendNodeId": element.key.backend_node_id}, timeout=ctx.timeout)
+    except CDPError as exc:
+        raise ApiError(409, "not_rendered", f"ref {element.ref} cannot be scrolled into view: "
+                       f"{exc.message}", field="ref") from None
+    if element.session is not element.page:
+        # An out-of-process iframe asks its parent's renderer to scroll the page too, and that
+        # lands a frame or two later: let the tab render it before the box is read.
+        await ctx.page.send("Runtime.evaluate", {"expression": NEXT_FRAME,
+                                                 "awaitPromise": True}, timeout=ctx.timeout)
+    node, viewport = await element_node(ctx.layout, element, ctx.health)
+    if ctx.mode == "visible" and not node.get("visible"):
+        # A scroll inside a frame can land after the read: once more, after a frame, in full.
+        await element.call(NEXT_FRAME_FUNCTION, timeout=ctx.timeout, await_promise=True)
+        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
+    if node.get("visible") and node.get("hittable") is False:
+        # Something else would take the click there (a sticky header over an element the
+        # scroll left at the edge): once more from the middle of the view.
+        await element.call(TO_MIDDLE_DRAWN, timeout=ctx.timeout, await_promise=True)
+        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
+    summary = await _element_summary(element, node)
+    if ctx.mode == "cdp":
+        box = node["viewport"]["borderBox"]
+        point = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        return summary, {"x": round(point[0], 2), "y": round(point[1], 2), "space": "viewport"}, point
+    if not node.get("visible"):
+        raise ApiError(409, "not_visible", f"ref {element.ref} is not on screen after scrolling it "
+                       "into view (covered, clipped or zero-sized)", field="ref")
+    # The centre of the largest visible part (a link wrapped over two lines, a box clipped by
+    # its frame), as the quick measure takes it.
+    point = node["screen"].get("clickPoint") or node["screen"]["center"]
+    return summary, {"x": point["x"], "y": point["y"], "space": "screen"}, (point["x"], point["y"])
+
+
+async def ensure_front(ctx: ActContext) -> None:
+    """Visible input reaches only the tab shown in its window: bring it to the front first."""
+    async def state() -> str:
+        reply = await ctx.page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                         "returnByValue": True}, timeout=ctx.timeout)
+        return reply.get("result", {}).get("value", "")
+    if await state() == "visible":
+        return
+    await ctx.conn.send("Target.activateTarget", {"targetId": ctx.page.target_id})
+    for _ in range(int(FRONT_WAIT_S / POLL_S)):
+        if await state() == "visible":
+            return
+        await asyncio.sleep(POLL_S)
+
+
+async def gesture(ctx: ActContext, element: Element | None, event: str,
+                   gesture: Coroutine[Any, Any, None]) -> None:
+    """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
+    so what the act reports (and the next snapshot) follows the input."""
+    if ctx.mode != "visible":
+        await gesture
+        return
+    session = element.session if element is not None else ctx.page
+    try:
+        # Armed before the input is sent, and known to be: a listener installed by a call still
+        # queued behind the input would miss the event and wait out its whole bound.
+        promise = await _arm_arrival(ctx, element, event)
+    except BaseException:
+        gesture.close()             # never started
+        raise
+    await gesture
+    if promise is not None:
+        try:
+            await session.send("Runtime.awaitPromise", {"promiseObjectId": promise, "returnByValue": True},
+                               timeout=ARRIVAL_S + 0.5)
+        except (ApiError, CDPError, asyncio.TimeoutError):
+            pass                    # the page moved on (navigated, closed) or never saw it
+    # The event's handlers run after the event is seen; one more call queued behind them
+    # answers once they finished, or never while a dialog they opened waits (so race the modal).
+    events = ctx.agent.events(ctx.page.target_id)
+    flush = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"},
+                                               timeout=ARRIVAL_S))
+    modal = asyncio.ensure_future(events.modal.wait())
+    try:
+        await asyncio.wait({flush, modal}, timeout=ARRIVAL_S, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        modal.cancel()
+        if not flush.done():
+            flush.cancel()
+        elif not flush.cancelled():
+            flush.exception()       # retrieved: an error here only means the page moved on
+
+
+async def _arm_arrival(ctx: ActContext, element: Element | None, event: str) -> str | None:
+    """A promise in the page that resolves once its window sees ``event`` (or after ARRIVAL_S):
+    its object id, None if the page could not install it."""
+    ms = int(ARRIVAL_S * 1000)
+    try:
+        if element is not None:
+            reply = await element.session.send("Runtime.callFunctionOn", {
+                "objectId": element.object_id, "functionDeclaration": _ARRIVAL,
+                "arguments": [{"value": event}, {"value": ms}]}, timeout=ctx.timeout)
+        else:
+            reply = await ctx.page.send("Runtime.evaluate", {
+                "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})"}, timeout=ctx.timeout)
+    except CDPError:
+        return None
+    return (reply.get("result") or {}).get("objectId")
+
+
+async def _focus(ctx: ActContext, element: Element, point: tuple[float, float]) -> None:
+    if ctx.mode == "visible":
+        # A real click gives the window and the field the keyboard, as a person's would.
+        await gesture(ctx, element, "pointerup", ctx.input.click(point[0], point[1], "left", 1, ()))
+    else:
+        await element.session.send("DOM.focus", {"backendNodeId": element.key.backend_node_id},
+                                   timeout=ctx.timeout)
+
+
+async def type_into(ctx: ActContext, element: Element, point: tuple[float, float], text: str,
+                     slowly: bool) -> None:
+    await _focus(ctx, element, point)
+    await element.call(_SELECT_ALL, timeout=ctx.timeout)
+    if text:
+        await ctx.input.type_text(text, slowly)
+        if ctx.mode == "visible":
+            await _until_typed(ctx, element, text)
+    else:
+        await gesture(ctx, element, "keyup", ctx.input.press(parse_combo("Delete")))
+
+
+async def _until_typed(ctx: ActContext, element: Element, text: str) -> None:
+    """X key events arrive after desktopd answered: wait (bounded) until the field holds them."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ARRIVAL_S + 0.001 * 40 * len(text)
+    while loop.time() < deadline:
+        if await element.call(_TEXT_ARRIVED, text, timeout=ctx.timeout):
+            return
+        await asyncio.sleep(0.02)
+
+
+async def select_options(ctx: ActContext, element: Element, values: list[str]) -> list[str]:
+    result = await element.call(_SELECT_OPTIONS, values, timeout=ctx.timeout) or {}
+    if "error" in result:
+        raise ApiError(422, "not_selectable", f"ref {element.ref}: {result['error']}", field="values")
+    return result["selected"]
+
+
+def modifiers(names: list[str]) -> tuple[str, ...]:
+    return tuple(MODIFIERS[name.lower()] for name in names)

@@ -1,0 +1,71 @@
+"""A tab and an out-of-process iframe as the tracker (targets.py) keeps them, each with its own
+session, and closing a tab."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from .connection import CDPConnection, CDPError, CDPSessionClosed
+
+
+@dataclass
+class ChildTarget:
+    """An out-of-process iframe attached under a page (``target_id`` is also its frame id)."""
+
+    target_id: str
+    session_id: str
+    url: str
+    parent_target_id: str          # the page or OOPIF whose session it attached under
+    page_target_id: str            # the tab it belongs to
+    _conn: CDPConnection = field(repr=False)
+
+    async def send(self, method: str, params: dict | None = None, *,
+                   timeout: float | None = None) -> dict:
+        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+
+
+@dataclass
+class PageTarget:
+    """An attached tab. ``children`` holds every OOPIF below it (nested ones too), by target id."""
+
+    target_id: str
+    session_id: str
+    url: str
+    title: str
+    order: int
+    _conn: CDPConnection = field(repr=False)
+    opener_id: str | None = None
+    crashed: bool = False
+    children: dict[str, ChildTarget] = field(default_factory=dict)
+    # Set once this page's own auto-attach is configured, i.e. its OOPIFs are being followed.
+    ready: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    # The URL of a navigation of the tab to a new document that started and has not committed
+    # yet, while the renderer does not answer. Meanwhile the tab still shows its previous
+    # document, but Chromium holds every message to its renderer until the navigation ends
+    # (commit or failure). Set by the browser's Page.frameStartedNavigating; cleared by the
+    # commit (frameNavigated, or the target's info naming the new URL) or a renderer's answer.
+    pending_navigation: str | None = None
+    navigations: int = 0           # navigations started: tells a later one from an earlier one
+
+    async def send(self, method: str, params: dict | None = None, *,
+                   timeout: float | None = None) -> dict:
+        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+
+
+# JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.
+INVALID_PARAMS = -32602
+
+
+async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
+    """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
+    its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
+    not Chromium's "No target with given id found" as a 502."""
+    try:
+        result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
+    except CDPError as exc:
+        if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
+            raise CDPSessionClosed(f"tab {page.target_id} was already closed",
+                                   method="Target.closeTarget") from None
+        raise
+    return result.get("success") is not False

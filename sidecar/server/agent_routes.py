@@ -1,0 +1,215 @@
+"""The agent routes' handlers and their rows of the sidecar's route table (sidecar/server/routes.py
+adds AGENT_ROUTES to ROUTES, so each is in the OpenAPI document with its model)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from httpapi.bodies import json_body, optional_json_body, query
+from httpapi.routing import ErrorOptions, Handler, Route
+
+from . import app_keys as keys
+from ..cdp.connection import CDPConnection
+from ..cdp.targets import PageTarget, TargetTracker
+from ..layout import LayoutService
+from ..agent import browser_tools as tools
+from ..agent.act import run_act, settle
+from ..agent.gestures import ActContext
+from ..agent.kinds import KINDS
+from ..agent.agent_requests import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
+                     PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
+from ..agent.tree_text import RenderOptions
+from ..agent.session import AgentSession
+from ..agent.page_snapshot import pick_tab, take_snapshot
+
+CLIENT_HEADER = "X-Agent-Client"
+DEFAULT_CLIENT = "default"
+
+
+class Agent:
+    """What one request needs, from the app's current Chromium connection."""
+
+    def __init__(self, request: web.Request) -> None:
+        live = request.app[keys.SUPERVISOR].current()
+        self.conn: CDPConnection = live.conn
+        self.tracker: TargetTracker = live.tracker
+        self.layout: LayoutService = live.layout
+        self.session: AgentSession = live.agent
+        self.health = live.tab_health
+        self.settings = request.app[keys.SETTINGS]
+        self.desktopd = request.app[keys.DESKTOPD]
+
+    @property
+    def timeout(self) -> float:
+        return self.settings.cdp_timeout
+
+    async def tab(self, tab: str | None) -> PageTarget:
+        return await pick_tab(self.tracker, tab)
+
+    def act_context(self, page: PageTarget, mode: str, *, visible: bool = True) -> ActContext:
+        """An act's context on ``page``; ``visible=False`` for work that never moves the pointer."""
+        return ActContext(conn=self.conn, tracker=self.tracker, layout=self.layout, agent=self.session,
+                          health=self.health, page=page, mode=mode, timeout=self.timeout,
+                          desktopd=self.desktopd if visible else None,
+                          evaluate_allowed=self.settings.agent_evaluate if visible else False)
+
+
+async def snapshot(request: web.Request) -> web.Response:
+    params = query(request, SNAPSHOT_QUERY)
+    agent = Agent(request)
+    page = await agent.tab(params["tab"])
+    client = params["client"] or request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT
+    options = RenderOptions(max_chars=params["max_chars"], interactive=params["interactive"],
+                            depth=params["depth"], diff=params["diff"])
+    shot = await take_snapshot(agent.layout, agent.session, agent.health, page, options,
+                               client[:128], params["ref"], agent.timeout, agent.tracker)
+    r = shot.rendered
+    headers = {"X-Snapshot-Refs": str(r.refs), "X-Snapshot-Nodes": str(r.nodes),
+               "X-Snapshot-Chars": str(len(r.text)), "X-Snapshot-Truncated": str(r.truncated).lower()}
+    if params["format"] == "json":
+        body: dict[str, Any] = {"tab": page.target_id, "url": shot.url, "title": shot.title,
+                                "refs": r.refs, "nodes": r.nodes, "total_nodes": r.total_nodes,
+                                "chars": len(r.text), "truncated": r.truncated, "unchanged": r.unchanged,
+                                "modal_state": shot.modal, "navigation_pending": shot.navigation_pending,
+                                "tree": r.tree}
+        return web.json_response(body, headers=headers)
+    head = f"- page: {shot.url}\n- title: {shot.title}\n- tab: {page.target_id}\n"
+    return web.Response(text=head + r.text + "\n", headers=headers, content_type="text/plain",
+                        charset="utf-8")
+
+
+async def act(request: web.Request) -> web.Response:
+    body = await json_body(request, ACT_BODY)
+    agent = Agent(request)
+    page = await agent.tab(body["tab"])
+    ctx = agent.act_context(page, body["mode"])
+    result = await run_act(ctx, body)
+    if body["snapshot"] and body["kind"] != "close" and "modal_state" not in result:
+        shot = await take_snapshot(agent.layout, agent.session, agent.health, page,
+                                   RenderOptions(), request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT,
+                                   None, agent.timeout, agent.tracker)
+        result["snapshot"] = shot.rendered.text
+    return web.json_response(result)
+
+
+def _history(step: int | None) -> Handler:
+    async def handler(request: web.Request) -> web.Response:
+        body = await optional_json_body(request, HISTORY_BODY)
+        agent = Agent(request)
+        page = await agent.tab(body["tab"])
+        if step is None:
+            await page.send("Page.reload", timeout=agent.timeout)
+            result: dict[str, Any] = {"url": page.url}
+        else:
+            result = await tools.go_history(page, step, agent.timeout)
+        ctx = agent.act_context(page, "cdp", visible=False)
+        await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
+        return web.json_response({"tab": page.target_id, **result, "url": page.url})
+    return handler
+
+
+async def console(request: web.Request) -> web.Response:
+    params = query(request, CONSOLE_QUERY)
+    agent = Agent(request)
+    page = await agent.tab(params["tab"])
+    return web.json_response({"tab": page.target_id, **tools.console(
+        agent.session.events(page.target_id), params["level"], params["limit"])})
+
+
+async def page_errors(request: web.Request) -> web.Response:
+    params = query(request, TAB_QUERY)
+    agent = Agent(request)
+    page = await agent.tab(params["tab"])
+    return web.json_response({"tab": page.target_id,
+                              "errors": list(agent.session.events(page.target_id).errors)})
+
+
+async def network(request: web.Request) -> web.Response:
+    params = query(request, REQUESTS_QUERY)
+    agent = Agent(request)
+    page = await agent.tab(params["tab"])
+    return web.json_response({"tab": page.target_id, **tools.requests(
+        agent.session.events(page.target_id), params["limit"], params["failed"])})
+
+
+async def pdf(request: web.Request) -> web.Response:
+    body = await optional_json_body(request, PDF_BODY)
+    agent = Agent(request)
+    page = await agent.tab(body["tab"])
+    data = await tools.pdf(page, body["landscape"], body["print_background"], agent.timeout)
+    return web.Response(body=data, content_type="application/pdf")
+
+
+async def screenshot(request: web.Request) -> web.Response:
+    params = query(request, SCREENSHOT_QUERY)
+    agent = Agent(request)
+    page = await agent.tab(params["tab"])
+    data = await tools.screenshot(agent.layout, agent.session, agent.health, page,
+                                  params["ref"], params["full_page"], agent.timeout)
+    return web.Response(body=data, content_type="image/png")
+
+
+async def downloads(request: web.Request) -> web.Response:
+    agent = Agent(request)
+    return web.json_response({"directory": agent.session.config.downloads_dir,
+                              "downloads": [{"guid": guid, **entry} for guid, entry
+                                            in agent.session.downloads.items()]})
+
+
+async def dialog_hook(request: web.Request) -> web.Response:
+    body = await optional_json_body(request, DIALOG_HOOK_BODY)
+    agent = Agent(request)
+    page = await agent.tab(body["tab"])
+    return web.json_response({"tab": page.target_id, **await tools.arm_dialog(
+        agent.session, page, body["accept"], body["prompt_text"])})
+
+
+async def file_chooser_hook(request: web.Request) -> web.Response:
+    body = await json_body(request, FILE_CHOOSER_HOOK_BODY)
+    agent = Agent(request)
+    page = await agent.tab(body["tab"])
+    return web.json_response({"tab": page.target_id, **await tools.arm_file_chooser(
+        agent.session, page, body["paths"])})
+
+
+TEXT = {"text/plain": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}
+PNG = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
+PDF = {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}
+_ERR: ErrorOptions = dict(not_found=True, extra_errors=(409, 502, 504))
+AGENT_ROUTES: list[Route] = [
+    Route("GET", "/snapshot", snapshot, "The tab as an agent reads it: roles, names, refs", "agent",
+          query=SNAPSHOT_QUERY, success=TEXT, **_ERR,
+          success_headers={"X-Snapshot-Refs": "Refs in the answer", "X-Snapshot-Nodes": "Nodes shown",
+                           "X-Snapshot-Chars": "Characters of the text",
+                           "X-Snapshot-Truncated": "true when max_chars cut it"},
+          description="Text (`- role \"name\" [ref=e1] [states]: value`) or format=json. Refs stay "
+                      "the same while their element lives; after a navigation acting on an old one "
+                      "is a 409 stale_ref. See docs/agent.md."),
+    Route("POST", "/act", act, "Act on an element by ref: " + ", ".join(KINDS), "agent", body=ACT_BODY,
+          extra_errors=(403, 408, 409, 502, 504), not_found=True,
+          description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
+                      "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
+                      "document, 409 modal_state while a dialog or file chooser waits."),
+    Route("POST", "/back", _history(-1), "Go back one history entry", "agent", body=HISTORY_BODY,
+          body_optional=True, **_ERR),
+    Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", body=HISTORY_BODY,
+          body_optional=True, **_ERR),
+    Route("POST", "/reload", _history(None), "Reload the tab", "agent", body=HISTORY_BODY,
+          body_optional=True, **_ERR),
+    Route("GET", "/console", console, "The tab's console messages (this level and above)", "agent",
+          query=CONSOLE_QUERY, **_ERR),
+    Route("GET", "/errors", page_errors, "The tab's uncaught page errors", "agent", query=TAB_QUERY, **_ERR),
+    Route("GET", "/requests", network, "The tab's network requests: URL, method, status", "agent",
+          query=REQUESTS_QUERY, **_ERR),
+    Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY, body_optional=True,
+          success=PDF, **_ERR),
+    Route("GET", "/screenshot", screenshot, "PNG of the tab's viewport, whole page, or one element by ref",
+          "agent", query=SCREENSHOT_QUERY, success=PNG, **_ERR),
+    Route("GET", "/downloads", downloads, "Downloads and the paths they were saved at", "agent"),
+    Route("POST", "/hooks/dialog", dialog_hook, "Answer the open JavaScript dialog, or arm an answer "
+          "for the next", "agent", body=DIALOG_HOOK_BODY, body_optional=True, **_ERR),
+    Route("POST", "/hooks/file-chooser", file_chooser_hook, "Give files to the open file chooser, or "
+          "arm them for the next", "agent", body=FILE_CHOOSER_HOOK_BODY, **_ERR),
+]

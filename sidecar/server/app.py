@@ -1,0 +1,108 @@
+"""The sidecar's aiohttp application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from httpapi.deadlines import BODY_DEADLINE
+from httpapi.guard import guard_middleware, guard_settings
+from httpapi.lifetime import Limits, lifetime_middleware
+from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
+
+from . import app_keys as keys
+from ..agent.pointer import DesktopdClient
+from ..browser.cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
+from ..browser.supervisor import ChromiumSupervisor
+from ..errors import DOMAIN_ERRORS, as_api_error
+from ..mcp.http_mount import SelfAddress, serve_mcp
+from .routes import setup_routes
+from ..settings import Settings
+from .shared_reads import SharedReads
+from .state_routes import HAR_SLOT, HarSlot
+from .settle_evidence import TRACKERS, Trackers
+
+# Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
+# container.
+DEFAULT_DESKTOPD_URL = "http://127.0.0.1:8080"
+MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
+# Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
+MAX_CONCURRENT = 64
+# A /playwright call is a child process with a Node driver: a few at once.
+ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24, "POST /playwright": 4}
+
+
+@web.middleware
+async def domain_error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The browser's and the layout's failures in their HTTP form (sidecar/errors.py, the one
+    table), never a 500."""
+    try:
+        return await handler(request)
+    except DOMAIN_ERRORS as exc:
+        raise as_api_error(exc) from None
+
+
+def init_app(settings: Settings) -> web.Application:
+    app = web.Application(
+        middlewares=[error_middleware,
+                     guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
+                                                     settings.allowed_origins)),
+                     token_auth_middleware(settings.token, public_paths=("/health",)),
+                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS)),
+                     domain_error_middleware],
+        client_max_size=MAX_BODY_BYTES,
+    )
+    app[keys.SETTINGS] = settings
+    app[BODY_DEADLINE] = settings.body_deadline
+    app[keys.LAYOUT_READS] = SharedReads()
+    app[HAR_SLOT] = HarSlot()
+    app[TRACKERS] = Trackers()   # settle_evidence.py's tracker, early in new documents
+
+    async def chromium_context(app: web.Application) -> AsyncIterator[None]:
+        supervisor = ChromiumSupervisor(settings)
+        app[keys.SUPERVISOR] = supervisor
+        await supervisor.start()      # launches in the background; /health says "starting"
+        yield
+        await supervisor.stop()       # Chromium stops with the app
+
+    app.cleanup_ctx.append(chromium_context)
+
+    def chromium_ws_url() -> str | None:
+        chromium = app[keys.SUPERVISOR].chromium
+        return chromium.ws_url if chromium is not None else None
+
+    # /cdp on this port (routes.py) and, with --expose-cdp, the same proxy on a port of its own.
+    app[PROXY_ORIGIN] = chromium_ws_url
+    app[PROXY_PREFIX] = "/cdp"
+
+    async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
+        client = (DesktopdClient(settings.desktopd_url, settings.desktopd_token)
+                  if settings.desktopd_url else None)
+        app[keys.DESKTOPD] = client
+        yield
+        if client is not None:
+            await client.close()
+
+    app.cleanup_ctx.append(desktopd_context)
+    if settings.expose_cdp is not None:
+        app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
+    _mount_mcp(app, settings)
+    setup_routes(app)
+    return app
+
+
+def _mount_mcp(app: web.Application, settings: Settings) -> None:
+    """The MCP server at /mcp when the `mcp` package is installed (the `agent` extra; the images
+    have it); without it /mcp answers 501."""
+    try:
+        from ..mcp.backends import Backends
+        from ..mcp.tools import build_server
+    except ImportError as exc:
+        if not (exc.name or "").startswith(("mcp", "pydantic", "starlette")):
+            raise
+        return
+    self_address = SelfAddress(f"http://127.0.0.1:{settings.port}")
+    backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
+                        settings.desktopd_token or settings.token)
+    serve_mcp(app, build_server(backends).streamable_http_app(), self_address)

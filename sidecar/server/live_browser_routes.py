@@ -1,0 +1,82 @@
+"""Routes on the live browser beside its tabs: Python Playwright code run against it, the CDP
+proxy (/cdp) and the MCP server; their handlers and their rows of the route table."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from httpapi.bodies import json_body
+from httpapi.errors import ApiError
+from httpapi.routing import Route, RouteOptions
+
+from ..agent.playwright_exec import clamp_timeout, run_playwright
+from ..browser import cdp_proxy
+from ..errors import ChromiumUnavailable
+from ..mcp.http_mount import mcp_endpoint
+from . import app_keys as keys
+from .request_models import PLAYWRIGHT_BODY
+from .tab_lookup import find_tab, front_tab, live_session
+
+OBJ_SCHEMA = {"type": "object"}
+
+
+async def playwright(request: web.Request) -> web.Response:
+    """Body: {"code", "timeout_s", "tab"}. 200 with the run's outcome, failed or not: a failure in
+    the code is the caller's content, not an error of this service."""
+    settings = request.app[keys.SETTINGS]
+    if not settings.playwright:
+        raise ApiError(403, "playwright_disabled",
+                       "POST /playwright is switched off on this sidecar (SIDECAR_PLAYWRIGHT=0)")
+    body = await json_body(request, PLAYWRIGHT_BODY)
+    _conn, tracker = live_session(request)
+    page = find_tab(tracker, body["tab"])[0] if body["tab"] else await front_tab(request)
+    ws_url = request.app[cdp_proxy.PROXY_ORIGIN]()
+    if not ws_url:
+        raise ChromiumUnavailable("Chromium is starting or restarting")
+    return web.json_response(await run_playwright(body["code"], ws_url, page.target_id,
+                                                  clamp_timeout(body["timeout_s"])))
+
+
+PLAYWRIGHT_RESULT = {"application/json": {"schema": {
+    "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],
+    "properties": {"success": {"type": "boolean"},
+                   "result": {"description": "The code's return value (JSON)."},
+                   "stdout": {"type": "string"}, "stderr": {"type": "string"},
+                   "error": {"type": ["string", "null"],
+                             "description": "The exception with its traceback, a timeout, or null."},
+                   "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
+CDP_LISTING: RouteOptions = dict(tag="cdp", extra_errors=(502,),
+                   description="Chromium's DevTools listing with every webSocketDebuggerUrl pointing "
+                               "at /cdp/devtools/... on this port: "
+                               "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
+                               "\"Bearer TOKEN\"})`.")
+# /json and /json/list are arrays of targets; /json/version and /json/protocol objects.
+CDP_ARRAY = {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
+CDP_OBJECT = {"application/json": {"schema": {"type": "object"}}}
+CDP_ROUTES = [route for path in cdp_proxy.LISTINGS for route in (
+    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}",
+          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING),
+    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}",
+          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING))]
+LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
+    Route("GET", "/cdp/devtools/{kind}/{id}", cdp_proxy.devtools_socket,
+          "A CDP WebSocket of the browser or a target, proxied to Chromium", "cdp",
+          not_found=True, id_description="The socket's kind (browser, page, worker, iframe, "
+          "shared_worker, service_worker), then the browser's or target's id.",
+          id_pattern=r"^[A-Za-z0-9_-]{1,64}$", success_status=101, success={}, extra_errors=(400,),
+          description="Upgrade: websocket. Messages are relayed both ways unchanged. 400 without "
+                      "a WebSocket upgrade."),
+    Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
+          "playwright", body=PLAYWRIGHT_BODY, not_found=True, extra_errors=(403,),
+          success=PLAYWRIGHT_RESULT,
+          description="A child process connects Playwright to this browser over CDP with `page`, "
+                      "`context` and `browser` bound, runs the code and is killed at the timeout. "
+                      "The answer is 200 whether the code succeeded or not (`success`, `error`). "
+                      "403 when switched off (SIDECAR_PLAYWRIGHT=0)."),
+    Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
+          "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
+          description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
+                      "tools/call. Its tools call this sidecar and desktopd (SIDECAR_DESKTOPD_URL). "
+                      "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "
+                      "header. 501 without the `mcp` package."),
+]
