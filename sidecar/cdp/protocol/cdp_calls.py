@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Protocol, cast
 
-from .cdp_commands import AccessibilityEnableParams, AccessibilityEnableResult, AccessibilityGetAXNodeAndAncestorsParams, AccessibilityGetAXNodeAndAncestorsResult, AccessibilityGetChildAXNodesParams, AccessibilityGetChildAXNodesResult, AccessibilityGetFullAXTreeParams, AccessibilityGetFullAXTreeResult, AccessibilityGetPartialAXTreeParams, AccessibilityGetPartialAXTreeResult, BrowserGetVersionParams, BrowserGetVersionResult, BrowserGetWindowForTargetParams, BrowserGetWindowForTargetResult, BrowserSetDownloadBehaviorParams, BrowserSetDownloadBehaviorResult, BrowserSetWindowBoundsParams, BrowserSetWindowBoundsResult, DOMFocusParams, DOMFocusResult, DOMGetContentQuadsParams, DOMGetContentQuadsResult, DOMGetFrameOwnerParams, DOMGetFrameOwnerResult, DOMGetNodeForLocationParams, DOMGetNodeForLocationResult, DOMResolveNodeParams, DOMResolveNodeResult, DOMScrollIntoViewIfNeededParams, DOMScrollIntoViewIfNeededResult, DOMSetFileInputFilesParams, DOMSetFileInputFilesResult, DOMSnapshotCaptureSnapshotParams, DOMSnapshotCaptureSnapshotResult, InputDispatchKeyEventParams, InputDispatchKeyEventResult, InputDispatchMouseEventParams, InputDispatchMouseEventResult, InputInsertTextParams, InputInsertTextResult, LogEnableParams, LogEnableResult, NetworkEnableParams, NetworkEnableResult, PageAddScriptToEvaluateOnNewDocumentParams, PageAddScriptToEvaluateOnNewDocumentResult, PageCaptureScreenshotParams, PageCaptureScreenshotResult, PageEnableParams, PageEnableResult, PageGetFrameTreeParams, PageGetFrameTreeResult, PageGetLayoutMetricsParams, PageGetLayoutMetricsResult, PageGetNavigationHistoryParams, PageGetNavigationHistoryResult, PageHandleJavaScriptDialogParams, PageHandleJavaScriptDialogResult, PageNavigateParams, PageNavigateResult, PageNavigateToHistoryEntryParams, PageNavigateToHistoryEntryResult, PagePrintToPDFParams, PagePrintToPDFResult, PageReloadParams, PageReloadResult, PageSetInterceptFileChooserDialogParams, PageSetInterceptFileChooserDialogResult, RuntimeAddBindingParams, RuntimeAddBindingResult, RuntimeAwaitPromiseParams, RuntimeAwaitPromiseResult, RuntimeCallFunctionOnParams, RuntimeCallFunctionOnResult, RuntimeEnableParams, RuntimeEnableResult, RuntimeEvaluateParams, RuntimeEvaluateResult, RuntimeRunIfWaitingForDebuggerParams, RuntimeRunIfWaitingForDebuggerResult, TargetActivateTargetParams, TargetActivateTargetResult, TargetCloseTargetParams, TargetCloseTargetResult, TargetCreateTargetParams, TargetCreateTargetResult, TargetGetTargetInfoParams, TargetGetTargetInfoResult, TargetGetTargetsParams, TargetGetTargetsResult, TargetSetAutoAttachParams, TargetSetAutoAttachResult, TargetSetDiscoverTargetsParams, TargetSetDiscoverTargetsResult
+from .cdp_commands import AccessibilityEnableParams, AccessibilityEnableResult, AccessibilityGetAXNodeAndAncestorsParams, AccessibilityGetAXNodeAndAncestorsResult, AccessibilityGetChildAXNodesParams, AccessibilityGetChildAXNodesResult, AccessibilityGetFullAXTreeParams, AccessibilityGetFullAXTreeResult, AccessibilityGetPartialAXTreeParams, AccessibilityGetPartialAXTreeResult, BrowserCloseParams, BrowserCloseResult, BrowserGetVersionParams, BrowserGetVersionResult, BrowserGetWindowForTargetParams, BrowserGetWindowForTargetResult, BrowserSetDownloadBehaviorParams, BrowserSetDownloadBehaviorResult, BrowserSetWindowBoundsParams, BrowserSetWindowBoundsResult, DOMFocusParams, DOMFocusResult, DOMGetContentQuadsParams, DOMGetContentQuadsResult, DOMGetFrameOwnerParams, DOMGetFrameOwnerResult, DOMGetNodeForLocationParams, DOMGetNodeForLocationResult, DOMResolveNodeParams, DOMResolveNodeResult, DOMScrollIntoViewIfNeededParams, DOMScrollIntoViewIfNeededResult, DOMSetFileInputFilesParams, DOMSetFileInputFilesResult, DOMSnapshotCaptureSnapshotParams, DOMSnapshotCaptureSnapshotResult, FetchEnableParams, FetchEnableResult, FetchFulfillRequestParams, FetchFulfillRequestResult, InputDispatchKeyEventParams, InputDispatchKeyEventResult, InputDispatchMouseEventParams, InputDispatchMouseEventResult, InputInsertTextParams, InputInsertTextResult, LogEnableParams, LogEnableResult, NetworkEnableParams, NetworkEnableResult, NetworkGetResponseBodyParams, NetworkGetResponseBodyResult, PageAddScriptToEvaluateOnNewDocumentParams, PageAddScriptToEvaluateOnNewDocumentResult, PageCaptureScreenshotParams, PageCaptureScreenshotResult, PageEnableParams, PageEnableResult, PageGetFrameTreeParams, PageGetFrameTreeResult, PageGetLayoutMetricsParams, PageGetLayoutMetricsResult, PageGetNavigationHistoryParams, PageGetNavigationHistoryResult, PageHandleJavaScriptDialogParams, PageHandleJavaScriptDialogResult, PageNavigateParams, PageNavigateResult, PageNavigateToHistoryEntryParams, PageNavigateToHistoryEntryResult, PagePrintToPDFParams, PagePrintToPDFResult, PageReloadParams, PageReloadResult, PageSetInterceptFileChooserDialogParams, PageSetInterceptFileChooserDialogResult, RuntimeAddBindingParams, RuntimeAddBindingResult, RuntimeAwaitPromiseParams, RuntimeAwaitPromiseResult, RuntimeCallFunctionOnParams, RuntimeCallFunctionOnResult, RuntimeEnableParams, RuntimeEnableResult, RuntimeEvaluateParams, RuntimeEvaluateResult, RuntimeRunIfWaitingForDebuggerParams, RuntimeRunIfWaitingForDebuggerResult, StorageGetCookiesParams, StorageGetCookiesResult, StorageSetCookiesParams, StorageSetCookiesResult, TargetActivateTargetParams, TargetActivateTargetResult, TargetAttachToTargetParams, TargetAttachToTargetResult, TargetCloseTargetParams, TargetCloseTargetResult, TargetCreateTargetParams, TargetCreateTargetResult, TargetGetTargetInfoParams, TargetGetTargetInfoResult, TargetGetTargetsParams, TargetGetTargetsResult, TargetSetAutoAttachParams, TargetSetAutoAttachResult, TargetSetDiscoverTargetsParams, TargetSetDiscoverTargetsResult
 
 
 class Sender(Protocol):
@@ -44,6 +44,12 @@ async def accessibility_get_partial_ax_tree(target: Sender, params: Accessibilit
         timeout: float | None = None) -> AccessibilityGetPartialAXTreeResult:
     """Accessibility.getPartialAXTree."""
     return cast(AccessibilityGetPartialAXTreeResult, await target.send("Accessibility.getPartialAXTree", dict(params) if params is not None else None, timeout=timeout))
+
+
+async def browser_close(target: Sender, params: BrowserCloseParams | None = None, *,
+        timeout: float | None = None) -> BrowserCloseResult:
+    """Browser.close."""
+    return cast(BrowserCloseResult, await target.send("Browser.close", dict(params) if params is not None else None, timeout=timeout))
 
 
 async def browser_get_version(target: Sender, params: BrowserGetVersionParams | None = None, *,
@@ -118,6 +124,18 @@ async def dom_snapshot_capture_snapshot(target: Sender, params: DOMSnapshotCaptu
     return cast(DOMSnapshotCaptureSnapshotResult, await target.send("DOMSnapshot.captureSnapshot", dict(params) if params is not None else None, timeout=timeout))
 
 
+async def fetch_enable(target: Sender, params: FetchEnableParams | None = None, *,
+        timeout: float | None = None) -> FetchEnableResult:
+    """Fetch.enable."""
+    return cast(FetchEnableResult, await target.send("Fetch.enable", dict(params) if params is not None else None, timeout=timeout))
+
+
+async def fetch_fulfill_request(target: Sender, params: FetchFulfillRequestParams | None = None, *,
+        timeout: float | None = None) -> FetchFulfillRequestResult:
+    """Fetch.fulfillRequest."""
+    return cast(FetchFulfillRequestResult, await target.send("Fetch.fulfillRequest", dict(params) if params is not None else None, timeout=timeout))
+
+
 async def input_dispatch_key_event(target: Sender, params: InputDispatchKeyEventParams | None = None, *,
         timeout: float | None = None) -> InputDispatchKeyEventResult:
     """Input.dispatchKeyEvent."""
@@ -146,6 +164,12 @@ async def network_enable(target: Sender, params: NetworkEnableParams | None = No
         timeout: float | None = None) -> NetworkEnableResult:
     """Network.enable."""
     return cast(NetworkEnableResult, await target.send("Network.enable", dict(params) if params is not None else None, timeout=timeout))
+
+
+async def network_get_response_body(target: Sender, params: NetworkGetResponseBodyParams | None = None, *,
+        timeout: float | None = None) -> NetworkGetResponseBodyResult:
+    """Network.getResponseBody."""
+    return cast(NetworkGetResponseBodyResult, await target.send("Network.getResponseBody", dict(params) if params is not None else None, timeout=timeout))
 
 
 async def page_add_script_to_evaluate_on_new_document(target: Sender, params: PageAddScriptToEvaluateOnNewDocumentParams | None = None, *,
@@ -256,10 +280,28 @@ async def runtime_run_if_waiting_for_debugger(target: Sender, params: RuntimeRun
     return cast(RuntimeRunIfWaitingForDebuggerResult, await target.send("Runtime.runIfWaitingForDebugger", dict(params) if params is not None else None, timeout=timeout))
 
 
+async def storage_get_cookies(target: Sender, params: StorageGetCookiesParams | None = None, *,
+        timeout: float | None = None) -> StorageGetCookiesResult:
+    """Storage.getCookies."""
+    return cast(StorageGetCookiesResult, await target.send("Storage.getCookies", dict(params) if params is not None else None, timeout=timeout))
+
+
+async def storage_set_cookies(target: Sender, params: StorageSetCookiesParams | None = None, *,
+        timeout: float | None = None) -> StorageSetCookiesResult:
+    """Storage.setCookies."""
+    return cast(StorageSetCookiesResult, await target.send("Storage.setCookies", dict(params) if params is not None else None, timeout=timeout))
+
+
 async def target_activate_target(target: Sender, params: TargetActivateTargetParams | None = None, *,
         timeout: float | None = None) -> TargetActivateTargetResult:
     """Target.activateTarget."""
     return cast(TargetActivateTargetResult, await target.send("Target.activateTarget", dict(params) if params is not None else None, timeout=timeout))
+
+
+async def target_attach_to_target(target: Sender, params: TargetAttachToTargetParams | None = None, *,
+        timeout: float | None = None) -> TargetAttachToTargetResult:
+    """Target.attachToTarget."""
+    return cast(TargetAttachToTargetResult, await target.send("Target.attachToTarget", dict(params) if params is not None else None, timeout=timeout))
 
 
 async def target_close_target(target: Sender, params: TargetCloseTargetParams | None = None, *,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
 
-from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, LogLogEntry, NetworkCorsErrorStatus, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
+from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, FetchHeaderEntry, FetchRequestPattern, LogLogEntry, NetworkAssociatedCookie, NetworkBlockedSetCookieWithReason, NetworkClientSecurityState, NetworkConnectTiming, NetworkCookie, NetworkCookieParam, NetworkCookiePartitionKey, NetworkCorsErrorStatus, NetworkDeviceBoundSessionKey, NetworkDeviceBoundSessionWithUsage, NetworkExemptedSetCookieWithReason, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
 
 
 class AccessibilityEnableParams(TypedDict, total=False):
@@ -62,6 +62,16 @@ class AccessibilityGetPartialAXTreeParams(TypedDict, total=False):
 class AccessibilityGetPartialAXTreeResult(TypedDict, total=False):
     """Accessibility.getPartialAXTree result"""
     nodes: Required[list[AccessibilityAXNode]]
+
+
+class BrowserCloseParams(TypedDict, total=False):
+    """Browser.close parameters"""
+    pass
+
+
+class BrowserCloseResult(TypedDict, total=False):
+    """Browser.close result"""
+    pass
 
 
 class BrowserGetVersionParams(TypedDict, total=False):
@@ -217,6 +227,32 @@ class DOMSnapshotCaptureSnapshotResult(TypedDict, total=False):
     strings: Required[list[str]]
 
 
+class FetchEnableParams(TypedDict, total=False):
+    """Fetch.enable parameters"""
+    patterns: list[FetchRequestPattern]
+    handleAuthRequests: bool
+
+
+class FetchEnableResult(TypedDict, total=False):
+    """Fetch.enable result"""
+    pass
+
+
+class FetchFulfillRequestParams(TypedDict, total=False):
+    """Fetch.fulfillRequest parameters"""
+    requestId: Required[str]
+    responseCode: Required[int]
+    responseHeaders: list[FetchHeaderEntry]
+    binaryResponseHeaders: str
+    body: str
+    responsePhrase: str
+
+
+class FetchFulfillRequestResult(TypedDict, total=False):
+    """Fetch.fulfillRequest result"""
+    pass
+
+
 class InputDispatchKeyEventParams(TypedDict, total=False):
     """Input.dispatchKeyEvent parameters"""
     type: Required[Literal['keyDown', 'keyUp', 'rawKeyDown', 'char']]
@@ -298,6 +334,17 @@ class NetworkEnableParams(TypedDict, total=False):
 class NetworkEnableResult(TypedDict, total=False):
     """Network.enable result"""
     pass
+
+
+class NetworkGetResponseBodyParams(TypedDict, total=False):
+    """Network.getResponseBody parameters"""
+    requestId: Required[str]
+
+
+class NetworkGetResponseBodyResult(TypedDict, total=False):
+    """Network.getResponseBody result"""
+    body: Required[str]
+    base64Encoded: Required[bool]
 
 
 class PageAddScriptToEvaluateOnNewDocumentParams(TypedDict, total=False):
@@ -556,6 +603,27 @@ class RuntimeRunIfWaitingForDebuggerResult(TypedDict, total=False):
     pass
 
 
+class StorageGetCookiesParams(TypedDict, total=False):
+    """Storage.getCookies parameters"""
+    browserContextId: str
+
+
+class StorageGetCookiesResult(TypedDict, total=False):
+    """Storage.getCookies result"""
+    cookies: Required[list[NetworkCookie]]
+
+
+class StorageSetCookiesParams(TypedDict, total=False):
+    """Storage.setCookies parameters"""
+    cookies: Required[list[NetworkCookieParam]]
+    browserContextId: str
+
+
+class StorageSetCookiesResult(TypedDict, total=False):
+    """Storage.setCookies result"""
+    pass
+
+
 class TargetActivateTargetParams(TypedDict, total=False):
     """Target.activateTarget parameters"""
     targetId: Required[str]
@@ -564,6 +632,17 @@ class TargetActivateTargetParams(TypedDict, total=False):
 class TargetActivateTargetResult(TypedDict, total=False):
     """Target.activateTarget result"""
     pass
+
+
+class TargetAttachToTargetParams(TypedDict, total=False):
+    """Target.attachToTarget parameters"""
+    targetId: Required[str]
+    flatten: bool
+
+
+class TargetAttachToTargetResult(TypedDict, total=False):
+    """Target.attachToTarget result"""
+    sessionId: Required[str]
 
 
 class TargetCloseTargetParams(TypedDict, total=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
 
-from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, LogLogEntry, NetworkCorsErrorStatus, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
+from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, FetchHeaderEntry, FetchRequestPattern, LogLogEntry, NetworkAssociatedCookie, NetworkBlockedSetCookieWithReason, NetworkClientSecurityState, NetworkConnectTiming, NetworkCookie, NetworkCookieParam, NetworkCookiePartitionKey, NetworkCorsErrorStatus, NetworkDeviceBoundSessionKey, NetworkDeviceBoundSessionWithUsage, NetworkExemptedSetCookieWithReason, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
 
 
 class BrowserDownloadProgressEvent(TypedDict, total=False):
@@ -24,6 +24,20 @@ class BrowserDownloadWillBeginEvent(TypedDict, total=False):
     suggestedFilename: Required[str]
 
 
+class FetchRequestPausedEvent(TypedDict, total=False):
+    """Fetch.requestPaused event parameters"""
+    requestId: Required[str]
+    request: Required[NetworkRequest]
+    frameId: Required[str]
+    resourceType: Required[Literal['Document', 'Stylesheet', 'Image', 'Media', 'Font', 'Script', 'TextTrack', 'XHR', 'Fetch', 'Prefetch', 'EventSource', 'WebSocket', 'Manifest', 'SignedExchange', 'Ping', 'CSPViolationReport', 'Preflight', 'FedCM', 'Other']]
+    responseErrorReason: Literal['Failed', 'Aborted', 'TimedOut', 'AccessDenied', 'ConnectionClosed', 'ConnectionReset', 'ConnectionRefused', 'ConnectionAborted', 'ConnectionFailed', 'NameNotResolved', 'InternetDisconnected', 'AddressUnreachable', 'BlockedByClient', 'BlockedByResponse']
+    responseStatusCode: int
+    responseStatusText: str
+    responseHeaders: list[FetchHeaderEntry]
+    networkId: str
+    redirectedRequestId: str
+
+
 class InspectorTargetCrashedEvent(TypedDict, total=False):
     """Inspector.targetCrashed event parameters"""
     pass
@@ -32,6 +46,15 @@ class InspectorTargetCrashedEvent(TypedDict, total=False):
 class LogEntryAddedEvent(TypedDict, total=False):
     """Log.entryAdded event parameters"""
     entry: Required[LogLogEntry]
+
+
+class NetworkDataReceivedEvent(TypedDict, total=False):
+    """Network.dataReceived event parameters"""
+    requestId: Required[str]
+    timestamp: Required[float]
+    dataLength: Required[int]
+    encodedDataLength: Required[int]
+    data: str
 
 
 class NetworkLoadingFailedEvent(TypedDict, total=False):
@@ -43,6 +66,14 @@ class NetworkLoadingFailedEvent(TypedDict, total=False):
     canceled: bool
     blockedReason: Literal['other', 'csp', 'mixed-content', 'origin', 'inspector', 'integrity', 'subresource-filter', 'content-type', 'coep-frame-resource-needs-coep-header', 'coop-sandboxed-iframe-cannot-navigate-to-coop-page', 'corp-not-same-origin', 'corp-not-same-origin-after-defaulted-to-same-origin-by-coep', 'corp-not-same-origin-after-defaulted-to-same-origin-by-dip', 'corp-not-same-origin-after-defaulted-to-same-origin-by-coep-and-dip', 'corp-not-same-site', 'sri-message-signature-mismatch']
     corsErrorStatus: NetworkCorsErrorStatus
+
+
+class NetworkLoadingFinishedEvent(TypedDict, total=False):
+    """Network.loadingFinished event parameters"""
+    requestId: Required[str]
+    timestamp: Required[float]
+    encodedDataLength: Required[float]
+    encodedBodyLength: float
 
 
 class NetworkRequestWillBeSentEvent(TypedDict, total=False):
@@ -62,6 +93,18 @@ class NetworkRequestWillBeSentEvent(TypedDict, total=False):
     renderBlockingBehavior: Literal['Blocking', 'InBodyParserBlocking', 'NonBlocking', 'NonBlockingDynamic', 'PotentiallyBlocking']
 
 
+class NetworkRequestWillBeSentExtraInfoEvent(TypedDict, total=False):
+    """Network.requestWillBeSentExtraInfo event parameters"""
+    requestId: Required[str]
+    associatedCookies: Required[list[NetworkAssociatedCookie]]
+    headers: Required[Any]
+    connectTiming: Required[NetworkConnectTiming]
+    deviceBoundSessionUsages: list[NetworkDeviceBoundSessionWithUsage]
+    clientSecurityState: NetworkClientSecurityState
+    siteHasCookieInOtherPartition: bool
+    appliedNetworkConditionsId: str
+
+
 class NetworkResponseReceivedEvent(TypedDict, total=False):
     """Network.responseReceived event parameters"""
     requestId: Required[str]
@@ -71,6 +114,19 @@ class NetworkResponseReceivedEvent(TypedDict, total=False):
     response: Required[NetworkResponse]
     hasExtraInfo: Required[bool]
     frameId: str
+
+
+class NetworkResponseReceivedExtraInfoEvent(TypedDict, total=False):
+    """Network.responseReceivedExtraInfo event parameters"""
+    requestId: Required[str]
+    blockedCookies: Required[list[NetworkBlockedSetCookieWithReason]]
+    headers: Required[Any]
+    resourceIPAddressSpace: Required[Literal['Loopback', 'Local', 'Public', 'Unknown']]
+    statusCode: Required[int]
+    headersText: str
+    cookiePartitionKey: NetworkCookiePartitionKey
+    cookiePartitionKeyOpaque: bool
+    exemptedCookies: list[NetworkExemptedSetCookieWithReason]
 
 
 class PageDomContentEventFiredEvent(TypedDict, total=False):

@@ -153,6 +153,19 @@ class DOMSnapshotTextBoxSnapshot(TypedDict, total=False):
     length: Required[list[int]]
 
 
+class FetchHeaderEntry(TypedDict, total=False):
+    """Fetch.HeaderEntry"""
+    name: Required[str]
+    value: Required[str]
+
+
+class FetchRequestPattern(TypedDict, total=False):
+    """Fetch.RequestPattern"""
+    urlPattern: str
+    resourceType: Literal['Document', 'Stylesheet', 'Image', 'Media', 'Font', 'Script', 'TextTrack', 'XHR', 'Fetch', 'Prefetch', 'EventSource', 'WebSocket', 'Manifest', 'SignedExchange', 'Ping', 'CSPViolationReport', 'Preflight', 'FedCM', 'Other']
+    requestStage: Literal['Request', 'Response']
+
+
 class LogLogEntry(TypedDict, total=False):
     """Log.LogEntry"""
     source: Required[Literal['xml', 'javascript', 'network', 'storage', 'appcache', 'rendering', 'security', 'deprecation', 'worker', 'violation', 'intervention', 'recommendation', 'other']]
@@ -168,10 +181,97 @@ class LogLogEntry(TypedDict, total=False):
     args: list[RuntimeRemoteObject]
 
 
+class NetworkAssociatedCookie(TypedDict, total=False):
+    """Network.AssociatedCookie"""
+    cookie: Required[NetworkCookie]
+    blockedReasons: Required[list[Literal['SecureOnly', 'NotOnPath', 'DomainMismatch', 'SameSiteStrict', 'SameSiteLax', 'SameSiteUnspecifiedTreatedAsLax', 'SameSiteNoneInsecure', 'UserPreferences', 'ThirdPartyPhaseout', 'UnknownError', 'SchemefulSameSiteStrict', 'SchemefulSameSiteLax', 'SchemefulSameSiteUnspecifiedTreatedAsLax', 'NameValuePairExceedsMaxSize', 'PortMismatch', 'SchemeMismatch', 'AnonymousContext']]]
+    exemptionReason: Literal['None', 'UserSetting', 'EnterprisePolicy', 'StorageAccess', 'TopLevelStorageAccess', 'Scheme', 'SameSiteNoneCookiesInSandbox']
+
+
+class NetworkBlockedSetCookieWithReason(TypedDict, total=False):
+    """Network.BlockedSetCookieWithReason"""
+    blockedReasons: Required[list[Literal['SecureOnly', 'SameSiteStrict', 'SameSiteLax', 'SameSiteUnspecifiedTreatedAsLax', 'SameSiteNoneInsecure', 'UserPreferences', 'ThirdPartyPhaseout', 'SyntaxError', 'SchemeNotSupported', 'OverwriteSecure', 'InvalidDomain', 'InvalidPrefix', 'UnknownError', 'SchemefulSameSiteStrict', 'SchemefulSameSiteLax', 'SchemefulSameSiteUnspecifiedTreatedAsLax', 'NameValuePairExceedsMaxSize', 'DisallowedCharacter', 'NoCookieContent']]]
+    cookieLine: Required[str]
+    cookie: NetworkCookie
+
+
+class NetworkClientSecurityState(TypedDict, total=False):
+    """Network.ClientSecurityState"""
+    initiatorIsSecureContext: Required[bool]
+    initiatorIPAddressSpace: Required[Literal['Loopback', 'Local', 'Public', 'Unknown']]
+    localNetworkAccessRequestPolicy: Required[Literal['Allow', 'BlockFromInsecureToMorePrivate', 'WarnFromInsecureToMorePrivate', 'PermissionBlock', 'PermissionWarn']]
+
+
+class NetworkConnectTiming(TypedDict, total=False):
+    """Network.ConnectTiming"""
+    requestTime: Required[float]
+
+
+class NetworkCookie(TypedDict, total=False):
+    """Network.Cookie"""
+    name: Required[str]
+    value: Required[str]
+    domain: Required[str]
+    path: Required[str]
+    expires: Required[float]
+    size: Required[int]
+    httpOnly: Required[bool]
+    secure: Required[bool]
+    session: Required[bool]
+    sameSite: Literal['Strict', 'Lax', 'None']
+    priority: Required[Literal['Low', 'Medium', 'High']]
+    sourceScheme: Required[Literal['Unset', 'NonSecure', 'Secure']]
+    sourcePort: Required[int]
+    partitionKey: NetworkCookiePartitionKey
+    partitionKeyOpaque: bool
+
+
+class NetworkCookieParam(TypedDict, total=False):
+    """Network.CookieParam"""
+    name: Required[str]
+    value: Required[str]
+    url: str
+    domain: str
+    path: str
+    secure: bool
+    httpOnly: bool
+    sameSite: Literal['Strict', 'Lax', 'None']
+    expires: float
+    priority: Literal['Low', 'Medium', 'High']
+    sourceScheme: Literal['Unset', 'NonSecure', 'Secure']
+    sourcePort: int
+    partitionKey: NetworkCookiePartitionKey
+
+
+class NetworkCookiePartitionKey(TypedDict, total=False):
+    """Network.CookiePartitionKey"""
+    topLevelSite: Required[str]
+    hasCrossSiteAncestor: Required[bool]
+
+
 class NetworkCorsErrorStatus(TypedDict, total=False):
     """Network.CorsErrorStatus"""
     corsError: Required[Literal['DisallowedByMode', 'InvalidResponse', 'WildcardOriginNotAllowed', 'MissingAllowOriginHeader', 'MultipleAllowOriginValues', 'InvalidAllowOriginValue', 'AllowOriginMismatch', 'InvalidAllowCredentials', 'CorsDisabledScheme', 'PreflightInvalidStatus', 'PreflightDisallowedRedirect', 'PreflightWildcardOriginNotAllowed', 'PreflightMissingAllowOriginHeader', 'PreflightMultipleAllowOriginValues', 'PreflightInvalidAllowOriginValue', 'PreflightAllowOriginMismatch', 'PreflightInvalidAllowCredentials', 'PreflightMissingAllowExternal', 'PreflightInvalidAllowExternal', 'InvalidAllowMethodsPreflightResponse', 'InvalidAllowHeadersPreflightResponse', 'MethodDisallowedByPreflightResponse', 'HeaderDisallowedByPreflightResponse', 'RedirectContainsCredentials', 'InsecureLocalNetwork', 'InvalidLocalNetworkAccess', 'NoCorsRedirectModeNotFollow', 'LocalNetworkAccessPermissionDenied']]
     failedParameter: Required[str]
+
+
+class NetworkDeviceBoundSessionKey(TypedDict, total=False):
+    """Network.DeviceBoundSessionKey"""
+    site: Required[str]
+    id: Required[str]
+
+
+class NetworkDeviceBoundSessionWithUsage(TypedDict, total=False):
+    """Network.DeviceBoundSessionWithUsage"""
+    sessionKey: Required[NetworkDeviceBoundSessionKey]
+    usage: Required[Literal['NotInScope', 'InScopeRefreshNotYetNeeded', 'InScopeRefreshNotAllowed', 'ProactiveRefreshNotPossible', 'ProactiveRefreshAttempted', 'Deferred']]
+
+
+class NetworkExemptedSetCookieWithReason(TypedDict, total=False):
+    """Network.ExemptedSetCookieWithReason"""
+    exemptionReason: Required[Literal['None', 'UserSetting', 'EnterprisePolicy', 'StorageAccess', 'TopLevelStorageAccess', 'Scheme', 'SameSiteNoneCookiesInSandbox']]
+    cookieLine: Required[str]
+    cookie: Required[NetworkCookie]
 
 
 class NetworkInitiator(TypedDict, total=False):
