@@ -255,13 +255,13 @@ async def har_stop(request: web.Request) -> web.Response:
         tab = _tab_id(tracker, body["tab"])
         if not capture.captures(tab):
             raise HarStateError(f"tab {tab} is not being captured", "tab")
-        await capture.settle_bodies()
+        await capture.settle()
         har = capture.log(capture.drop_tab(tab), comment=note)
         if capture.empty_scope:
             capture.stop()
             slot.capture = None
         return web.json_response(har, headers={"Cache-Control": "no-store"})
-    await capture.settle_bodies()
+    await capture.settle()
     capture.stop()
     slot.capture = None
     return web.json_response(capture.log(comment=note), headers={"Cache-Control": "no-store"})

@@ -16,6 +16,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from httpapi.bounded import within
+
 from .. import __version__
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import TargetTracker
@@ -26,6 +28,8 @@ log = logging.getLogger(__name__)
 MAX_ENTRIES = 20_000
 MAX_TOTAL_BODY_BYTES = 64 << 20
 BODY_TIMEOUT_S = 5.0
+# How long a stop waits for wire headers still owed to finished requests.
+EXTRA_INFO_WAIT_S = 1.0
 
 
 class HarStateError(Exception):
@@ -75,8 +79,10 @@ class HarCapture:
     _exchanges: list[Exchange] = field(default_factory=list)        # in start order
     _pages: list[_Page] = field(default_factory=list)
     _current_page: dict[str, _Page] = field(default_factory=dict)   # by tab
-    _pending_extra: dict[str, dict] = field(default_factory=dict)   # ExtraInfo before its event
+    # ExtraInfo that came before its request's requestWillBeSent, by (request or response, id).
+    _pending_extra: dict[tuple[str, str], dict] = field(default_factory=dict)
     _tasks: set[asyncio.Task] = field(default_factory=set)
+    _extra_arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _handlers: dict[str, Callable[[dict, str | None], None]] = field(default_factory=dict)
 
     # -- scope -------------------------------------------------------------------------------
@@ -131,10 +137,23 @@ class HarCapture:
         for task in list(self._tasks):
             task.cancel()
 
-    async def settle_bodies(self) -> None:
-        """Waits for the response bodies being fetched (each bounded by BODY_TIMEOUT_S)."""
+    async def settle(self) -> None:
+        """Waits for what is still arriving about finished requests: the response bodies being
+        fetched (each bounded by BODY_TIMEOUT_S), and the wire headers (Set-Cookie among them),
+        whose ExtraInfo event Chromium may send after the request finished (bounded by
+        EXTRA_INFO_WAIT_S)."""
         if self._tasks:
             await asyncio.wait(list(self._tasks))
+        deadline = asyncio.get_running_loop().time() + EXTRA_INFO_WAIT_S
+        while any(_awaits_wire_headers(e) for e in self._exchanges):
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                return
+            self._extra_arrived.clear()
+            try:
+                await within(self._extra_arrived.wait(), remaining)
+            except asyncio.TimeoutError:
+                return
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -185,9 +204,10 @@ class HarCapture:
                             page_ref=current.id if current else None,
                             wall_start=params.get("wallTime", 0.0), start=params["timestamp"],
                             request=params["request"], resource_type=params.get("type", ""))
-        extra = self._pending_extra.pop(request_id, None)
-        if extra is not None:
-            exchange.request_headers = extra.get("headers")
+        for kind in ("request", "response"):
+            extra = self._pending_extra.pop((kind, request_id), None)
+            if extra is not None:
+                setattr(exchange, f"{kind}_headers", extra.get("headers"))
         self._live[request_id] = exchange
         self._hops.setdefault(request_id, []).append(exchange)
         self._exchanges.append(exchange)
@@ -196,21 +216,26 @@ class HarCapture:
         return next((hop for hop in self._hops.get(request_id, ()) if getattr(hop, without) is None), None)
 
     def _on_request_extra(self, params: dict, session_id: str | None) -> None:
-        exchange = self._first_hop(params.get("requestId", ""), "request_headers")
-        if exchange is not None:
-            exchange.request_headers = params.get("headers")
-        elif self._tab(session_id) is not None and len(self._pending_extra) < 1000:
-            self._pending_extra[params["requestId"]] = params
+        self._wire_headers("request", params, session_id)
 
     def _on_response(self, params: dict, _session_id: str | None) -> None:
         exchange = self._live.get(params.get("requestId", ""))
         if exchange is not None:
             exchange.response = params["response"]
 
-    def _on_response_extra(self, params: dict, _session_id: str | None) -> None:
-        exchange = self._first_hop(params.get("requestId", ""), "response_headers")
+    def _on_response_extra(self, params: dict, session_id: str | None) -> None:
+        self._wire_headers("response", params, session_id)
+        self._extra_arrived.set()
+
+    def _wire_headers(self, kind: str, params: dict, session_id: str | None) -> None:
+        """An ExtraInfo event's headers onto the first hop still without them; one that came
+        before its request began waits for it (the network service and the renderer send their
+        events independently)."""
+        exchange = self._first_hop(params.get("requestId", ""), f"{kind}_headers")
         if exchange is not None:
-            exchange.response_headers = params.get("headers")
+            setattr(exchange, f"{kind}_headers", params.get("headers"))
+        elif self._tab(session_id) is not None and len(self._pending_extra) < 1000:
+            self._pending_extra[(kind, params["requestId"])] = params
 
     def _on_data(self, params: dict, _session_id: str | None) -> None:
         exchange = self._live.get(params.get("requestId", ""))
@@ -265,3 +290,14 @@ class HarCapture:
         self.body_bytes += size
         exchange.decoded_length = size          # what the page got (dataReceived can miss a cached body)
         exchange.body = {"text": text, **({"encoding": "base64"} if reply.get("base64Encoded") else {})}
+
+
+def _awaits_wire_headers(exchange: Exchange) -> bool:
+    """A request answered over the network whose wire headers have not come yet (a cached,
+    service-worker or non-HTTP answer never gets them)."""
+    response = exchange.response
+    if response is None or exchange.response_headers is not None or exchange.end is None:
+        return False
+    if any(response.get(flag) for flag in ("fromDiskCache", "fromServiceWorker", "fromPrefetchCache")):
+        return False
+    return str(response.get("url", "")).startswith(("http://", "https://"))
