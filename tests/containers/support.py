@@ -150,7 +150,9 @@ def wait_healthy(container: Container, *, since: float, timeout: float = HEALTHY
             action = event.get("Action") or event.get("status") or ""
             if action == "health_status: healthy":
                 return event["timeNano"] / 1e9
-            if action == "die":
+            # Docker's `since` counts whole seconds: a death earlier in that second (a restart's
+            # own stop) comes too, and is not this start's.
+            if action == "die" and event["timeNano"] / 1e9 >= since - 1:
                 raise NotReady(f"{container.name} died before turning healthy "
                                f"(exit {event.get('Actor', {}).get('Attributes', {}).get('exitCode')}):\n"
                                f"{logs_of(container)}")
