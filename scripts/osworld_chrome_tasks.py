@@ -59,6 +59,12 @@ TASKS: list[dict[str, Any]] = [
      "evaluator": {"postconfig": POSTCONFIG, "func": "is_expected_bookmarks", "result": {"type": "bookmarks"},
                    "expected": {"type": "rule", "rules": {"type": "bookmark_bar_folders_names",
                                                           "names": ["Favorites"]}}}},
+    {"id": "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3", "snapshot": "chrome",
+     "instruction": "Lately I have changed my English name to Thomas. I want to update my username. "
+                    "Could you help me change the username in chrome profiles to Thomas?",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "exact_match", "result": {"type": "profile_name"},
+                   "expected": {"type": "rule", "rules": {"expected": "Thomas"}}}},
 ]
 BOOKMARKS = "/home/user/.config/google-chrome/Default/Bookmarks"
 FIND_BUDGET_S = 30.0
@@ -127,6 +133,12 @@ def solve_bookmarks_folder(env: Any) -> None:
     wait_until_saved(env, BOOKMARKS, '"Favorites"')
 
 
+def solve_profile_name(env: Any) -> None:
+    open_settings(env, "manageProfile")
+    click(env, ("textbox", "entry"), "Name")
+    act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Thomas'); pyautogui.press('enter')")
+
+
 def wait_until_saved(env: Any, path: str, text: str) -> None:
     """Chromium writes Bookmarks a few seconds after a change, and the postconfig's `pkill chrome`
     (SIGTERM) ends it without writing what is pending; a user who stops Chrome right away loses
@@ -143,6 +155,7 @@ SOLUTIONS: dict[str, Callable[[Any], None]] = {
     "030eeff7-b492-4218-b312-701ec99ee0cc": solve_do_not_track,
     "af630914-714e-4a24-a7bb-f9af687d3b91": solve_font_size,
     "2ad9387a-65d8-4e33-ad5b-7580065a27ca": solve_bookmarks_folder,
+    "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": solve_profile_name,
 }
 
 
