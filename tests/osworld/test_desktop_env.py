@@ -22,6 +22,7 @@ OFFLINE_TASKS = {
     "030eeff7-b492-4218-b312-701ec99ee0cc",   # Do Not Track
     "af630914-714e-4a24-a7bb-f9af687d3b91",   # the largest font size
     "2ad9387a-65d8-4e33-ad5b-7580065a27ca",   # a 'Favorites' folder on the bookmarks bar
+    "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3",   # the profile's name Thomas
 }
 RUN_TIMEOUT_S = 1200
 
