@@ -95,10 +95,14 @@ def act(env: Any, code: str) -> None:
     env.step(code, pause=0.5)
 
 
-def open_settings(env: Any, page: str) -> None:
+def open_page(env: Any, url: str) -> None:
     # Delete drops the omnibox's inline completion (search -> searchEngines).
-    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/{page}'); "
+    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('{url}'); "
              "pyautogui.press('delete'); pyautogui.press('enter')")
+
+
+def open_settings(env: Any, page: str) -> None:
+    open_page(env, f"chrome://settings/{page}")
 
 
 def click(env: Any, roles: tuple[str, ...], name: str) -> None:
@@ -126,7 +130,7 @@ def solve_font_size(env: Any) -> None:
 
 
 def solve_bookmarks_folder(env: Any) -> None:
-    act(env, "pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://bookmarks'); pyautogui.press('enter')")
+    open_page(env, "chrome://bookmarks")
     click(env, ("button",), "Organize")
     click(env, ("menuitem",), "Add new folder")
     act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Favorites'); pyautogui.press('enter')")
