@@ -39,6 +39,24 @@ ensure_venv() {
     fi
 }
 
+# A second venv, .venv-osworld, for OSWorld's own DesktopEnv (tests/osworld/test_desktop_env.py):
+# DesktopEnv imports OSWorld's whole evaluator package, whose metrics import easyocr and so torch,
+# so it holds desktop-env with all its dependencies, every version pinned in
+# scripts/osworld-requirements.txt (about 6 GB with torch's CUDA libraries). Made once, stamped.
+ensure_osworld_venv() {
+    local root=$1 python=${PYTHON:-python3}
+    local venv="$root/.venv-osworld" pins="$root/scripts/osworld-requirements.txt"
+    if [ ! -x "$venv/bin/python" ]; then
+        "$python" -m venv "$venv"
+    fi
+    local stamp="$venv/.installed-$(sha256sum "$pins" | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+        "$venv/bin/python" -m pip install -q -r "$pins"
+        touch "$stamp"
+    fi
+}
+
 # Packages the native stack and the X11/Chromium tests need.
 NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk

@@ -2,17 +2,20 @@
 """OSWorld's offline Chrome tasks end to end through OSWorld's own DesktopEnv on desktopd
 containers (desktopd_osworld.register()): for each task, reset (its setup), a scripted pyautogui
 solution, evaluate (expected 1.0); reset again, nothing done, evaluate (expected 0.0). Prints a
-line a run with the score and the seconds reset, solution and evaluate took.
+JSON line a run with the score and the seconds reset, solution and evaluate took (after one with
+the seconds DesktopEnv took to be ready); tests/osworld/test_desktop_env.py reads them.
 
-DesktopEnv imports OSWorld's whole evaluator stack (easyocr, so torch): run it with a Python that
-has `pip install desktop-env docker` (not this repository's test venv, which has desktop-env
-without its dependencies), e.g.  /tmp/osworld-venv/bin/python scripts/osworld_chrome_tasks.py
+DesktopEnv imports OSWorld's whole evaluator stack (easyocr, so torch): run it with the Python of
+.venv-osworld (scripts/lib.sh's ensure_osworld_venv: desktop-env with all its dependencies), not
+this repository's test venv, which has desktop-env without them:
+    .venv-osworld/bin/python scripts/osworld_chrome_tasks.py --image desktopd/chromium:latest
 The solutions act like an agent that reads OSWorld's accessibility-tree observation: they find a
 control by role and name there and click its centre."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -31,7 +34,7 @@ LAUNCH = [{"type": "launch", "parameters": {"command": ["google-chrome", "--remo
 POSTCONFIG = [{"type": "launch", "parameters": {"command": ["pkill", "chrome"]}},
               {"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
               {"type": "sleep", "parameters": {"seconds": 3}}]
-# Two of OSWorld's evaluation_examples/examples/chrome tasks, as published (config and evaluator).
+# OSWorld's offline evaluation_examples/examples/chrome tasks, as published (config and evaluator).
 TASKS: list[dict[str, Any]] = [
     {"id": "bb5e4c0d-f964-439c-97b6-bdb9747de3f4", "snapshot": "chrome",
      "instruction": "Can you make Bing the main search engine when I look stuff up on the internet?",
@@ -43,7 +46,27 @@ TASKS: list[dict[str, Any]] = [
      "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
      "evaluator": {"postconfig": POSTCONFIG, "func": "exact_match", "result": {"type": "enable_do_not_track"},
                    "expected": {"type": "rule", "rules": {"expected": "true"}}}},
+    {"id": "af630914-714e-4a24-a7bb-f9af687d3b91", "snapshot": "chrome",
+     "instruction": "My grandmother has been using the Chrome lately and told me that the font size is way "
+                    "too small for her poor eyesight. Could you set the default font size to the largest for her?",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "check_font_size", "result": {"type": "chrome_font_size"},
+                   "expected": {"type": "rule", "rules": {"type": "range", "min": 16, "max": 99999}}}},
+    {"id": "2ad9387a-65d8-4e33-ad5b-7580065a27ca", "snapshot": "chrome",
+     "instruction": "Can you make a new folder for me on the bookmarks bar in my internet browser? "
+                    "Let's call it 'Favorites.'",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "is_expected_bookmarks", "result": {"type": "bookmarks"},
+                   "expected": {"type": "rule", "rules": {"type": "bookmark_bar_folders_names",
+                                                          "names": ["Favorites"]}}}},
+    {"id": "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3", "snapshot": "chrome",
+     "instruction": "Lately I have changed my English name to Thomas. I want to update my username. "
+                    "Could you help me change the username in chrome profiles to Thomas?",
+     "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"postconfig": POSTCONFIG, "func": "exact_match", "result": {"type": "profile_name"},
+                   "expected": {"type": "rule", "rules": {"expected": "Thomas"}}}},
 ]
+BOOKMARKS = "/home/user/.config/google-chrome/Default/Bookmarks"
 FIND_BUDGET_S = 30.0
 
 
@@ -72,10 +95,14 @@ def act(env: Any, code: str) -> None:
     env.step(code, pause=0.5)
 
 
-def open_settings(env: Any, page: str) -> None:
+def open_page(env: Any, url: str) -> None:
     # Delete drops the omnibox's inline completion (search -> searchEngines).
-    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('chrome://settings/{page}'); "
+    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('{url}'); "
              "pyautogui.press('delete'); pyautogui.press('enter')")
+
+
+def open_settings(env: Any, page: str) -> None:
+    open_page(env, f"chrome://settings/{page}")
 
 
 def click(env: Any, roles: tuple[str, ...], name: str) -> None:
@@ -96,40 +123,83 @@ def solve_do_not_track(env: Any) -> None:
     click(env, ("button",), "Confirm")
 
 
+def solve_font_size(env: Any) -> None:
+    open_settings(env, "fonts")
+    click(env, ("slider",), "Font size")
+    act(env, "pyautogui.press('end')")   # the slider's largest size
+
+
+def solve_bookmarks_folder(env: Any) -> None:
+    open_page(env, "chrome://bookmarks")
+    click(env, ("button",), "Organize")
+    click(env, ("menuitem",), "Add new folder")
+    act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Favorites'); pyautogui.press('enter')")
+    wait_until_saved(env, BOOKMARKS, '"Favorites"')
+
+
+def solve_profile_name(env: Any) -> None:
+    open_settings(env, "manageProfile")
+    click(env, ("textbox", "entry"), "Name")
+    act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Thomas'); pyautogui.press('enter')")
+
+
+def wait_until_saved(env: Any, path: str, text: str) -> None:
+    """Chromium writes Bookmarks a few seconds after a change, and the postconfig's `pkill chrome`
+    (SIGTERM) ends it without writing what is pending; a user who stops Chrome right away loses
+    the folder the same way. So the solution is done when the file has it."""
+    deadline = time.monotonic() + FIND_BUDGET_S
+    while text not in (env.controller.get_file(path) or b"").decode(errors="replace"):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} never had {text}")
+        time.sleep(0.3)
+
+
 SOLUTIONS: dict[str, Callable[[Any], None]] = {
     "bb5e4c0d-f964-439c-97b6-bdb9747de3f4": solve_bing,
     "030eeff7-b492-4218-b312-701ec99ee0cc": solve_do_not_track,
+    "af630914-714e-4a24-a7bb-f9af687d3b91": solve_font_size,
+    "2ad9387a-65d8-4e33-ad5b-7580065a27ca": solve_bookmarks_folder,
+    "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": solve_profile_name,
 }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--image", default="desktopd/chromium:latest")
+    parser.add_argument("--task", action="append", choices=[task["id"] for task in TASKS],
+                        help="run only this task (repeatable); all of them by default")
     args = parser.parse_args()
+    tasks = [task for task in TASKS if not args.task or task["id"] in args.task]
     desktopd_osworld.register(args.image)
     from desktop_env.desktop_env import DesktopEnv
 
     started = time.perf_counter()
     env = DesktopEnv(provider_name="docker", action_space="pyautogui", headless=True,
                      require_a11y_tree=True, os_type="Ubuntu")
-    print(f"DesktopEnv ready (container started, first observation possible) in "
-          f"{time.perf_counter() - started:.1f} s", flush=True)
+    print(json.dumps({"ready_s": round(time.perf_counter() - started, 1)}), flush=True)
     failures = 0
     try:
-        for task in TASKS:
+        for task in tasks:
             for mode in ("solution", "no-op"):
+                expected = 1.0 if mode == "solution" else 0.0
                 t0 = time.perf_counter()
                 env.reset(task_config=task)
                 t1 = time.perf_counter()
-                if mode == "solution":
-                    SOLUTIONS[task["id"]](env)
+                try:
+                    if mode == "solution":
+                        SOLUTIONS[task["id"]](env)
+                except (LookupError, TimeoutError) as error:   # the run is reported; the next one goes on
+                    failures += 1
+                    print(json.dumps({"task": task["id"], "mode": mode, "score": None, "expected": expected,
+                                      "error": str(error)}), flush=True)
+                    continue
                 t2 = time.perf_counter()
                 score = env.evaluate()
                 t3 = time.perf_counter()
-                expected = 1.0 if mode == "solution" else 0.0
                 failures += score != expected
-                print(f"{task['id']} {mode}: score {score} (expected {expected}); reset {t1 - t0:.1f} s, "
-                      f"actions {t2 - t1:.1f} s, evaluate {t3 - t2:.1f} s", flush=True)
+                print(json.dumps({"task": task["id"], "mode": mode, "score": score, "expected": expected,
+                                  "reset_s": round(t1 - t0, 1), "actions_s": round(t2 - t1, 1),
+                                  "evaluate_s": round(t3 - t2, 1)}), flush=True)
     finally:
         env.close()
     return 1 if failures else 0

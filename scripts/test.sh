@@ -14,6 +14,10 @@ if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
 fi
 ensure_venv "$root"
 
+if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
+    ensure_osworld_venv "$root"   # OSWorld's DesktopEnv, for the container tests of tests/osworld
+fi
+
 started_dockerd=""
 cleanup() {
     if [ -n "$started_dockerd" ]; then

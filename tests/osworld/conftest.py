@@ -16,7 +16,7 @@ from tests.support.capability import docker_available, require
 
 HERE = os.path.dirname(__file__)
 CONTAINER_TESTS = ("test_controller.py", "test_setup_endpoints.py", "test_provider.py",
-                   "test_google_chrome.py")
+                   "test_google_chrome.py", "test_desktop_env.py")
 # The first container test of a fresh machine builds the images inside its timeout.
 BUILD_TIMEOUT = 1800
 SCREEN = {"WIDTH": "1280", "HEIGHT": "800"}
