@@ -1,0 +1,154 @@
+"""/api/v1/accessibility on Sway, proved by clicking: a GTK application on Wayland (mousepad,
+GDK_BACKEND=wayland) on a real headless Sway with a real AT-SPI bus; desktopd on the Sway backend
+places the application's window-relative extents with Sway's window position, and taps at the
+boxes' centres through Sway's virtual pointer make the application react."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from testbed.processes import terminate
+from tests.accessibility.conftest import find
+from tests.support.capability import have_program, require
+from tests.support.desktopd import DesktopdProcess, start_desktopd
+
+from .conftest import Sway
+
+Node = dict[str, Any]
+WINDOW_AT = {"x": 200, "y": 150}    # away from the origin: window-relative boxes would miss
+WINDOW_SIZE = {"width": 800, "height": 500}
+TYPED = "placed by Sway"
+
+
+@dataclass
+class WaylandDesktop:
+    desktopd: DesktopdProcess
+    app_env: dict[str, str]
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        resp = self.desktopd.request(method, path, **kwargs)
+        assert resp.status_code == 200, f"{method} {path}: {resp.status_code} {resp.text}"
+        return resp.json()
+
+    def tree(self) -> dict[str, Any]:
+        return self.call("GET", "/api/v1/accessibility", params={"app": "mousepad"})
+
+    def tap(self, node: Node) -> None:
+        self.call("POST", "/api/v1/tablet", json={"action": "tap", **node["center"]})
+
+    def hover(self, node: Node) -> None:
+        self.call("POST", "/api/v1/tablet", json={"action": "move", **node["center"]})
+
+    def wait_for(self, found: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+        """Poll until ``found()`` is truthy: applications and menus come asynchronously and
+        there is no event to wait on over HTTP."""
+        deadline = time.monotonic() + timeout
+        while not (result := found()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: not seen within {timeout} s")
+            time.sleep(0.1)
+        return result
+
+
+@pytest.fixture(scope="module")
+def wayland_desktop(sway: Sway) -> Iterator[WaylandDesktop]:
+    from desktopd.accessibility.session import start_session
+
+    require(have_program("mousepad"), "mousepad (see scripts/lib.sh NATIVE_PACKAGES)")
+    log_dir = tempfile.mkdtemp(prefix="desktopd-sway-a11y-")
+    session = start_session("", log_dir)   # no X: the registry runs without a display
+    desktopd = app = None
+    try:
+        sway_env = {"XDG_RUNTIME_DIR": sway.runtime_dir, "SWAYSOCK": sway.swaysock, **session.env()}
+        desktopd = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
+                                  sway.wayland_display, env=sway_env)
+        home = os.path.join(log_dir, "home")
+        app_env = {**os.environ, **sway_env, "WAYLAND_DISPLAY": sway.wayland_display,
+                   "GDK_BACKEND": "wayland", "HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+                   "XDG_CACHE_HOME": os.path.join(home, ".cache"),
+                   "XDG_DATA_HOME": os.path.join(home, ".local/share"), "GTK_THEME": "Adwaita"}
+        for name in ("NO_AT_BRIDGE", "DISPLAY"):
+            app_env.pop(name, None)
+        with open(os.path.join(log_dir, "mousepad.log"), "wb") as log:
+            app = subprocess.Popen(["mousepad"], env=app_env, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, cwd=log_dir)
+        yield WaylandDesktop(desktopd, app_env)
+    finally:
+        if app is not None:
+            terminate(app)
+        if desktopd is not None:
+            desktopd.stop()
+        session.stop()
+
+
+def _frame(tree: dict[str, Any]) -> Node | None:
+    return find(tree, role="frame", where=lambda n: "Mousepad" in n["name"] and n["bounds"] is not None)
+
+
+def test_a_gtk_window_on_sway_is_placed_and_its_boxes_take_clicks(wayland_desktop: WaylandDesktop) -> None:
+    desk = wayland_desktop
+    window = desk.wait_for(lambda: next((w for w in desk.call("GET", "/api/v1/tree")["windows"]
+                                         if w.get("app_id") == "mousepad"), None), "mousepad's window")
+    desk.call("POST", f"/api/v1/windows/{window['id']}/resize", json=WINDOW_SIZE)
+    moved = desk.call("POST", f"/api/v1/windows/{window['id']}/move", json=WINDOW_AT)["window"]
+    assert moved["client"]["x"] == WINDOW_AT["x"] and moved["client"]["y"] == WINDOW_AT["y"], moved
+
+    def placed_frame() -> tuple[dict[str, Any], Node] | None:
+        tree = desk.tree()
+        frame = _frame(tree)
+        if frame is None or frame["bounds"]["width"] != WINDOW_SIZE["width"]:
+            return None   # the application has not drawn its new size yet
+        return tree, frame
+
+    tree, frame = desk.wait_for(placed_frame, "mousepad's frame at its new size")
+    assert tree["placement"]["source"] == "compositor_window"
+    assert frame["placement"] == {"source": "compositor_window", "window": window["id"], "offset": WINDOW_AT}
+    assert frame["window"]["id"] == window["id"]
+    assert frame["bounds"] == {**WINDOW_AT, **WINDOW_SIZE}
+
+    text = find(tree, role="text", where=lambda n: "editable" in n["states"])
+    assert text is not None and text["bounds"] is not None
+    desk.tap(text)
+    desk.call("POST", "/api/v1/keyboard", json={"text": TYPED})
+    desk.wait_for(lambda: (find(desk.tree(), role="text", where=lambda n: n["value"] == TYPED)),
+                  "the typed text in mousepad")
+
+    # The Edit menu's box is 44 px wide between File and Search: a tap there opens Edit only.
+    edit = find(desk.tree(), role="menu", name="Edit")
+    assert edit is not None and edit["bounds"]["y"] >= WINDOW_AT["y"], edit
+    desk.tap(edit)
+    delete_line = desk.wait_for(lambda: find(desk.tree(), role="menu item", name="Delete Line",
+                                             where=lambda n: "showing" in n["states"]),
+                                "the Edit menu open")
+    assert find(desk.tree(), role="menu item", name="Find...",
+                where=lambda n: "showing" in n["states"]) is None   # the Search menu stayed closed
+    # A popup's items are placed too: the pointer at the centre of Delete Line's box highlights
+    # that item (GTK selects the item under the pointer), and Return carries it out.
+    desk.hover(delete_line)
+    desk.wait_for(lambda: find(desk.tree(), role="menu item", name="Delete Line",
+                               where=lambda n: "selected" in n["states"]), "Delete Line under the pointer")
+    desk.call("POST", "/api/v1/keyboard", json={"keys": "Return"})
+    desk.wait_for(lambda: find(desk.tree(), role="text", where=lambda n: not n["value"]),
+                  "the line deleted through the menu item")
+
+
+def test_a_top_level_without_its_window_has_null_bounds_and_says_why(wayland_desktop: WaylandDesktop) -> None:
+    """Mousepad's windows are all in Sway's tree; a top-level whose window is not (Sway's tree
+    was read before it mapped, or it is not a toplevel surface) must not get a guessed place."""
+    from desktopd.accessibility.placement import place_in_windows
+
+    tree = wayland_desktop.tree()
+    app = next(a for a in tree["applications"] if a["name"] == "mousepad")
+    raw = [{**top, "bounds": {"x": 0, "y": 0, "width": 10, "height": 10}, "center": {"x": 5, "y": 5},
+            "children": []} for top in app["children"]]
+    summary = place_in_windows([{**app, "children": raw}], windows=[])
+    assert summary["placed_top_levels"] == 0 and summary["unplaced_top_levels"] == len(raw) >= 1
+    assert all(top["bounds"] is None and "Wayland" in top["bounds_unavailable"] for top in raw)
