@@ -139,16 +139,3 @@ def test_a_gtk_window_on_sway_is_placed_and_its_boxes_take_clicks(wayland_deskto
     desk.wait_for(lambda: find(desk.tree(), role="text", where=lambda n: not n["value"]),
                   "the line deleted through the menu item")
 
-
-def test_a_top_level_without_its_window_has_null_bounds_and_says_why(wayland_desktop: WaylandDesktop) -> None:
-    """Mousepad's windows are all in Sway's tree; a top-level whose window is not (Sway's tree
-    was read before it mapped, or it is not a toplevel surface) must not get a guessed place."""
-    from desktopd.accessibility.placement import place_in_windows
-
-    tree = wayland_desktop.tree()
-    app = next(a for a in tree["applications"] if a["name"] == "mousepad")
-    raw = [{**top, "bounds": {"x": 0, "y": 0, "width": 10, "height": 10}, "center": {"x": 5, "y": 5},
-            "children": []} for top in app["children"]]
-    summary = place_in_windows([{**app, "children": raw}], windows=[])
-    assert summary["placed_top_levels"] == 0 and summary["unplaced_top_levels"] == len(raw) >= 1
-    assert all(top["bounds"] is None and "Wayland" in top["bounds_unavailable"] for top in raw)
