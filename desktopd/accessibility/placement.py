@@ -19,6 +19,8 @@ SCREEN = "screen"   # a backend's ``atspi_extents``: applications report screen 
 WINDOW = "window"   # ... or pixels relative to their window
 SCREEN_SOURCE = "atspi_screen"        # the application's own screen extents (X11)
 WINDOW_SOURCE = "compositor_window"   # window-relative extents + the compositor's window position
+NO_WINDOW = ("no window of this process with this title in the compositor's window list: "
+             "Wayland gives no position for it")
 
 
 def unplace(node: Node, reason: str) -> None:
@@ -47,15 +49,20 @@ def _window_of(top: Node, own: list[dict[str, Any]], showing_tops: int) -> dict[
     return None
 
 
-def _size_problem(top: Node, client: dict[str, Any]) -> str | None:
+def _inset(top: Node, client: dict[str, Any]) -> int | str:
+    """How far inside the top-level's extents its window's area starts: 0 when they are the
+    same size; the border's width when the top-level is larger by the same even amount both ways
+    (Chromium draws a shadow of one width on every side of its surface); else why it is unknown."""
     box = top["bounds"]
     if box is None:
-        return None   # nothing of its own to compare; its descendants are placed by the window
-    if (box["x"], box["y"]) != (0, 0) or (box["width"], box["height"]) != (client["width"], client["height"]):
-        return (f"the top-level's window-relative extents {box['width']}x{box['height']} at "
-                f"({box['x']},{box['y']}) are not its window's area {client['width']}x{client['height']} "
-                f"(client-side decorations, or a resize in flight): its offset is unknown")
-    return None
+        return 0   # nothing of its own to compare; its descendants are placed by the window
+    extra_w, extra_h = box["width"] - client["width"], box["height"] - client["height"]
+    if (box["x"], box["y"]) == (0, 0) and extra_w == extra_h >= 0 and extra_w % 2 == 0:
+        return extra_w // 2
+    return (f"the top-level's window-relative extents {box['width']}x{box['height']} at "
+            f"({box['x']},{box['y']}) are not its window's area {client['width']}x{client['height']} "
+            f"with one border width around it (client-side decorations with an uneven shadow, or a "
+            f"resize in flight): its offset is unknown")
 
 
 def place_in_windows(apps: list[Node], windows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -70,21 +77,18 @@ def place_in_windows(apps: list[Node], windows: list[dict[str, Any]]) -> dict[st
         for top in app["children"]:
             window = _window_of(top, [w for w in own if w["id"] not in taken], len(showing))
             top["window"] = window_summary(window) if window is not None else None
-            if window is None:
-                reason = ("no window of this process with this title in the compositor's window list: "
-                          "Wayland gives no position for it")
-            else:
+            if window is not None:
                 taken.add(window["id"])
-                reason = _size_problem(top, window["client"])
-            if reason is not None:
+            inset = NO_WINDOW if window is None else _inset(top, window["client"])
+            if window is None or isinstance(inset, str):
+                reason = inset if isinstance(inset, str) else NO_WINDOW
                 unplace(top, reason)
                 top["placement"] = {"source": None, "reason": reason}
                 unplaced += 1
                 continue
-            assert window is not None
-            client = window["client"]
-            _shift(top, client["x"], client["y"])
-            top["placement"] = {"source": WINDOW_SOURCE, "window": window["id"],
-                                "offset": {"x": client["x"], "y": client["y"]}}
+            x, y = window["client"]["x"] - inset, window["client"]["y"] - inset
+            _shift(top, x, y)
+            top["placement"] = {"source": WINDOW_SOURCE, "window": window["id"], "offset": {"x": x, "y": y},
+                                "inset": inset}
             placed += 1
     return {"source": WINDOW_SOURCE, "placed_top_levels": placed, "unplaced_top_levels": unplaced}

@@ -43,13 +43,21 @@ def test_each_top_level_is_moved_by_its_own_window_matched_by_title() -> None:
 
 
 def test_a_top_level_whose_size_is_not_its_windows_is_not_guessed() -> None:
-    # Client-side decorations draw a shadow outside the window Sway reports: the offset is unknown.
-    top = node("frame", "One", (0, 0, 452, 352), node("push button", "OK", (36, 46, 30, 40)))
+    # GTK's client-side shadow is deeper below than above: the window's place in it is unknown.
+    top = node("frame", "One", (0, 0, 452, 362), node("push button", "OK", (36, 46, 30, 40)))
     summary = place_in_windows([app(7, top)], [window(1, 7, "One", 100, 50, 400, 300)])
     assert summary["unplaced_top_levels"] == 1
     button = top["children"][0]
     assert button["bounds"] is None and button["center"] is None and "offset is unknown" in button["bounds_unavailable"]
     assert top["placement"]["source"] is None and top["window"]["id"] == 1
+
+
+def test_a_border_of_one_width_around_the_window_is_taken_off() -> None:
+    # Chromium's surface on Wayland: its window's area inside a 10 px shadow on every side.
+    top = node("frame", "Web", (0, 0, 1300, 820), node("push button", "Go", (110, 253, 80, 40)))
+    place_in_windows([app(7, top)], [window(1, 7, "Web", 0, 0, 1280, 800)])
+    assert top["placement"] == {"source": WINDOW_SOURCE, "window": 1, "offset": {"x": -10, "y": -10}, "inset": 10}
+    assert top["children"][0]["bounds"] == {"x": 100, "y": 243, "width": 80, "height": 40}
 
 
 def test_without_its_window_every_box_is_null_with_the_reason_and_stays_in_the_tree() -> None:

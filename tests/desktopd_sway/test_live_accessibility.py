@@ -110,7 +110,8 @@ def test_a_gtk_window_on_sway_is_placed_and_its_boxes_take_clicks(wayland_deskto
 
     tree, frame = desk.wait_for(placed_frame, "mousepad's frame at its new size")
     assert tree["placement"]["source"] == "compositor_window"
-    assert frame["placement"] == {"source": "compositor_window", "window": window["id"], "offset": WINDOW_AT}
+    assert frame["placement"] == {"source": "compositor_window", "window": window["id"], "offset": WINDOW_AT,
+                                  "inset": 0}
     assert frame["window"]["id"] == window["id"]
     assert frame["bounds"] == {**WINDOW_AT, **WINDOW_SIZE}
 
