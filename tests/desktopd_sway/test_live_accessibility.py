@@ -6,15 +6,17 @@ boxes' centres through Sway's virtual pointer make the application react."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
+from sidecar.launcher import CONTAINER_FLAGS
 from testbed.processes import terminate
 from tests.accessibility.conftest import find
 from tests.support.capability import have_program, require
@@ -26,20 +28,31 @@ Node = dict[str, Any]
 WINDOW_AT = {"x": 200, "y": 150}    # away from the origin: window-relative boxes would miss
 WINDOW_SIZE = {"width": 800, "height": 500}
 TYPED = "placed by Sway"
+# The button says in the title the page coordinates a press came at: exact, not "somewhere on it".
+PAGE = ("data:text/html,<title>waiting</title><button onmousedown=\"document.title='down '+event.clientX+"
+        "' '+event.clientY\" style='position:absolute;left:20px;top:20px;width:80px;height:40px'>Go</button>")
+GO_CENTER_IN_PAGE = (60, 40)
 
 
 @dataclass
 class WaylandDesktop:
     desktopd: DesktopdProcess
     app_env: dict[str, str]
+    log_dir: str
+    apps: list[subprocess.Popen] = field(default_factory=list)
 
     def call(self, method: str, path: str, **kwargs: Any) -> Any:
         resp = self.desktopd.request(method, path, **kwargs)
         assert resp.status_code == 200, f"{method} {path}: {resp.status_code} {resp.text}"
         return resp.json()
 
-    def tree(self) -> dict[str, Any]:
-        return self.call("GET", "/api/v1/accessibility", params={"app": "mousepad"})
+    def tree(self, app: str = "mousepad") -> dict[str, Any]:
+        return self.call("GET", "/api/v1/accessibility", params={"app": app})
+
+    def launch(self, *argv: str) -> None:
+        with open(os.path.join(self.log_dir, f"{os.path.basename(argv[0])}.log"), "wb") as log:
+            self.apps.append(subprocess.Popen(list(argv), env=self.app_env, stdout=log, stderr=subprocess.STDOUT,
+                                              stdin=subprocess.DEVNULL, cwd=self.log_dir))
 
     def tap(self, node: Node) -> None:
         self.call("POST", "/api/v1/tablet", json={"action": "tap", **node["center"]})
@@ -65,7 +78,7 @@ def wayland_desktop(sway: Sway) -> Iterator[WaylandDesktop]:
     require(have_program("mousepad"), "mousepad (see scripts/lib.sh NATIVE_PACKAGES)")
     log_dir = tempfile.mkdtemp(prefix="desktopd-sway-a11y-")
     session = start_session("", log_dir)   # no X: the registry runs without a display
-    desktopd = app = None
+    desktopd = desk = None
     try:
         sway_env = {"XDG_RUNTIME_DIR": sway.runtime_dir, "SWAYSOCK": sway.swaysock, **session.env()}
         desktopd = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
@@ -74,27 +87,50 @@ def wayland_desktop(sway: Sway) -> Iterator[WaylandDesktop]:
         app_env = {**os.environ, **sway_env, "WAYLAND_DISPLAY": sway.wayland_display,
                    "GDK_BACKEND": "wayland", "HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"),
                    "XDG_CACHE_HOME": os.path.join(home, ".cache"),
-                   "XDG_DATA_HOME": os.path.join(home, ".local/share"), "GTK_THEME": "Adwaita"}
+                   "XDG_DATA_HOME": os.path.join(home, ".local/share"), "GTK_THEME": "Adwaita",
+                   "ACCESSIBILITY_ENABLED": "1"}   # Chromium: on the AT-SPI bus
         for name in ("NO_AT_BRIDGE", "DISPLAY"):
             app_env.pop(name, None)
-        with open(os.path.join(log_dir, "mousepad.log"), "wb") as log:
-            app = subprocess.Popen(["mousepad"], env=app_env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, cwd=log_dir)
-        yield WaylandDesktop(desktopd, app_env)
+        desk = WaylandDesktop(desktopd, app_env, log_dir)
+        yield desk
     finally:
-        if app is not None:
+        for app in reversed(desk.apps if desk is not None else []):
             terminate(app)
         if desktopd is not None:
             desktopd.stop()
         session.stop()
 
-
 def _frame(tree: dict[str, Any]) -> Node | None:
     return find(tree, role="frame", where=lambda n: "Mousepad" in n["name"] and n["bounds"] is not None)
 
 
+def test_chromium_on_sway_is_placed_inside_its_shadow_and_a_tap_lands_on_the_exact_pixel(
+        wayland_desktop: WaylandDesktop) -> None:
+    chromium = shutil.which("chromium")
+    require(chromium is not None, "chromium (Debian package chromium)")
+    assert chromium is not None
+    desk = wayland_desktop
+    desk.launch(chromium, *CONTAINER_FLAGS, "--ozone-platform=wayland", "--force-renderer-accessibility",
+                f"--user-data-dir={os.path.join(desk.log_dir, 'chromium-profile')}", PAGE)
+    # The page loaded (its title on the window) before the first read of the tree: Chromium's
+    # cache does not announce a document that replaces the one it was read with.
+    desk.wait_for(lambda: any(w["title"].startswith("waiting") for w in desk.call("GET", "/api/v1/tree")["windows"]),
+                  "the page loaded")
+    go = desk.wait_for(lambda: find(desk.tree("chromium"), role="push button", name="Go",
+                                    where=lambda n: n["bounds"] is not None), "the page's Go button")
+    frame = find(desk.tree("chromium"), role="frame", where=lambda n: n.get("placement") is not None)
+    # Chromium's surface has a shadow of one width on every side of the window Sway shows.
+    assert frame is not None and frame["placement"]["source"] == "compositor_window", frame
+    assert frame["placement"]["inset"] > 0
+    desk.tap(go)
+    title = desk.wait_for(lambda: next((w["title"] for w in desk.call("GET", "/api/v1/tree")["windows"]
+                                        if w["title"].startswith("down ")), None), "the button's press")
+    assert title == "down {} {} - Chromium".format(*GO_CENTER_IN_PAGE)
+
+
 def test_a_gtk_window_on_sway_is_placed_and_its_boxes_take_clicks(wayland_desktop: WaylandDesktop) -> None:
     desk = wayland_desktop
+    desk.launch("mousepad")
     window = desk.wait_for(lambda: next((w for w in desk.call("GET", "/api/v1/tree")["windows"]
                                          if w.get("app_id") == "mousepad"), None), "mousepad's window")
     desk.call("POST", f"/api/v1/windows/{window['id']}/resize", json=WINDOW_SIZE)
@@ -139,4 +175,3 @@ def test_a_gtk_window_on_sway_is_placed_and_its_boxes_take_clicks(wayland_deskto
     desk.call("POST", "/api/v1/keyboard", json={"keys": "Return"})
     desk.wait_for(lambda: find(desk.tree(), role="text", where=lambda n: not n["value"]),
                   "the line deleted through the menu item")
-
