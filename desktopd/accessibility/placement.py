@@ -40,11 +40,11 @@ def _shift(node: Node, dx: int, dy: int) -> None:
 
 def _window_of(top: Node, own: list[dict[str, Any]], showing_tops: int) -> dict[str, Any] | None:
     """The top-level's window among its process's windows: the one with its title, or the only
-    window of a process with one top-level on screen."""
+    window of a process whose one top-level on screen this is."""
     titled = [w for w in own if top["name"] and w.get("title") == top["name"]]
     if len(titled) == 1:
         return titled[0]
-    if not titled and len(own) == 1 and showing_tops == 1:
+    if not titled and len(own) == 1 and showing_tops == 1 and "showing" in top["states"]:
         return own[0]
     return None
 
