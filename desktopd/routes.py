@@ -100,6 +100,11 @@ ACCESSIBILITY_NODE = {"type": "object", "description": "An accessible object or 
     "center": {"type": ["object", "null"], "description": "Where /api/v1/tablet taps it.",
                "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
     "window": {"type": ["object", "null"], "description": "Top-levels only: their X window."},
+    "placement": {"type": "object", "description": "Top-levels, window-relative extents only (Sway): "
+                                                  "source compositor_window with window and offset, "
+                                                  "or source null with reason."},
+    "bounds_unavailable": {"type": "string", "description": "Why bounds is null for a node that has "
+                                                            "extents: its window could not be placed."},
     "pid": {"type": ["integer", "null"], "description": "Applications only."},
     "bus_name": {"type": "string", "description": "Applications only."},
     "merged": {"type": "object", "description": "merge=browser: the tab whose nodes are the children."},
@@ -109,6 +114,10 @@ ACCESSIBILITY_TREE = {"type": "object", "properties": {
     "screen": {"type": "object"},
     "applications": {"type": "array", "items": ACCESSIBILITY_NODE},
     "node_count": {"type": "integer"}, "truncated": {"type": "boolean"},
+    "placement": {"type": "object", "description": "How bounds were placed: source atspi_screen (X11: "
+                                                   "the applications' screen extents) or "
+                                                   "compositor_window (Sway: window-relative extents "
+                                                   "plus the window's position)."},
     "truncated_by": {"type": "array", "items": {"enum": ["time_budget", "max_nodes"]}},
     "read_ms": {"type": "number"}, "duration_ms": {"type": "number"},
     "merge": {"type": "object", "description": "merge=browser: status merged, no_browser_document "

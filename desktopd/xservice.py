@@ -46,6 +46,8 @@ class XService:
         self.display = display
         # "x11" or "sway" (a fake desktop in unit tests says none: it stands in for X11).
         self.backend: str = getattr(desktop, "backend", "x11")
+        # Where the backend's applications report AT-SPI extents (desktopd/accessibility/placement.py).
+        self.atspi_extents: str = getattr(desktop, "atspi_extents", "screen")
         executor = getattr(desktop, "executor", None)
         self.executor: concurrent.futures.Executor = executor or concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="desktopd-x11")

@@ -61,7 +61,8 @@ async def accessibility_tree(request: web.Request) -> web.Response:
                            merge_browser=q["merge"] == "browser", seconds=q["timeout_ms"] / 1000,
                            filter=TreeFilter(interesting=q["interesting"], roles=roles,
                                              max_depth=q["max_depth"], max_nodes=q["max_nodes"]))
-    body = await _service(request).tree(tree_query, lambda: _x_windows(request))
+    body = await _service(request).tree(tree_query, lambda: _x_windows(request),
+                                        xservice(request).atspi_extents)
     width, height = xservice(request).screen or (None, None)
     body["screen"] = {"width": width, "height": height}
     return web.json_response(body)

@@ -11,6 +11,7 @@ from typing import Any
 from .bus import AtspiBus, CallFailed, CallTimedOut, NoSuchInterface, ObjectGone
 from .ids import parse_atspi_id
 from .merge import DOCUMENT_ROLE, LayoutSource, LayoutUnavailable, containers_of_unplaced_tabs, merge_layout
+from .placement import SCREEN, SCREEN_SOURCE, WINDOW, place_in_windows
 from .reader import ACTION, COMPONENT, DesktopReader, action_names
 from .snapshot import TreeFilter, accessible_node, application_node, shape, walk
 from .xwindows import attach_windows, keep_window
@@ -49,13 +50,19 @@ class AccessibilityService:
         self.reader = DesktopReader(bus)
         self.layout = layout
 
-    async def tree(self, query: TreeQuery, list_windows: WindowLister) -> dict[str, Any]:
+    async def tree(self, query: TreeQuery, list_windows: WindowLister,
+                   extents: str = SCREEN) -> dict[str, Any]:
+        """``extents``: the space the backend's applications report extents in (placement.py)."""
         started = time.perf_counter()
         read = await self.reader.read(seconds=query.seconds,
                                       pids={query.pid} if query.pid is not None else None,
                                       app_names={query.app} if query.app else None)
         apps = [application_node(app) for app in read.applications]
-        attach_windows(apps, await list_windows())
+        if extents == WINDOW:
+            placement = place_in_windows(apps, await list_windows())
+        else:
+            attach_windows(apps, await list_windows())
+            placement = {"source": SCREEN_SOURCE}
         if query.window is not None:
             apps = keep_window(apps, query.window)
         merge: dict[str, Any] | None = None
@@ -64,7 +71,7 @@ class AccessibilityService:
         shaped, count, cut = shape(apps, query.filter)
         reasons = (["time_budget"] if read.timed_out else []) + (["max_nodes"] if cut else [])
         body = {"coordinate_space": "screen pixels", "applications": shaped, "node_count": count,
-                "truncated": bool(reasons), "truncated_by": reasons,
+                "placement": placement, "truncated": bool(reasons), "truncated_by": reasons,
                 "read_ms": round(read.duration_ms, 1),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
         if merge is not None:

@@ -40,8 +40,15 @@ class AccessibilitySession:
         return {"DBUS_SESSION_BUS_ADDRESS": self.session_address}
 
     def start_accessibility_bus(self, display: str, log_dir: str, *, timeout: float = 20.0) -> None:
-        """at-spi-bus-launcher and the registry on this session bus."""
+        """at-spi-bus-launcher and the registry on this session bus. ``display`` empty: no X
+        (a Wayland desktop), where DISPLAY must be unset: the registry exits on one it cannot open."""
         env = {**os.environ, "DISPLAY": display, **self.env()}
+        if not display:
+            env.pop("DISPLAY")
+            # Without a display the launcher names its socket $XDG_RUNTIME_DIR/at-spi/bus, one
+            # path for every such session of the user: this session's own directory instead.
+            env["XDG_RUNTIME_DIR"] = os.path.join(log_dir, "runtime")
+            os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
         env.pop("NO_AT_BRIDGE", None)
         self.processes.append(_spawn([libexec("at-spi-bus-launcher"), "--launch-immediately"],
                                      os.path.join(log_dir, "at-spi-bus-launcher.log"), env))

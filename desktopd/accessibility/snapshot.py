@@ -1,8 +1,8 @@
 """The JSON shape of the accessibility tree, and the filters that shape it.
 
 Nodes from both sources share one shape: id (saying its source), source, role, name, description,
-value, states, actions, bounds and center in screen pixels (null when the node is not on screen),
-children. Applications add pid and bus_name; their top-levels add the X window they belong to.
+value, states, actions, bounds and center in screen pixels (null when the node is not on screen,
+or with ``bounds_unavailable`` when its place is not known: placement.py), children. Applications add pid and bus_name; their top-levels add the X window they belong to.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def walk(nodes: Iterable[Node]) -> Iterator[Node]:
 
 def on_screen(node: Node) -> bool:
     if node["bounds"] is None:
-        return False
+        # Showing, but where could not be said (placement.py): kept, not lost.
+        return "bounds_unavailable" in node and "showing" in node["states"]
     if node["source"] == "atspi":
         return "showing" in node["states"]
     return True

@@ -79,6 +79,7 @@ def _output_size(ipc: SwayIpc) -> tuple[int, int]:
 
 class SwayDesktop:
     backend = BACKEND
+    atspi_extents = "window"   # Wayland clients never learn where their windows are
 
     def __init__(self, wayland_display: str | None = None) -> None:
         self.display_name = wayland_display or os.environ.get("WAYLAND_DISPLAY") or "wayland-1"

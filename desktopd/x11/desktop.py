@@ -44,6 +44,7 @@ class Desktop:
     """Drives one X display. Call every method from ``executor`` (one thread, in order)."""
 
     backend = "x11"
+    atspi_extents = "screen"   # X clients know where their windows are
 
     def __init__(self, display: str | None = None, *, use_shm: bool = True) -> None:
         self.display_name = display or os.environ.get("DISPLAY") or ":0"

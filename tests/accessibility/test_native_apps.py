@@ -147,6 +147,7 @@ def test_filters_and_budget(desktop: Desktop, mousepad, thunar):
     interesting = desktop.tree(interesting="true")
     assert 0 < interesting["node_count"] < full["node_count"]
     assert full["coordinate_space"] == "screen pixels" and full["truncated"] is False
+    assert full["placement"] == {"source": "atspi_screen"}   # X11: the applications' own screen extents
 
     only_buttons = desktop.tree(roles="push button")
     below_top = [n for app in only_buttons["applications"] for top in app["children"] for n in walk(top["children"])]
