@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.launcher import CONTAINER_FLAGS
+from sidecar.browser.launcher import CONTAINER_FLAGS
 from testbed.processes import terminate
 from tests.accessibility.conftest import find
 from tests.support.capability import have_program, require
