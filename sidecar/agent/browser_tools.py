@@ -13,6 +13,7 @@ from ..cdp.targets import PageTarget
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents
+from .page_snapshot import visibility
 from .resolve import element_node, resolve
 from .session import AgentSession
 
@@ -50,6 +51,12 @@ async def pdf(page: PageTarget, landscape: bool, background: bool, timeout: floa
 
 async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHealth,
                      page: PageTarget, ref: str | None, full_page: bool, timeout: float) -> bytes:
+    if await visibility(page) == "hidden":
+        # Chromium draws no frames for a tab behind another, and a capture of it waits for one
+        # that may never come (every other capture hung until its timeout): say so at once.
+        raise ApiError(409, "tab_hidden", f"tab {page.target_id} is behind another tab in its window, "
+                       "and Chromium draws nothing for it; bring it to the front first "
+                       f"(POST /tabs/{page.target_id}/activate)", field="tab")
     params: dict[str, Any] = {"format": "png"}
     if ref is not None:
         element = await resolve(agent, page, ref, timeout)

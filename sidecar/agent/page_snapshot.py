@@ -59,16 +59,20 @@ async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
     if len(pages) == 1:
         return pages[0]         # shown or not, the only one: no need to ask
 
-    async def shown(page: PageTarget) -> bool:
-        try:
-            reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                         "returnByValue": True}, timeout=FRONT_PROBE_S)
-        except CDPError:
-            return False
-        return reply.get("result", {}).get("value") == "visible"
+    states = await asyncio.gather(*(visibility(p) for p in pages))
+    return next((p for p, state in zip(pages, states) if state == "visible"), pages[0])
 
-    visible = await asyncio.gather(*(shown(p) for p in pages))
-    return next((p for p, v in zip(pages, visible) if v), pages[0])
+
+async def visibility(page: PageTarget) -> str | None:
+    """The tab's document.visibilityState ("visible" only for the tab shown in its window), or
+    None when it does not answer within FRONT_PROBE_S."""
+    try:
+        reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                     "returnByValue": True}, timeout=FRONT_PROBE_S)
+    except CDPError:
+        return None
+    value = reply.get("result", {}).get("value")
+    return value if isinstance(value, str) else None
 
 
 async def frame_loaders(session: PageTarget | ChildTarget, timeout: float) -> dict[str, str]:

@@ -206,7 +206,9 @@ AGENT_ROUTES: list[Route] = [
     Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY, body_optional=True,
           success=PDF, **_ERR),
     Route("GET", "/screenshot", screenshot, "PNG of the tab's viewport, whole page, or one element by ref",
-          "agent", query=SCREENSHOT_QUERY, success=PNG, **_ERR),
+          "agent", query=SCREENSHOT_QUERY, success=PNG,
+          description="409 tab_hidden for a tab behind another in its window: Chromium draws no "
+                      "frames for it; bring it to the front (POST /tabs/{id}/activate) first.", **_ERR),
     Route("GET", "/downloads", downloads, "Downloads and the paths they were saved at", "agent"),
     Route("POST", "/hooks/dialog", dialog_hook, "Answer the open JavaScript dialog, or arm an answer "
           "for the next", "agent", body=DIALOG_HOOK_BODY, body_optional=True, **_ERR),

@@ -92,13 +92,8 @@ async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
         # /reset restarts Chromium (seconds each): tests/sidecar_service/test_sidecar_reset.py.
         all_checks = ("-c", "all", "--exclude-checks", "positive_data_acceptance", "--exclude-path", "/reset",
                       "--exclude-path", "/playwright", "--exclude-path", "/mcp")
-        # /settle on its own too: with this seed, fuzzed /settle calls among the others were
-        # followed by a full-page GET /screenshot that Chromium did not answer within 30 s (not
-        # reproduced outside the fuzz run yet: an open bug, docs/desktopd-api.md says so).
         checks = assert_clean(await asyncio.to_thread(schemathesis, spec, token, *all_checks,
-                                                      "--exclude-path", "/act", "--exclude-path", "/settle"))
-        settle = assert_clean(await asyncio.to_thread(schemathesis, spec, token, *all_checks,
-                                                      "--include-path", "/settle"))
+                                                      "--exclude-path", "/act"))
         # /act on its own, with room for its longest request by design: a generated tab id such
         # as "0" is a unique prefix of the real tab's id one run in 16, and a wait act on it then
         # takes up to its timeout before its 408 (these options, given last, win).
@@ -109,7 +104,6 @@ async def test_the_sidecar_conforms_to_its_openapi_document(capsys) -> None:
         accepted = assert_clean(await asyncio.to_thread(schemathesis, spec, token, "-c", "positive_data_acceptance",
                                                         "--include-path-regex", FULLY_DESCRIBED))
         with capsys.disabled():
-            print(f"\n[schemathesis] sidecar: all checks: {checks}; /settle: {settle}; /act: {acts}; "
-                  f"acceptance: {accepted}")
+            print(f"\n[schemathesis] sidecar: all checks: {checks}; /act: {acts}; acceptance: {accepted}")
     finally:
         await sidecar.stop()

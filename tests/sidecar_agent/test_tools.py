@@ -64,6 +64,16 @@ def test_pdf_screenshots_downloads(stack: Stack, pages: PageServer) -> None:
     button = Image.open(io.BytesIO(agent.get("/screenshot", ref=agent.ref("button", "Boom", text))))
     assert button.width < page.width / 4 and 10 < button.height < 60, (button.size, page.size)
 
+    # A tab behind another draws nothing: its capture is refused at once (it hung for 30 s on
+    # every other call), and works again once the tab is in front.
+    first = agent.get("/tabs")[0]["id"]
+    second = agent.post("/tabs", {"url": "about:blank"}, expect=201)["id"]
+    hidden = agent.http.get(stack.url + "/screenshot", params={"tab": first, "full_page": "true"}, timeout=60)
+    assert hidden.status_code == 409 and hidden.json()["error"] == "tab_hidden", hidden.text
+    agent.post(f"/tabs/{first}/activate", {})
+    assert Image.open(io.BytesIO(agent.get("/screenshot", tab=first))).size == page.size
+    assert agent.http.delete(f"{stack.url}/tabs/{second}", timeout=30).status_code == 200
+
     agent.act("click", ref=agent.ref("link", "Download notes", text))
     done = _until(lambda: [d for d in agent.get("/downloads")["downloads"] if d["state"] == "completed"])
     assert done[0]["suggested_filename"] == "notes.txt"
