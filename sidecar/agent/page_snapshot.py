@@ -22,8 +22,6 @@ from ..errors import TabNotFound
 
 FRONT_PROBE_S = 2.0
 READ_ATTEMPTS = 3
-# How long a snapshot waits for a navigation in flight to commit before saying it is pending.
-COMMIT_BUDGET_S = 2.0
 
 
 @dataclass
@@ -142,7 +140,7 @@ async def take_snapshot(layout: LayoutService, agent: AgentSession, health: TabH
         return Snapshot(page, page.url, page.title,
                         _blocked(f"- [modal state: {modal['kind']}: answer it with {modal['answer_with']}]"),
                         modal)
-    if not await tracker.committed(page, COMMIT_BUDGET_S):
+    if not await tracker.committed(page):
         # Likewise while a navigation has not committed (a server that does not answer): the
         # renderer answers nothing until it does, so no ref could be bound or acted on.
         pending = page.pending_navigation or ""

@@ -32,6 +32,9 @@ _PAGE_FILTER = [{"type": "page"}]
 _IFRAME_FILTER = [{"type": "iframe"}]
 # Page.frameStartedNavigating's navigationType values that keep the document.
 SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
+# How long an ordinary navigation is given to commit before it is said to be pending (a server
+# that never answers leaves it so): /tabs' visibility and /snapshot wait this long.
+COMMIT_WAIT_S = 2.0
 
 
 class TargetTracker:
@@ -134,7 +137,7 @@ class TargetTracker:
             except asyncio.TimeoutError:
                 pass  # re-check the predicate and the connection at least once a second
 
-    async def committed(self, page: PageTarget, timeout: float) -> bool:
+    async def committed(self, page: PageTarget, timeout: float = COMMIT_WAIT_S) -> bool:
         """Whether the page has no navigation pending (or crashed) within ``timeout``. An ordinary
         navigation commits within milliseconds; one to a server that never answers stays pending,
         and Chromium holds the renderer's answers meanwhile."""

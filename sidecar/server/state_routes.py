@@ -21,7 +21,8 @@ from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.routing import Route
 
 from . import app_keys as keys
-from ..cdp.connection import CDPConnection
+from .tab_lookup import cdp_timeout as _timeout
+from .tab_lookup import live_session as _session
 from ..cdp.targets import TargetTracker
 from ..errors import ChromiumUnavailable, TabNotFound
 from ..state.har import HarCapture, HarOptions, HarStateError
@@ -134,15 +135,6 @@ HAR_RESULT = {"application/json": {"schema": {"type": "object", "required": ["lo
     "log": {"type": "object", "description": "HAR 1.2: version, creator, pages, entries. Entries add "
             "_requestId, _seq, _tab, _resourceType; a failed request has response.status 0 and _error."},
     "next": {"type": "integer", "description": "GET /har: the since= of the next read."}}}}}
-
-
-def _session(request: web.Request) -> tuple[CDPConnection, TargetTracker]:
-    live = request.app[keys.SUPERVISOR].current()
-    return live.conn, live.tracker
-
-
-def _timeout(request: web.Request) -> float:
-    return request.app[keys.SETTINGS].cdp_timeout
 
 
 def _tab_id(tracker: TargetTracker, tab: str) -> str:

@@ -56,8 +56,8 @@ def tab_health(request: web.Request) -> TabHealth:
 async def shown_in_window(tracker: TargetTracker, page: PageTarget, health: TabHealth) -> bool | None:
     """Whether the tab is the one shown in its window (so desktopd clicks reach it); None when
     the tab cannot say (crashed, not answering, or loading a new document that has not
-    committed within VISIBILITY_BUDGET_S: Chromium holds the renderer's answers until then)."""
-    if not await tracker.committed(page, VISIBILITY_BUDGET_S):
+    committed within COMMIT_WAIT_S: Chromium holds the renderer's answers until then)."""
+    if not await tracker.committed(page):
         return None
     if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
