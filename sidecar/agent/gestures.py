@@ -12,6 +12,7 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.pages import visibility_state
 from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
@@ -142,10 +143,8 @@ async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], di
 
 async def ensure_front(ctx: ActContext) -> None:
     """Visible input reaches only the tab shown in its window: bring it to the front first."""
-    async def state() -> str:
-        reply = await ctx.page.send("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                         "returnByValue": True}, timeout=ctx.timeout)
-        return reply.get("result", {}).get("value", "")
+    async def state() -> str | None:
+        return await visibility_state(ctx.page, ctx.timeout)
     if await state() == "visible":
         return
     await ctx.conn.send("Target.activateTarget", {"targetId": ctx.page.target_id})

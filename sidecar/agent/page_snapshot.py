@@ -10,6 +10,7 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
+from ..cdp.pages import visibility_state
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutOptions, LayoutService
@@ -62,15 +63,11 @@ async def pick_tab(tracker: TargetTracker, tab: str | None) -> PageTarget:
 
 
 async def visibility(page: PageTarget) -> str | None:
-    """The tab's document.visibilityState ("visible" only for the tab shown in its window), or
-    None when it does not answer within FRONT_PROBE_S."""
+    """The tab's document.visibilityState, or None when it does not answer within FRONT_PROBE_S."""
     try:
-        reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                     "returnByValue": True}, timeout=FRONT_PROBE_S)
+        return await visibility_state(page, FRONT_PROBE_S)
     except CDPError:
         return None
-    value = reply.get("result", {}).get("value")
-    return value if isinstance(value, str) else None
 
 
 async def frame_loaders(session: PageTarget | ChildTarget, timeout: float) -> dict[str, str]:

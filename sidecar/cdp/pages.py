@@ -69,3 +69,13 @@ async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
                                    method="Target.closeTarget") from None
         raise
     return result.get("success") is not False
+
+
+async def visibility_state(page: PageTarget, timeout: float | None) -> str | None:
+    """The tab's ``document.visibilityState``: "visible" only for the tab shown in its window
+    (the one desktop input reaches); None when the page answered something else. CDPError
+    (CDPTimeout when it did not answer) is the caller's to weigh."""
+    reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                 "returnByValue": True}, timeout=timeout)
+    value = reply.get("result", {}).get("value")
+    return value if isinstance(value, str) else None

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from ..browser.tab_health import TabHealth
 from ..cdp.connection import CDPConnection, CDPError, CDPTimeout
+from ..cdp.pages import visibility_state
 from ..cdp.targets import PageTarget, TargetTracker
 from ..errors import ChromiumUnavailable, TabNotFound
 from . import app_keys as keys
@@ -62,15 +63,13 @@ async def shown_in_window(tracker: TargetTracker, page: PageTarget, health: TabH
     if page.crashed or page.pending_navigation is not None or health.unresponsive(page.target_id):
         return None
     try:
-        reply = await page.send("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                     "returnByValue": True},
-                                timeout=min(VISIBILITY_BUDGET_S, health.budget_s))
+        state = await visibility_state(page, min(VISIBILITY_BUDGET_S, health.budget_s))
     except CDPTimeout:
         health.mark(page)
         return None
     except CDPError:
         return None
-    return reply.get("result", {}).get("value") == "visible"
+    return state == "visible"
 
 
 async def front_tab(request: web.Request) -> PageTarget:
