@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from desktopd.handlers.keyboard import parse_combos, press_combos, hold_keys, run_text
-from desktopd.handlers.pointer import check_key_names, run_pointer_events
+from desktopd.input.keystrokes import parse_combos, press_combos, hold_keys, run_text
+from desktopd.input.pointer_events import check_key_names, run_pointer_events
 from desktopd.models import POINTER_EVENT
 from desktopd.xservice import XService
 

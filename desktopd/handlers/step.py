@@ -20,8 +20,8 @@ from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_c
 from httpapi.fields import F, Bool, Model
 
 from .common import json_body, settler, xservice
-from .keyboard import run_keyboard
-from .pointer import run_pointer_body
+from desktopd.input.keystrokes import run_keyboard
+from desktopd.input.pointer_events import run_pointer_body
 from .screenshot import take
 
 ACTS = ("anthropic", "openai", "tablet", "keyboard")
