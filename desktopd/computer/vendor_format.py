@@ -64,6 +64,7 @@ class KitSide:
     format's actions from others, what it posts, and how it reads the answers."""
 
     recognises: Callable[[RawAction], bool]
+    example: RawAction         # an action as an agent sends it, moving the pointer (tests run it)
     kinds: Mapping[str, str]   # every action name -> the kit's vocabulary (click, type, keys, ...)
     body: Callable[[dict[str, Any]], dict[str, Any]]        # an action -> the endpoint's body
     executed: Callable[[Mapping[str, Any]], dict[str, Any]]  # the endpoint's answer -> what ran

@@ -276,7 +276,7 @@ FORMAT = VendorFormat(
         Endpoint("GET", tool_definition, "The computer tool definition for this desktop", TOOL_QUERY,
                  TOOL_DEFINITION),
     ], KitSide(
-        _recognises,
+        _recognises, {"action": "mouse_move", "coordinate": [10, 10]},
         {"left_click": "click", "right_click": "click", "middle_click": "click", "double_click": "click",
          "triple_click": "click", "type": "type", "key": "keys", "mouse_move": "move", "scroll": "scroll",
          "left_click_drag": "drag", "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up",

@@ -228,7 +228,7 @@ FORMAT = VendorFormat(
                  description="Coordinates are in the display_width_px x display_height_px space "
                              "(default: the screen); the screenshot comes back at that size."),
     ], KitSide(
-        _recognises,
+        _recognises, {"type": "move", "x": 10, "y": 10, "keys": []},
         {"click": "click", "double_click": "click", "type": "type", "keypress": "keys", "move": "move",
          "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"},
         body=lambda action: {"action": action}, executed=_executed, step_reply=_step_reply))
