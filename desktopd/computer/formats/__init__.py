@@ -5,18 +5,14 @@ pick it up (tests/computer_use/test_formats.py checks they agree)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from httpapi.declared import declarations
 from httpapi.routing import Route
 
 from ..vendor_format import VendorFormat
 
 
 def _declared() -> dict[str, VendorFormat]:
-    found: list[VendorFormat] = []
-    for info in pkgutil.iter_modules(__path__):
-        found.append(importlib.import_module(f"{__name__}.{info.name}").FORMAT)
+    found = declarations(__name__, __path__, "FORMAT", VendorFormat)
     return {fmt.name: fmt for fmt in sorted(found, key=lambda fmt: fmt.name)}
 
 
