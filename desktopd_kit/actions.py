@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from desktopd.computer.formats import FORMATS as VENDOR_FORMATS
 
@@ -51,7 +51,7 @@ def detect_format(action: Mapping[str, object]) -> Format:
     raise ActionError(f"unknown action type {kind!r}; ours are {', '.join(OWN_TYPES)}")
 
 
-def unwrap(action: Mapping[str, object], action_format: Format) -> dict[str, Any]:
+def unwrap(action: Mapping[str, object], action_format: Format) -> dict:
     """The action itself (out of its format's wrapper: an Anthropic tool_use block's input)."""
     vendor = VENDOR_FORMATS.get(action_format)
     return vendor.kit.unwrap(action) if vendor is not None else dict(action)

@@ -21,6 +21,8 @@ COMPUTER_PATH = "/api/v1/computer"
 
 # One action after validation: every field of its variant, defaults filled in.
 Action = dict[str, Any]
+# A JSON object as an endpoint answers it (and a schema as OpenAPI writes it).
+JSONObject = dict[str, Any]
 # An action as a client holds it, before validation (the kit's side).
 RawAction = Mapping[str, object]
 
@@ -29,7 +31,7 @@ RawAction = Mapping[str, object]
 class Performed:
     """What one action did: ``executed`` in screen pixels, and any text for the model."""
 
-    executed: dict[str, Any]
+    executed: JSONObject
     text: str | None = None
 
 
@@ -53,7 +55,7 @@ class Endpoint:
     handler: Handler
     summary: str
     query: Model
-    result: dict[str, Any]
+    result: JSONObject
     body: Model | Tagged | None = None
     description: str = ""
 
@@ -66,13 +68,13 @@ class KitSide:
     recognises: Callable[[RawAction], bool]
     example: RawAction         # an action as an agent sends it, moving the pointer (tests run it)
     kinds: Mapping[str, str]   # every action name -> the kit's vocabulary (click, type, keys, ...)
-    body: Callable[[dict[str, Any]], dict[str, Any]]        # an action -> the endpoint's body
-    executed: Callable[[Mapping[str, Any]], dict[str, Any]]  # the endpoint's answer -> what ran
+    body: Callable[[Action], JSONObject]           # an action -> the endpoint's body
+    executed: Callable[[JSONObject], JSONObject]   # the endpoint's answer -> what ran
     # (the action, its /step executed, its /step text) -> the answer the endpoint would give,
     # images left out: what a record keeps as the vendor reply.
-    step_reply: Callable[[Mapping[str, Any], dict[str, Any], str | None], dict[str, Any]]
+    step_reply: Callable[[Action, JSONObject, str | None], JSONObject]
     query: Mapping[str, bool] = field(default_factory=dict)   # fixed query beside the display's
-    unwrap: Callable[[RawAction], dict[str, Any]] = dict      # the action out of its wrapper
+    unwrap: Callable[[RawAction], Action] = dict   # the action out of its wrapper
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ class VendorFormat:
                       success={"application/json": {"schema": e.result}}, description=e.description)
                 for e in self.endpoints]
 
-    def kind_of(self, act: Mapping[str, Any]) -> str:
+    def kind_of(self, act: RawAction) -> str:
         return str(act.get(self.action.tag))
 
     def only_looks(self, acts: Sequence[Action]) -> bool:

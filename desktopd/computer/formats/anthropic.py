@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from aiohttp import web
 
@@ -27,7 +26,7 @@ from desktopd.xservice import XService
 from .. import steps
 from ..display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
                        display_pair, model_screenshot, screenshot_png)
-from ..vendor_format import Action, Endpoint, KitSide, Performed, RawAction, VendorFormat
+from ..vendor_format import Action, Endpoint, JSONObject, KitSide, Performed, RawAction, VendorFormat
 
 TOOL_VERSIONS = ("computer_20250124", "computer_20251124")
 MAX_DURATION_S = 100.0   # the reference refuses longer holds and waits
@@ -134,7 +133,7 @@ async def perform(xs: XService, display: Display, act: Action, where: str = "") 
     """Run one action; returns what ran (screen pixels) and any text for the model. Errors name
     the tool input's own fields (``where`` is not prefixed: the reference's errors read so)."""
     action = act["action"]
-    executed: dict[str, Any] = {}
+    executed: JSONObject = {}
     text_out: str | None = None
     if action == "key":
         await steps.keys(xs, act["text"], "text")
@@ -209,7 +208,7 @@ async def computer_action(request: web.Request) -> web.Response:
     done = await perform(xs, display, act)
     mark = await settler(request).mark()
     settled = skipped(SettleSpec.of(q))
-    content: list[dict[str, Any]] = []
+    content: list[JSONObject] = []
     if done.text is not None:
         content.append({"type": "text", "text": done.text})
     action = act["action"]
@@ -230,14 +229,14 @@ async def computer_action(request: web.Request) -> web.Response:
                               "settled": settled.json(), **display.describe()})
 
 
-def _image(png: bytes) -> dict[str, Any]:
+def _image(png: bytes) -> JSONObject:
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png)}}
 
 
 async def tool_definition(request: web.Request) -> web.Response:
     q = query(request, TOOL_QUERY)
     display = await display_of(xservice(request), q)
-    tool: dict[str, Any] = {"type": q["version"], "name": "computer",
+    tool: JSONObject = {"type": q["version"], "name": "computer",
                             "display_width_px": display.advertised[0],
                             "display_height_px": display.advertised[1]}
     if q["version"] == "computer_20251124":
@@ -254,13 +253,13 @@ def _recognises(action: RawAction) -> bool:
     return action.get("type") == "tool_use" and isinstance(action.get("input"), Mapping)
 
 
-def _unwrap(action: RawAction) -> dict[str, Any]:
+def _unwrap(action: RawAction) -> Action:
     """The tool input out of a tool_use block (the action itself otherwise)."""
     inner = action.get("input") if action.get("type") == "tool_use" else None
     return dict(inner) if isinstance(inner, Mapping) else dict(action)
 
 
-def _step_reply(issued: Mapping[str, Any], executed: dict[str, Any], text: str | None) -> dict[str, Any]:
+def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:
     content = [{"type": "text", "text": text}] if text is not None else []
     return {"content": content, "action": issued.get("action"), "executed": executed}
 

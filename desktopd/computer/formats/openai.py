@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from aiohttp import web
 
@@ -24,7 +23,7 @@ from desktopd.xservice import XService
 
 from .. import steps
 from ..display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
-from ..vendor_format import Action, Endpoint, KitSide, Performed, RawAction, VendorFormat
+from ..vendor_format import Action, Endpoint, JSONObject, KitSide, Performed, RawAction, VendorFormat
 
 BUTTONS = {"left": 1, "wheel": 2, "right": 3, "back": 8, "forward": 9}
 # scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
@@ -68,7 +67,7 @@ ACTION = Tagged("type", {
 }, description="One action of a computer_call; `type` picks the variant.")
 
 
-def _one_of_action(body: dict[str, Any]) -> tuple[str, str] | None:
+def _one_of_action(body: JSONObject) -> tuple[str, str] | None:
     if (body["action"] is None) == (body["actions"] is None):
         return "action", "give exactly one of action, actions"
     return None
@@ -109,7 +108,7 @@ def wheel_clicks(pixels: int) -> int:
     return clicks if pixels > 0 else -clicks
 
 
-async def held_keys(xs: XService, act: dict[str, Any], where: str) -> list[str]:
+async def held_keys(xs: XService, act: Action, where: str) -> list[str]:
     names = [key_name(k) for k in act.get("keys") or []]
     await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
     return names
@@ -117,7 +116,7 @@ async def held_keys(xs: XService, act: dict[str, Any], where: str) -> list[str]:
 
 async def perform(xs: XService, display: Display, act: Action, where: str) -> Performed:
     kind = act["type"]
-    done: dict[str, Any] = {"type": kind}
+    done: JSONObject = {"type": kind}
     if kind in ("click", "double_click", "move", "scroll"):
         at = display.to_screen(act["x"], act["y"], f"{where}.x")
         modifiers = await held_keys(xs, act, where)
@@ -183,7 +182,7 @@ async def computer_call(request: web.Request) -> web.Response:
         png, settled = await settled_capture(settler(request), mark, spec, capture, clicks(acts, started))
     else:
         png, settled = await capture(), skipped(spec)
-    out: dict[str, Any] = {"type": "computer_call_output"}
+    out: JSONObject = {"type": "computer_call_output"}
     if body["call_id"] is not None:
         out["call_id"] = body["call_id"]
     out["output"] = {"type": "computer_screenshot", "image_url": "data:image/png;base64," + b64(png)}
@@ -211,12 +210,12 @@ def _recognises(action: RawAction) -> bool:
         or (kind == "wait" and "seconds" not in action)
 
 
-def _executed(reply: Mapping[str, Any]) -> dict[str, Any]:
+def _executed(reply: JSONObject) -> JSONObject:
     """The last action's: what the pointer did last."""
     return dict((reply.get("executed") or [{}])[-1])
 
 
-def _step_reply(issued: Mapping[str, Any], executed: dict[str, Any], text: str | None) -> dict[str, Any]:
+def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:
     return {"type": "computer_call_output", "executed": [executed]}
 
 
