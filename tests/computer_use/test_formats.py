@@ -13,7 +13,7 @@ import pytest
 from desktopd.computer.formats import FORMATS
 from desktopd.computer.vendor_format import COMPUTER_PATH
 from desktopd.handlers.openapi import build_openapi
-from desktopd.handlers.step import ACTS, STEP_BODY
+from desktopd.harness_step import ACTS, STEP_BODY
 from desktopd.routes import ROUTES
 from desktopd_kit import Desktop
 from desktopd_kit import actions

@@ -1,7 +1,8 @@
 """POST /api/v1/step: a harness step in one round trip. An act (an action of a vendor format in
-desktopd/computer/formats/, a /tablet or a /keyboard body), the settle after it (desktopd/settle.py), then the
-observation the next decision needs: the screenshot, the windows, the pointer. One request
-instead of four or five; the answer says how long the settle waited and why it stopped."""
+desktopd/computer/formats/, a /tablet or a /keyboard body), the settle after it
+(desktopd/settle.py), then the observation the next decision needs: the screenshot, the windows,
+the pointer. One request instead of four or five; the answer says how long the settle waited and
+why it stopped."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ from aiohttp import web
 
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.computer.formats import FORMATS
+from desktopd.handlers.common import json_body, settler, xservice
+from desktopd.handlers.screenshot import take
+from desktopd.input.keystrokes import run_keyboard
+from desktopd.input.pointer_events import run_pointer_body
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
 from desktopd.settle_browser import Clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
 
-from .common import json_body, settler, xservice
-from desktopd.input.keystrokes import run_keyboard
-from desktopd.input.pointer_events import run_pointer_body
-from .screenshot import take
 
 ACTS = (*FORMATS, "tablet", "keyboard")
 
