@@ -19,6 +19,7 @@ from desktopd_kit import Desktop
 from desktopd_kit import actions
 from desktopd_kit.actions import Scaling, canonical_kind, detect_format, plan_action, run_action
 from desktopd_kit.env import DesktopEnv
+from desktopd_kit.records import schema
 from tests.support.desktopd import DesktopdProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,8 +97,9 @@ def test_the_kit_tells_the_format_apart_and_sends_what_the_endpoint_takes(name: 
     post.body.validate(fmt.kit.body(planned.body), "")   # what the endpoint takes
 
 
-def test_the_kit_and_the_environment_offer_every_format() -> None:
+def test_the_kit_the_environment_and_the_records_offer_every_format() -> None:
     assert actions.FORMATS == (*FORMATS, actions.OWN)
+    assert schema("step")["properties"]["action"]["properties"]["format"]["enum"] == list(actions.FORMATS)
     with pytest.raises(ValueError) as refused:
         DesktopEnv("http://127.0.0.1:9", action_format="no_such_format")
     assert all(name in str(refused.value) for name in actions.FORMATS)
