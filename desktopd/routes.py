@@ -8,13 +8,14 @@ from aiohttp import web
 from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
-from desktopd.computer import anthropic, openai
+from desktopd import harness_step as step
+from desktopd.computer.formats import format_routes
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
 from httpapi.routing import Route, register
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
-                               reset, screenshot, step, windows)
+                               reset, screenshot, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -142,26 +143,11 @@ ROUTES: list[Route] = [
           description="Coordinates are screen pixels; off-screen ones are a 422 naming the field."),
     Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
           "input", body=models.KEYBOARD_BODY),
-    Route("POST", "/api/v1/computer/anthropic", anthropic.computer_action,
-          "Run an Anthropic computer tool action (computer_20250124 / computer_20251124)", "computer",
-          query=anthropic.ACTION_QUERY, body=anthropic.ACTIONS,
-          success={"application/json": {"schema": anthropic.RESULT}},
-          description="The body is the tool_use input; `content` is the tool_result content. "
-                      "Coordinates are in the display_width_px x display_height_px space (default: "
-                      "the screen) and screenshots come back at that size."),
-    Route("GET", "/api/v1/computer/anthropic", anthropic.tool_definition,
-          "The computer tool definition for this desktop", "computer", query=anthropic.TOOL_QUERY,
-          success={"application/json": {"schema": anthropic.TOOL_DEFINITION}}),
-    Route("POST", "/api/v1/computer/openai", openai.computer_call,
-          "Run an OpenAI computer_call's action(s); answers its computer_call_output", "computer",
-          query=openai.QUERY, body=openai.BODY,
-          success={"application/json": {"schema": openai.RESULT}},
-          description="Coordinates are in the display_width_px x display_height_px space "
-                      "(default: the screen); the screenshot comes back at that size."),
+    *format_routes(),
     Route("POST", "/api/v1/step", step.step,
           "A harness step in one round trip: act, settle, observe", "computer",
           body=step.STEP_BODY, success={"application/json": {"schema": step.RESULT}},
-          description="Runs at most one act (anthropic, openai, tablet or keyboard), waits for "
+          description=f"Runs at most one act ({', '.join(step.ACTS[:-1])} or {step.ACTS[-1]}), waits for "
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",

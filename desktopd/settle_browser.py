@@ -85,24 +85,6 @@ def sidecar_evidence(url: str, token: str | None, configured: bool) -> SidecarEv
     return SidecarEvidence(url, token)
 
 
-def anthropic_clicks(action: dict[str, Any], started: float) -> Clicks | None:
-    count = {"left_click": 1, "double_click": 2, "triple_click": 3}.get(action["action"])
-    # Modifier keys held (text, key) may make a click a browser gesture (shift-click: a window).
-    return Clicks(started, count) if count and not action.get("text") and not action.get("key") else None
-
-
-def openai_clicks(actions: list[dict[str, Any]], started: float) -> Clicks | None:
-    """One click or double click with the left button and no keys held, alone in its call."""
-    if len(actions) != 1 or actions[0].get("keys"):
-        return None
-    act = actions[0]
-    if act["type"] == "click" and act.get("button", "left") == "left":
-        return Clicks(started, 1)
-    if act["type"] == "double_click":
-        return Clicks(started, 2)
-    return None
-
-
 def tablet_clicks(body: dict[str, Any], started: float) -> Clicks | None:
     """A tap, or a left click (1-3 clicks) with no modifiers, alone in its body."""
     if body.get("events") is not None or body.get("modifiers"):

@@ -1,13 +1,13 @@
-"""Actions in three formats, told apart by their keys, and run on a desktop.
+"""Actions in several formats, told apart by their keys, and run on a desktop.
 
-- ``anthropic``: an Anthropic computer tool call's ``input`` — it has an ``action`` key
-  (``{"action": "left_click", "coordinate": [x, y]}``); a whole ``tool_use`` block
-  (``{"type": "tool_use", "input": {...}}``) is unwrapped. Runs on desktopd's
-  /api/v1/computer/anthropic.
-- ``openai``: an OpenAI ``computer_call`` action — a ``type`` key, and something only OpenAI
-  says: type ``keypress``/``screenshot``, ``scroll_x``/``scroll_y``, ``keys`` held during a
-  pointer action, a button ``wheel``/``back``/``forward``, a ``drag`` path of ``{"x","y"}``, or
-  ``wait`` without ``seconds``. Runs on /api/v1/computer/openai.
+- The vendor formats desktopd serves, one module each in desktopd/computer/formats/ (each
+  declares how the kit recognises its actions, what it posts and how it reads the answer):
+  ``anthropic``, an Anthropic computer tool call's ``input`` (an ``action`` key; a whole
+  ``tool_use`` block is unwrapped), run on /api/v1/computer/anthropic; ``openai``, an OpenAI
+  ``computer_call`` action (a ``type`` key and something only OpenAI says: type ``keypress``,
+  ``scroll_x``/``scroll_y``, ``keys`` held during a pointer action, a button
+  ``wheel``/``back``/``forward``, a ``drag`` path of ``{"x","y"}``, or ``wait`` without
+  ``seconds``), run on /api/v1/computer/openai.
 - ``desktopd``: our own — ``{"type": T, ...}`` with T one of OWN_TYPES (below), straight onto
   desktopd's input endpoints. Where it looks like OpenAI's (click, double_click, move, type with
   the same fields) the two mean the same, so the choice does not matter.
@@ -19,17 +19,20 @@ they become screen pixels here (own format) or on desktopd (display_width_px/hei
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-Format = Literal["anthropic", "openai", "desktopd"]
-FORMATS: tuple[Format, ...] = ("anthropic", "openai", "desktopd")
+from desktopd.computer.formats import FORMATS as VENDOR_FORMATS
+
+from .calls import JSON
+
+OWN = "desktopd"
+# A format's name: a vendor format's (desktopd/computer/formats/) or OWN.
+Format = str
+FORMATS: tuple[Format, ...] = (*VENDOR_FORMATS, OWN)
 OWN_TYPES = ("noop", "screenshot", "tap", "click", "double_click", "move", "drag", "scroll", "type",
              "keys", "mouse_down", "mouse_up", "wait")
-_OPENAI_ONLY_TYPES = ("keypress", "screenshot")
-_OPENAI_ONLY_BUTTONS = ("wheel", "back", "forward")
-_POINTER_TYPES = ("click", "double_click", "move", "scroll", "drag")
 
 
 class ActionError(ValueError):
@@ -37,30 +40,21 @@ class ActionError(ValueError):
 
 
 def detect_format(action: Mapping[str, object]) -> Format:
-    if "action" in action and "type" not in action:
-        return "anthropic"
-    if action.get("type") == "tool_use" and isinstance(action.get("input"), Mapping):
-        return "anthropic"
+    for name, vendor in VENDOR_FORMATS.items():
+        if vendor.kit.recognises(action):
+            return name
     kind = action.get("type")
     if not isinstance(kind, str):
         raise ActionError(f"not an action (needs an 'action' or a 'type' key): {dict(action)!r}")
-    path = action.get("path")
-    if (kind in _OPENAI_ONLY_TYPES and kind != "screenshot") or "scroll_x" in action or "scroll_y" in action \
-            or action.get("button") in _OPENAI_ONLY_BUTTONS \
-            or (kind in _POINTER_TYPES and "keys" in action) \
-            or (kind == "drag" and isinstance(path, list) and path and isinstance(path[0], Mapping)) \
-            or (kind == "wait" and "seconds" not in action):
-        return "openai"
     if kind in OWN_TYPES:
-        return "desktopd"
+        return OWN
     raise ActionError(f"unknown action type {kind!r}; ours are {', '.join(OWN_TYPES)}")
 
 
-def unwrap(action: Mapping[str, object]) -> dict:
-    """The action itself (an Anthropic tool_use block's input)."""
-    if action.get("type") == "tool_use":
-        return dict(action["input"])   # type: ignore[arg-type]
-    return dict(action)
+def unwrap(action: Mapping[str, object], action_format: Format) -> dict:
+    """The action itself (out of its format's wrapper: an Anthropic tool_use block's input)."""
+    vendor = VENDOR_FORMATS.get(action_format)
+    return vendor.kit.unwrap(action) if vendor is not None else dict(action)
 
 
 @dataclass(frozen=True)
@@ -92,11 +86,12 @@ class Scaling:
 class InputApi(Protocol):
     """What running an action needs of a client (desktopd_kit.Desktop has it)."""
 
-    def pointer(self, event: Mapping[str, object] | None = None, *, events: object = None) -> dict: ...
+    def pointer(self, event: Mapping[str, JSON] | None = None, *,
+                events: Sequence[Mapping[str, JSON]] | None = None) -> dict: ...
     def type_text(self, text: str, *, delay_ms: float | None = None) -> dict: ...
-    def keys(self, keys: str | list[str], *, action: str = "press", delay_ms: float | None = None) -> dict: ...
-    def anthropic(self, tool_input: Mapping[str, object], **query: object) -> dict: ...
-    def openai(self, action: Mapping[str, object] | None = None, **query: object) -> dict: ...
+    def keys(self, keys: str | Sequence[str], *, action: Literal["press", "down", "up"] = "press",
+             delay_ms: float | None = None) -> dict: ...
+    def computer_use(self, format: str, action_body: Mapping[str, JSON], **params: JSON) -> dict: ...
 
 
 @dataclass
@@ -117,7 +112,7 @@ class Executed:
 @dataclass(frozen=True)
 class Planned:
     """An action as one desktopd call: ``act`` is the endpoint's name as POST /api/v1/step
-    takes it (anthropic, openai, tablet, keyboard), or None for what runs here (wait, noop)."""
+    takes it (a vendor format's, tablet, keyboard), or None for what runs here (wait, noop)."""
 
     format: Format
     issued: dict
@@ -132,14 +127,10 @@ class Planned:
 
     def finish(self, executed: object, text: str | None = None) -> Executed:
         """The Executed of a step answer's ``act``/``executed``/``text``."""
-        if self.format == "anthropic":
-            content = [{"type": "text", "text": text}] if text is not None else []
-            done = dict(executed or {})   # type: ignore[call-overload]
-            return Executed(self.format, self.issued, done,
-                            {"content": content, "action": self.issued.get("action"), "executed": done})
-        if self.format == "openai":
-            done = dict(executed or {})   # type: ignore[call-overload]
-            return Executed(self.format, self.issued, done, {"type": "computer_call_output", "executed": [done]})
+        vendor = VENDOR_FORMATS.get(self.format)
+        if vendor is not None:
+            done = dict(executed) if isinstance(executed, Mapping) else {}
+            return Executed(self.format, self.issued, done, vendor.kit.step_reply(self.issued, done, text))
         return Executed(self.format, self.issued, self._own_done(executed))
 
     def _own_done(self, answer: object) -> dict:
@@ -152,8 +143,10 @@ def plan_action(action: Mapping[str, object], scaling: Scaling,
                 action_format: Format | Literal["auto"] = "auto") -> Planned:
     """Which call runs ``action`` (format detected unless given); ActionError when it is none."""
     fmt = detect_format(action) if action_format == "auto" else action_format
-    issued = unwrap(action)
-    if fmt in ("anthropic", "openai"):
+    if fmt not in FORMATS:
+        raise ActionError(f"unknown action format {fmt!r}; the formats are {', '.join(FORMATS)}")
+    issued = unwrap(action, fmt)
+    if fmt in VENDOR_FORMATS:
         return Planned(fmt, issued, fmt, issued, scaling.vendor_query(), {})
     act, body, executed = _plan_own(issued, scaling)
     return Planned(fmt, issued, act, body, {}, executed)
@@ -163,13 +156,11 @@ def run_action(client: InputApi, action: Mapping[str, object], scaling: Scaling,
                action_format: Format | Literal["auto"] = "auto") -> Executed:
     """Runs ``action`` on its own endpoint; DesktopError when desktopd refuses it."""
     planned = plan_action(action, scaling, action_format)
-    if planned.act == "anthropic":
-        reply = client.anthropic(planned.body, screenshot=False, settle=0, **planned.query)
-        return Executed(planned.format, planned.issued, dict(reply.get("executed") or {}), _without_images(reply))
-    if planned.act == "openai":
-        reply = client.openai(planned.body, settle=0, **planned.query)
-        done = reply.get("executed") or [{}]
-        return Executed(planned.format, planned.issued, dict(done[-1]), _without_images(reply))
+    vendor = VENDOR_FORMATS.get(planned.format)
+    if vendor is not None:
+        reply = client.computer_use(vendor.name, vendor.kit.body(planned.body), settle=0, **vendor.kit.query,
+                                    **planned.query)
+        return Executed(planned.format, planned.issued, vendor.kit.executed(reply), _without_images(reply))
     return planned.finish(run_local(client, planned))
 
 
@@ -231,22 +222,15 @@ def _plan_own(a: dict, scaling: Scaling) -> tuple[str | None, dict, dict]:
     raise ActionError(f"unknown action type {kind!r}; ours are {', '.join(OWN_TYPES)}")
 
 
-_ANTHROPIC_KINDS = {"left_click": "click", "right_click": "click", "middle_click": "click",
-                    "double_click": "click", "triple_click": "click", "type": "type", "key": "keys",
-                    "mouse_move": "move", "scroll": "scroll", "left_click_drag": "drag",
-                    "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up", "hold_key": "keys",
-                    "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"}
-_OPENAI_KINDS = {"click": "click", "double_click": "click", "type": "type", "keypress": "keys",
-                 "move": "move", "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"}
 _OWN_KINDS = {"tap": "click", "double_click": "click", "screenshot": "noop"}
 
 
 def canonical_kind(fmt: Format, issued: Mapping[str, object]) -> str:
     """One vocabulary for every format (click, type, keys, move, scroll, drag, mouse_down,
     mouse_up, wait, noop): what records and exports are keyed by."""
-    if fmt == "anthropic":
-        return _ANTHROPIC_KINDS.get(str(issued.get("action")), str(issued.get("action")))
-    if fmt == "openai":
-        return _OPENAI_KINDS.get(str(issued.get("type")), str(issued.get("type")))
+    vendor = VENDOR_FORMATS.get(fmt)
+    if vendor is not None:
+        kind = vendor.kind_of(issued)
+        return vendor.kit.kinds.get(kind, kind)
     kind = str(issued.get("type"))
     return _OWN_KINDS.get(kind, kind)

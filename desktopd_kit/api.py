@@ -197,6 +197,14 @@ class DesktopApi:
                                json={"events": list(events)}))
 
     # -- vendor tool formats, recording and reset (the harness endpoints) ----------------------
+    def computer_use(self, format: str, action_body: Mapping[str, JSON], **params: JSON) -> dict:
+        """POST /api/v1/computer/<format>: any vendor action format desktopd serves (its
+        desktopd/computer/formats/ module; the kit's actions.FORMATS names them), with that
+        endpoint's query (display_width_px, display_height_px, settle, ...). anthropic() and
+        openai() below are this call with their own arguments spelled out."""
+        return self._call(Call("desktopd", "POST", f"/api/v1/computer/{_path_segment(format)}", json_reply,
+                               params=query(**params), json=dict(action_body), extra_timeout=120.0))
+
     def anthropic(self, tool_input: Mapping[str, JSON], *, display_width_px: int | None = None,
                   display_height_px: int | None = None, screenshot: bool | None = None,
                   settle: float | None = None, settle_quiet: float | None = None,
@@ -208,12 +216,9 @@ class DesktopApi:
         ``settle`` (the maximum), ``settle_quiet`` and ``settle_browser``: how desktopd waits for
         the screen to stop changing before the screenshot; ``settled`` in the answer says how
         that ended."""
-        return self._call(Call("desktopd", "POST", "/api/v1/computer/anthropic", json_reply,
-                               params=query(display_width_px=display_width_px,
-                                            display_height_px=display_height_px,
-                                            screenshot=screenshot, settle=settle,
-                                            settle_quiet=settle_quiet, settle_browser=settle_browser),
-                               json=dict(tool_input), extra_timeout=120.0))
+        return self.computer_use("anthropic", tool_input, display_width_px=display_width_px,
+                                 display_height_px=display_height_px, screenshot=screenshot, settle=settle,
+                                 settle_quiet=settle_quiet, settle_browser=settle_browser)
 
     def anthropic_tool(self, *, display_width_px: int | None = None, display_height_px: int | None = None,
                        version: str | None = None) -> dict:
@@ -230,13 +235,11 @@ class DesktopApi:
                settle_browser: bool | None = None) -> dict:
         """Runs an OpenAI computer_call's action (or several, in order); returns its
         computer_call_output (a screenshot) plus ``executed`` (screen pixels) and ``settled``."""
-        return self._call(Call("desktopd", "POST", "/api/v1/computer/openai", json_reply,
-                               params=query(display_width_px=display_width_px,
-                                            display_height_px=display_height_px, settle=settle,
-                                            settle_quiet=settle_quiet, settle_browser=settle_browser),
-                               json=body(action=dict(action) if action is not None else None,
-                                         actions=[dict(a) for a in actions] if actions is not None else None,
-                                         call_id=call_id), extra_timeout=120.0))
+        return self.computer_use("openai", body(action=dict(action) if action is not None else None,
+                                                actions=[dict(a) for a in actions] if actions is not None else None,
+                                                call_id=call_id),
+                                 display_width_px=display_width_px, display_height_px=display_height_px,
+                                 settle=settle, settle_quiet=settle_quiet, settle_browser=settle_browser)
 
     def step(self, act: Mapping[str, JSON] | None = None, *, screenshot: Mapping[str, JSON] | None = None,
              windows: bool | None = None, pointer: bool | None = None, settle: float | None = None,

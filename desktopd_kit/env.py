@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import Format
+from .actions import FORMATS, Format
 from .client import Desktop
 from .observe import Acted, Observation, ObserveOptions, Observer
 from .records.recorder import episode_fields, new_episode_id
@@ -62,8 +62,9 @@ class DesktopEnv(gym.Env):
                  render_mode: str | None = "rgb_array", urls: Sequence[str] = (),
                  screenshot_format: str = "raw", settle_s: float = 0.5, settle_quiet_s: float = 0.03,
                  settle_browser: bool = True, max_steps: int | None = None, record_video: bool = False, timeout: float = 30.0) -> None:
-        if action_format not in ("auto", "anthropic", "openai", "desktopd"):
-            raise ValueError(f"action_format must be auto, anthropic, openai or desktopd, not {action_format!r}")
+        if action_format not in ("auto", *FORMATS):
+            raise ValueError(f"action_format must be auto, {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, "
+                             f"not {action_format!r}")
         if observe_layout and not sidecar_url:
             raise ValueError("observe_layout needs sidecar_url")
         self.desktop = Desktop(desktop_url, token=token, sidecar_url=sidecar_url, timeout=timeout)

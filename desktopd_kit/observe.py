@@ -112,7 +112,7 @@ class Observer:
         """Runs ``action`` and observes once desktopd saw the screen settle, in one POST
         /api/v1/step (then /layout from the sidecar when observed). What runs here (wait, noop)
         and what desktopd refuses are observed with a request of their own."""
-        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
+        planned = plan_action(action, self.scaling, action_format)
         if planned.act is None:
             acted = self.act(action, before, action_format)
             return acted, self.observe()
@@ -134,10 +134,10 @@ class Observer:
     def act(self, action: Mapping[str, object], before: Observation | None,
             action_format: Format | str = "auto") -> Acted:
         """Runs ``action`` on its own endpoint, then has desktopd settle (no image)."""
-        planned = plan_action(action, self.scaling, action_format)   # type: ignore[arg-type]
+        planned = plan_action(action, self.scaling, action_format)
         timer = Timer()
         try:
-            executed = run_action(self.desktop, action, self.scaling, action_format)   # type: ignore[arg-type]
+            executed = run_action(self.desktop, action, self.scaling, action_format)
             error = None
         except DesktopError as refused:
             executed, error = Executed(planned.format, planned.issued, {}), _error_of(refused)

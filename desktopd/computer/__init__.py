@@ -1,2 +1,2 @@
-"""Computer-use tool adapters: Anthropic's ``computer`` tool and OpenAI's ``computer_call``
-actions, run on this desktop (models, scaling, the shared input steps)."""
+"""Computer-use formats: vendor action formats (formats/: Anthropic's ``computer`` tool, OpenAI's
+``computer_call``, ...) run on this desktop, with the display scaling and input steps they share."""

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
-from desktopd.handlers.keyboard import parse_combos, press_combos, hold_keys, run_text
-from desktopd.handlers.pointer import check_key_names, run_pointer_events
+from desktopd.input.keystrokes import parse_combos, press_combos, hold_keys, run_text
+from desktopd.input.pointer_events import check_key_names, run_pointer_events
 from desktopd.models import POINTER_EVENT
 from desktopd.xservice import XService
 
@@ -42,7 +43,7 @@ async def click(xs: XService, at: tuple[int, int] | None, button: int, clicks: i
     return await pointer(xs, action="click", button=button, clicks=clicks, modifiers=modifiers, **where)
 
 
-async def move(xs: XService, at: tuple[int, int], modifiers: list[str] = ()) -> tuple[int, int]:
+async def move(xs: XService, at: tuple[int, int], modifiers: Sequence[str] = ()) -> tuple[int, int]:
     return await pointer(xs, action="move", x=at[0], y=at[1], modifiers=list(modifiers))
 
 
@@ -51,7 +52,7 @@ async def button(xs: XService, at: tuple[int, int] | None, down: bool) -> tuple[
     return await pointer(xs, action="down" if down else "up", **where)
 
 
-async def drag(xs: XService, path: list[tuple[int, int]], modifiers: list[str] = (),
+async def drag(xs: XService, path: list[tuple[int, int]], modifiers: Sequence[str] = (),
                duration_ms: int = 0) -> tuple[int, int]:
     return await pointer(xs, action="drag", path=[list(p) for p in path], modifiers=list(modifiers),
                          duration_ms=duration_ms)

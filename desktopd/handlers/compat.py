@@ -10,8 +10,8 @@ from aiohttp import web
 from desktopd.models import COMPAT_KEYBOARD_BODY, COMPAT_TABLET_BODY
 
 from .common import json_body, xservice
-from .keyboard import run_key_events
-from .pointer import check_key_names, check_on_screen, run_pointer_events
+from desktopd.input.keystrokes import run_key_events
+from desktopd.input.pointer_events import check_key_names, check_on_screen, run_pointer_events
 
 
 def as_pointer_event(event: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
 from .common import optional_json_body, xservice
-from .pointer import check_on_screen
+from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
 CLOSE_TIMEOUT_S = 120.0

@@ -15,7 +15,7 @@ import aiohttp
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.computer import anthropic, openai
+from desktopd.computer.formats import FORMATS
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.handlers.common import json_body, settler, xservice
 from desktopd.settle import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
@@ -58,13 +58,10 @@ def screenshot_ref(png: bytes, step: int) -> dict[str, Any]:
 
 
 async def execute(xs: XService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
-    """One planned action through the vendor's executor (validated as its endpoint validates)."""
-    if planned.executor == "anthropic":
-        act = anthropic.ACTIONS.validate(planned.action, where)
-        done = await anthropic.perform(xs, display, act)
-        return {"executed": done["executed"], "text": done["text"]}
-    act = openai.ACTION.validate(planned.action, where)
-    return {"executed": await openai.perform(xs, display, act, where), "text": None}
+    """One planned action through its format's executor (validated as its endpoint validates)."""
+    fmt = FORMATS[planned.executor]
+    done = await fmt.perform(xs, display, fmt.action.validate(planned.action, where), where)
+    return {"executed": done.executed, "text": done.text}
 
 
 async def vision_act(request: web.Request) -> web.Response:

@@ -10,7 +10,7 @@ from aiohttp import web
 from desktopd import keys
 from desktopd.computer import steps
 from desktopd.handlers.common import json_body, query, xservice
-from desktopd.handlers.pointer import button_number
+from desktopd.input.pointer_events import button_number
 from desktopd.xservice import XService
 from httpapi.errors import ApiError
 

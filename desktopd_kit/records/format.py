@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..actions import FORMATS
+
 VERSION = 1
 FORMAT = "desktopd-episode"
 EPISODE_FILE = "episode.json"
@@ -28,5 +30,9 @@ def layout_name(index: int) -> str:
 
 
 def schema(name: str) -> dict:
-    """``episode`` or ``step``: the JSON Schema of episode.json or of a steps.jsonl line."""
-    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
+    """``episode`` or ``step``: the JSON Schema of episode.json or of a steps.jsonl line. The
+    step's action formats are the registered ones (actions.FORMATS), named here, not in the file."""
+    loaded = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
+    if name == "step":
+        loaded["properties"]["action"]["properties"]["format"]["enum"] = list(FORMATS)
+    return loaded

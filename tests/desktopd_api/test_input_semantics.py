@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from desktopd.handlers.keyboard import parse_combos
-from desktopd.handlers.pointer import interpolate
+from desktopd.input.keystrokes import parse_combos
+from desktopd.input.pointer_events import interpolate
 
 
 def input_calls(fake):

@@ -7,7 +7,8 @@ import asyncio
 import time
 
 from desktopd.settle import CaptureCache, Mark, SettleSpec, Settler, wait_quiet
-from desktopd.settle_browser import Clicks, Verdict, anthropic_clicks, openai_clicks, tablet_clicks
+from desktopd.computer.formats import FORMATS
+from desktopd.settle_browser import Clicks, Verdict, tablet_clicks
 from desktopd.x11.damage import ChangeLog
 
 
@@ -205,9 +206,10 @@ async def test_the_settler_asks_the_browser_only_for_clicks_and_when_allowed():
 
 
 def test_which_acts_are_clicks_a_page_can_confirm():
-    assert anthropic_clicks({"action": "triple_click"}, 1.0) == Clicks(1.0, 3)
-    assert anthropic_clicks({"action": "left_click", "text": "shift"}, 1.0) is None
-    assert anthropic_clicks({"action": "right_click"}, 1.0) is None
+    anthropic_clicks, openai_clicks = FORMATS["anthropic"].clicks, FORMATS["openai"].clicks
+    assert anthropic_clicks([{"action": "triple_click"}], 1.0) == Clicks(1.0, 3)
+    assert anthropic_clicks([{"action": "left_click", "text": "shift"}], 1.0) is None
+    assert anthropic_clicks([{"action": "right_click"}], 1.0) is None
     assert openai_clicks([{"type": "click", "button": "left", "x": 1, "y": 1}], 1.0) == Clicks(1.0, 1)
     assert openai_clicks([{"type": "click", "button": "right", "x": 1, "y": 1}], 1.0) is None
     assert openai_clicks([{"type": "click", "button": "left"}, {"type": "click", "button": "left"}], 1.0) is None

@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from desktopd.handlers.pointer import check_on_screen
+from desktopd.input.pointer_events import check_on_screen
 from httpapi.errors import ApiError
 from sidecar.agent.pointer import DesktopdClient
 

@@ -4,16 +4,13 @@ docs table pick it up (tests/sidecar_agent/test_act_kinds.py checks they agree).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from httpapi.declared import declarations
 
 from ..act_kind import ActKind
 
 
 def _declared() -> dict[str, ActKind]:
-    kinds: list[ActKind] = []
-    for info in pkgutil.iter_modules(__path__):
-        kinds.append(importlib.import_module(f"{__name__}.{info.name}").KIND)
+    kinds = declarations(__name__, __path__, "KIND", ActKind)
     return {kind.name: kind for kind in sorted(kinds, key=lambda kind: kind.name)}
 
 

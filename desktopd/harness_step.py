@@ -1,7 +1,8 @@
-"""POST /api/v1/step: a harness step in one round trip. An act (an Anthropic or OpenAI computer
-action, a /tablet or a /keyboard body), the settle after it (desktopd/settle.py), then the
-observation the next decision needs: the screenshot, the windows, the pointer. One request
-instead of four or five; the answer says how long the settle waited and why it stopped."""
+"""POST /api/v1/step: a harness step in one round trip. An act (an action of a vendor format in
+desktopd/computer/formats/, a /tablet or a /keyboard body), the settle after it
+(desktopd/settle.py), then the observation the next decision needs: the screenshot, the windows,
+the pointer. One request instead of four or five; the answer says how long the settle waited and
+why it stopped."""
 
 from __future__ import annotations
 
@@ -12,19 +13,19 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.computer import anthropic, openai
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
+from desktopd.computer.formats import FORMATS
+from desktopd.handlers.common import json_body, settler, xservice
+from desktopd.handlers.screenshot import take
+from desktopd.input.keystrokes import run_keyboard
+from desktopd.input.pointer_events import run_pointer_body
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
-from desktopd.settle_browser import Clicks, anthropic_clicks, openai_clicks, tablet_clicks
+from desktopd.settle_browser import Clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
 
-from .common import json_body, settler, xservice
-from .keyboard import run_keyboard
-from .pointer import run_pointer_body
-from .screenshot import take
 
-ACTS = ("anthropic", "openai", "tablet", "keyboard")
+ACTS = (*FORMATS, "tablet", "keyboard")
 
 
 def _one_act(body: dict[str, Any]) -> tuple[str, str] | None:
@@ -35,8 +36,7 @@ def _one_act(body: dict[str, Any]) -> tuple[str, str] | None:
 
 
 STEP_BODY = Model("StepRequest", [
-    F("anthropic", anthropic.ACTIONS, description="An Anthropic computer tool input to run."),
-    F("openai", openai.ACTION, description="An OpenAI computer_call action to run."),
+    *(F(name, fmt.action, description=fmt.step_description) for name, fmt in FORMATS.items()),
     F("tablet", POINTER_BODY, description="A POST /api/v1/tablet body to run."),
     F("keyboard", KEYBOARD_BODY, description="A POST /api/v1/keyboard body to run."),
     *DISPLAY_FIELDS,
@@ -68,11 +68,10 @@ RESULT = {"type": "object", "required": ["settled"], "properties": {
 
 async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any, str | None]:
     xs = xservice(request)
-    if body["anthropic"] is not None:
-        done = await anthropic.perform(xs, await display_of(xs, body), body["anthropic"])
-        return "anthropic", done["executed"], done["text"]
-    if body["openai"] is not None:
-        return "openai", await openai.perform(xs, await display_of(xs, body), body["openai"], "openai"), None
+    for name, fmt in FORMATS.items():
+        if body[name] is not None:
+            done = await fmt.perform(xs, await display_of(xs, body), body[name], name)
+            return name, done.executed, done.text
     if body["tablet"] is not None:
         return "tablet", await run_pointer_body(xs, body["tablet"], "tablet"), None
     if body["keyboard"] is not None:
@@ -104,7 +103,7 @@ async def step(request: web.Request) -> web.Response:
     # The pointer is drawn into the image only on request, and reports no damage: not reused then.
     capture = shoot if shot_query is not None and shot_query.get("cursor") else \
         settler(request).reusing(("step", json.dumps(shot_query, sort_keys=True)), shoot)
-    if act in ("anthropic", "openai") and _no_change_expected(act, body[act]):
+    if act in FORMATS and FORMATS[act].only_looks([body[act]]):
         shot, settled = await capture(), skipped(spec)
     else:
         shot, settled = await settled_capture(settler(request), mark, spec, capture, _clicks(body, started))
@@ -128,17 +127,10 @@ async def step(request: web.Request) -> web.Response:
 
 def _clicks(body: dict[str, Any], started: float) -> Clicks | None:
     """The left clicks the act gives a page, for the browser's evidence."""
-    if body["anthropic"] is not None:
-        return anthropic_clicks(body["anthropic"], started)
-    if body["openai"] is not None:
-        return openai_clicks([body["openai"]], started)
+    for name, fmt in FORMATS.items():
+        if body[name] is not None:
+            return fmt.clicks([body[name]], started)
     if body["tablet"] is not None:
         return tablet_clicks(body["tablet"], started)
     return None
 
-
-def _no_change_expected(act: str, action: dict[str, Any]) -> bool:
-    """Vendor actions their endpoints do not settle after."""
-    if act == "anthropic":
-        return action["action"] in anthropic.LOOKS
-    return action["type"] in openai.LOOKS

@@ -1,5 +1,5 @@
-"""POST/GET /api/v1/computer/anthropic: Anthropic's ``computer`` tool (computer_20250124 and
-computer_20251124) on this desktop.
+"""The Anthropic format: POST/GET /api/v1/computer/anthropic, Anthropic's ``computer`` tool
+(computer_20250124 and computer_20251124) on this desktop.
 
 The body is the tool call's ``input``; the answer's ``content`` is the tool_result's content
 blocks (text and/or a base64 PNG), as the reference implementation (anthropic-quickstarts,
@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, settler, xservice
-from desktopd.settle_browser import anthropic_clicks
+from desktopd.settle_browser import Clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from httpapi.errors import invalid
 from desktopd.xservice import XService
 
-from . import steps
-from .display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
-                      display_pair, model_screenshot, screenshot_png)
+from .. import steps
+from ..display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
+                       display_pair, model_screenshot, screenshot_png)
+from ..vendor_format import Action, Endpoint, JSONObject, KitSide, Performed, RawAction, VendorFormat
 
 TOOL_VERSIONS = ("computer_20250124", "computer_20251124")
 MAX_DURATION_S = 100.0   # the reference refuses longer holds and waits
@@ -51,7 +52,7 @@ def _click(action: str) -> Model:
 
 
 # Actions that only look: nothing of theirs to settle (they answer with the screen as it is).
-LOOKS = ("screenshot", "zoom", "cursor_position")
+LOOKS = frozenset({"screenshot", "zoom", "cursor_position"})
 CLICKS = {"left_click": (1, 1), "right_click": (3, 1), "middle_click": (2, 1),
           "double_click": (1, 2), "triple_click": (1, 3)}
 SCROLL_DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -108,7 +109,11 @@ TOOL_DEFINITION = {"type": "object", "properties": {
 
 
 def _point(display: Display, value: list[int] | None, field: str) -> tuple[int, int] | None:
-    return None if value is None else display.to_screen(value[0], value[1], field)
+    return None if value is None else _required_point(display, value, field)
+
+
+def _required_point(display: Display, value: list[int], field: str) -> tuple[int, int]:
+    return display.to_screen(value[0], value[1], field)
 
 
 def _zoom_region(display: Display, region: list[int]) -> tuple[int, int, int, int]:
@@ -124,10 +129,11 @@ def _zoom_region(display: Display, region: list[int]) -> tuple[int, int, int, in
     return sx0, sy0, sx1 - sx0, sy1 - sy0
 
 
-async def perform(xs: XService, display: Display, act: dict[str, Any]) -> dict[str, Any]:
-    """Run one action; returns what ran (screen pixels) and any text for the model."""
+async def perform(xs: XService, display: Display, act: Action, where: str = "") -> Performed:
+    """Run one action; returns what ran (screen pixels) and any text for the model. Errors name
+    the tool input's own fields (``where`` is not prefixed: the reference's errors read so)."""
     action = act["action"]
-    executed: dict[str, Any] = {}
+    executed: JSONObject = {}
     text_out: str | None = None
     if action == "key":
         await steps.keys(xs, act["text"], "text")
@@ -136,10 +142,10 @@ async def perform(xs: XService, display: Display, act: dict[str, Any]) -> dict[s
         await steps.type_text(xs, act["text"])
         executed["typed"] = len(act["text"])
     elif action == "mouse_move":
-        at = _point(display, act["coordinate"], "coordinate")
+        to = _required_point(display, act["coordinate"], "coordinate")
         modifiers = steps.modifier_names(act["text"], "text")
         await steps.check_keys(xs, [("text", m) for m in modifiers])
-        executed["x"], executed["y"] = await steps.move(xs, at, modifiers)
+        executed["x"], executed["y"] = await steps.move(xs, to, modifiers)
     elif action in CLICKS:
         at = _point(display, act["coordinate"], "coordinate")
         where = "text" if act["text"] else "key"
@@ -149,7 +155,7 @@ async def perform(xs: XService, display: Display, act: dict[str, Any]) -> dict[s
         executed["x"], executed["y"] = await steps.click(xs, at, button, count, modifiers)
         executed.update(button=button, clicks=count, modifiers=modifiers)
     elif action == "left_click_drag":
-        end = _point(display, act["coordinate"], "coordinate")
+        end = _required_point(display, act["coordinate"], "coordinate")
         start = _point(display, act["start_coordinate"], "start_coordinate") \
             or await steps.pointer_position(xs)
         modifiers = steps.modifier_names(act["text"], "text")
@@ -182,7 +188,15 @@ async def perform(xs: XService, display: Display, act: dict[str, Any]) -> dict[s
         text_out = f"X={dx},Y={dy}"
     elif action == "zoom":
         executed["region"] = list(_zoom_region(display, act["region"]))
-    return {"executed": executed, "text": text_out}
+    return Performed(executed, text_out)
+
+
+def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
+    """A left, double or triple click with no modifier keys held (text, key): a shift-click may be
+    a browser gesture (a new window)."""
+    act = acts[0] if len(acts) == 1 else {}
+    count = {"left_click": 1, "double_click": 2, "triple_click": 3}.get(str(act.get("action")))
+    return Clicks(started, count) if count and not act.get("text") and not act.get("key") else None
 
 
 async def computer_action(request: web.Request) -> web.Response:
@@ -194,12 +208,13 @@ async def computer_action(request: web.Request) -> web.Response:
     done = await perform(xs, display, act)
     mark = await settler(request).mark()
     settled = skipped(SettleSpec.of(q))
-    content: list[dict[str, Any]] = []
-    if done["text"] is not None:
-        content.append({"type": "text", "text": done["text"]})
+    content: list[JSONObject] = []
+    if done.text is not None:
+        content.append({"type": "text", "text": done.text})
     action = act["action"]
     if action == "zoom":
-        png = await screenshot_png(xs, None, tuple(done["executed"]["region"]))
+        x, y, width, height = done.executed["region"]
+        png = await screenshot_png(xs, None, (x, y, width, height))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
         capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
@@ -208,22 +223,62 @@ async def computer_action(request: web.Request) -> web.Response:
             png = await capture()
         else:
             png, settled = await settled_capture(settler(request), mark, SettleSpec.of(q), capture,
-                                                 anthropic_clicks(act, started))
+                                                 clicks([act], started))
         content.append(_image(png))
-    return web.json_response({"content": content, "action": action, "executed": done["executed"],
+    return web.json_response({"content": content, "action": action, "executed": done.executed,
                               "settled": settled.json(), **display.describe()})
 
 
-def _image(png: bytes) -> dict[str, Any]:
+def _image(png: bytes) -> JSONObject:
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png)}}
 
 
 async def tool_definition(request: web.Request) -> web.Response:
     q = query(request, TOOL_QUERY)
     display = await display_of(xservice(request), q)
-    tool: dict[str, Any] = {"type": q["version"], "name": "computer",
+    tool: JSONObject = {"type": q["version"], "name": "computer",
                             "display_width_px": display.advertised[0],
                             "display_height_px": display.advertised[1]}
     if q["version"] == "computer_20251124":
         tool["enable_zoom"] = True
     return web.json_response(tool)
+
+
+# -- the harness kit's side --------------------------------------------------------------------
+
+def _recognises(action: RawAction) -> bool:
+    """An ``action`` key (and no ``type``), or a whole tool_use block."""
+    if "action" in action and "type" not in action:
+        return True
+    return action.get("type") == "tool_use" and isinstance(action.get("input"), Mapping)
+
+
+def _unwrap(action: RawAction) -> Action:
+    """The tool input out of a tool_use block (the action itself otherwise)."""
+    inner = action.get("input") if action.get("type") == "tool_use" else None
+    return dict(inner) if isinstance(inner, Mapping) else dict(action)
+
+
+def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:
+    content = [{"type": "text", "text": text}] if text is not None else []
+    return {"content": content, "action": issued.get("action"), "executed": executed}
+
+
+FORMAT = VendorFormat(
+    "anthropic", ACTIONS, "An Anthropic computer tool input to run.", LOOKS, perform, clicks, [
+        Endpoint("POST", computer_action,
+                 "Run an Anthropic computer tool action (computer_20250124 / computer_20251124)",
+                 ACTION_QUERY, RESULT, body=ACTIONS,
+                 description="The body is the tool_use input; `content` is the tool_result content. "
+                             "Coordinates are in the display_width_px x display_height_px space "
+                             "(default: the screen) and screenshots come back at that size."),
+        Endpoint("GET", tool_definition, "The computer tool definition for this desktop", TOOL_QUERY,
+                 TOOL_DEFINITION),
+    ], KitSide(
+        _recognises, {"action": "mouse_move", "coordinate": [10, 10]},
+        {"left_click": "click", "right_click": "click", "middle_click": "click", "double_click": "click",
+         "triple_click": "click", "type": "type", "key": "keys", "mouse_move": "move", "scroll": "scroll",
+         "left_click_drag": "drag", "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up",
+         "hold_key": "keys", "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"},
+        body=dict, executed=lambda reply: dict(reply.get("executed") or {}), step_reply=_step_reply,
+        query={"screenshot": False}, unwrap=_unwrap))

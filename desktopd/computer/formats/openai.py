@@ -1,4 +1,4 @@
-"""POST /api/v1/computer/openai: the actions of an OpenAI ``computer_call`` on this desktop,
+"""The OpenAI format: POST /api/v1/computer/openai, the actions of an OpenAI ``computer_call`` on this desktop,
 answered with the ``computer_call_output`` item the Responses API expects next (a screenshot).
 
 Key names arrive as the model spells them ("CTRL", "ENTER", "ARROWLEFT", "A"); letters are
@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
 from httpapi.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
 from desktopd.handlers.common import json_body, query, settler, xservice
-from desktopd.settle_browser import openai_clicks
+from desktopd.settle_browser import Clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.models import COORD_LIMIT
 from desktopd.x11 import keynames
 from desktopd.xservice import XService
 
-from . import steps
-from .display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
+from .. import steps
+from ..display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
+from ..vendor_format import Action, Endpoint, JSONObject, KitSide, Performed, RawAction, VendorFormat
 
 BUTTONS = {"left": 1, "wheel": 2, "right": 3, "back": 8, "forward": 9}
 # scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
@@ -33,7 +34,7 @@ KEY_ALIASES = {"cmd": "super", "option": "alt", "arrowup": "Up", "arrowdown": "D
                "arrowleft": "Left", "arrowright": "Right", "pageup": "Prior", "pagedown": "Next"}
 
 # Actions that change nothing on the screen: a call made only of these does not settle.
-LOOKS = ("screenshot", "wait")
+LOOKS = frozenset({"screenshot", "wait"})
 X = Int(0, COORD_LIMIT, description="Display pixels.")
 KEYS = ListOf(Str(min_length=1, max_length=64), max_items=8,
               description="Keys held during the action, e.g. [\"SHIFT\"].")
@@ -66,7 +67,7 @@ ACTION = Tagged("type", {
 }, description="One action of a computer_call; `type` picks the variant.")
 
 
-def _one_of_action(body: dict[str, Any]) -> tuple[str, str] | None:
+def _one_of_action(body: JSONObject) -> tuple[str, str] | None:
     if (body["action"] is None) == (body["actions"] is None):
         return "action", "give exactly one of action, actions"
     return None
@@ -107,15 +108,15 @@ def wheel_clicks(pixels: int) -> int:
     return clicks if pixels > 0 else -clicks
 
 
-async def held_keys(xs: XService, act: dict[str, Any], where: str) -> list[str]:
+async def held_keys(xs: XService, act: Action, where: str) -> list[str]:
     names = [key_name(k) for k in act.get("keys") or []]
     await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
     return names
 
 
-async def perform(xs: XService, display: Display, act: dict[str, Any], where: str) -> dict[str, Any]:
+async def perform(xs: XService, display: Display, act: Action, where: str) -> Performed:
     kind = act["type"]
-    done: dict[str, Any] = {"type": kind}
+    done: JSONObject = {"type": kind}
     if kind in ("click", "double_click", "move", "scroll"):
         at = display.to_screen(act["x"], act["y"], f"{where}.x")
         modifiers = await held_keys(xs, act, where)
@@ -146,7 +147,19 @@ async def perform(xs: XService, display: Display, act: dict[str, Any], where: st
         done["typed"] = len(act["text"])
     elif kind == "wait":
         await asyncio.sleep(WAIT_S)
-    return done
+    return Performed(done)
+
+
+def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
+    """One click or double click with the left button and no keys held, alone in its call."""
+    if len(acts) != 1 or acts[0].get("keys"):
+        return None
+    act = acts[0]
+    if act["type"] == "click" and act.get("button", "left") == "left":
+        return Clicks(started, 1)
+    if act["type"] == "double_click":
+        return Clicks(started, 2)
+    return None
 
 
 async def computer_call(request: web.Request) -> web.Response:
@@ -159,18 +172,62 @@ async def computer_call(request: web.Request) -> web.Response:
     else:
         plan = [(act, f"actions[{i}]") for i, act in enumerate(body["actions"])]
     started = time.monotonic()
-    executed = [await perform(xs, display, act, where) for act, where in plan]
+    executed = [(await perform(xs, display, act, where)).executed for act, where in plan]
     mark = await settler(request).mark()
     spec = SettleSpec.of(q)
     capture = settler(request).reusing(("model png", display.advertised if display.scaled else None),
                                        model_screenshot(xs, display))
-    if any(act["type"] not in LOOKS for act, _ in plan):
-        png, settled = await settled_capture(settler(request), mark, spec, capture,
-                                             openai_clicks([act for act, _ in plan], started))
+    acts = [act for act, _ in plan]
+    if not FORMAT.only_looks(acts):
+        png, settled = await settled_capture(settler(request), mark, spec, capture, clicks(acts, started))
     else:
         png, settled = await capture(), skipped(spec)
-    out: dict[str, Any] = {"type": "computer_call_output"}
+    out: JSONObject = {"type": "computer_call_output"}
     if body["call_id"] is not None:
         out["call_id"] = body["call_id"]
     out["output"] = {"type": "computer_screenshot", "image_url": "data:image/png;base64," + b64(png)}
     return web.json_response({**out, "executed": executed, "settled": settled.json(), **display.describe()})
+
+
+# -- the harness kit's side --------------------------------------------------------------------
+
+_ONLY_OPENAI_TYPES = ("keypress",)
+_ONLY_OPENAI_BUTTONS = ("wheel", "back", "forward")
+_POINTER_TYPES = ("click", "double_click", "move", "scroll", "drag")
+
+
+def _recognises(action: RawAction) -> bool:
+    """A ``type`` and something only OpenAI says: type keypress, scroll_x/scroll_y, keys held
+    during a pointer action, a button wheel/back/forward, a drag path of {x, y}, or a wait
+    without seconds (the kit's own format has the same types with other fields)."""
+    kind, path = action.get("type"), action.get("path")
+    if not isinstance(kind, str):
+        return False
+    return kind in _ONLY_OPENAI_TYPES or "scroll_x" in action or "scroll_y" in action \
+        or action.get("button") in _ONLY_OPENAI_BUTTONS \
+        or (kind in _POINTER_TYPES and "keys" in action) \
+        or (kind == "drag" and isinstance(path, list) and bool(path) and isinstance(path[0], Mapping)) \
+        or (kind == "wait" and "seconds" not in action)
+
+
+def _executed(reply: JSONObject) -> JSONObject:
+    """The last action's: what the pointer did last."""
+    return dict((reply.get("executed") or [{}])[-1])
+
+
+def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:
+    return {"type": "computer_call_output", "executed": [executed]}
+
+
+FORMAT = VendorFormat(
+    "openai", ACTION, "An OpenAI computer_call action to run.", LOOKS, perform, clicks, [
+        Endpoint("POST", computer_call,
+                 "Run an OpenAI computer_call's action(s); answers its computer_call_output", QUERY, RESULT,
+                 body=BODY,
+                 description="Coordinates are in the display_width_px x display_height_px space "
+                             "(default: the screen); the screenshot comes back at that size."),
+    ], KitSide(
+        _recognises, {"type": "move", "x": 10, "y": 10, "keys": []},
+        {"click": "click", "double_click": "click", "type": "type", "keypress": "keys", "move": "move",
+         "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"},
+        body=lambda action: {"action": action}, executed=_executed, step_reply=_step_reply))

@@ -1,0 +1,23 @@
+"""Registries made of packages: each module of the package declares one object under a given
+name, so adding a module registers it (the sidecar's /act kinds, desktopd's vendor formats)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def declarations(package: str, path: Iterable[str], name: str, kind: type[T]) -> list[T]:
+    """The ``name`` of every module of ``package`` (its ``__name__`` and ``__path__``); a
+    TypeError names a module whose declaration is not a ``kind``."""
+    found: list[T] = []
+    for info in pkgutil.iter_modules(path):
+        declared = getattr(importlib.import_module(f"{package}.{info.name}"), name)
+        if not isinstance(declared, kind):
+            raise TypeError(f"{package}.{info.name}.{name} is not a {kind.__name__}")
+        found.append(declared)
+    return found
