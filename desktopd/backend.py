@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from PIL import Image
 
+from desktopd.changes import SourceOpener
+
 Region = tuple[int, int, int, int]
 BACKENDS = ("x11", "sway")
 
@@ -111,4 +113,16 @@ def open_backend(name: str, display: str) -> Backend:
     if name == "x11":
         from desktopd.x11.desktop import Desktop
         return Desktop(display=display)
+    raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")
+
+
+def change_source_opener(name: str) -> SourceOpener:
+    """How the settle (desktopd/settle.py) watches backend ``name``'s screen for changes: X11's
+    DAMAGE, or Sway's screencopy damage; either opens on the backend's display."""
+    if name == "sway":
+        from desktopd.sway.damage import open_watcher as open_sway_watcher
+        return open_sway_watcher
+    if name == "x11":
+        from desktopd.x11.damage import open_watcher
+        return open_watcher
     raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")

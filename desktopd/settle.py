@@ -28,7 +28,8 @@ from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
 from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
-from desktopd.x11.damage import ChangeLog, DamageWatcher, open_watcher
+from desktopd.changes import ChangeLog, ChangeSource, SourceOpener
+from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -254,21 +255,21 @@ class Settler:
     """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
-    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher,
+    def __init__(self, display: str, opener: SourceOpener = open_watcher,
                  browser: BrowserEvidence | None = None) -> None:
         self.display = display
         self._open = opener
         self.browser = browser      # the sidecar's evidence, when it runs on this host
-        self._watcher: DamageWatcher | None = None
+        self._watcher: ChangeSource | None = None
         self.last_error: str | None = None
         self._opening = threading.Lock()   # two acts at once open one watcher, not two
         self._captures = CaptureCache()
 
-    def _live(self) -> DamageWatcher | None:
+    def _live(self) -> ChangeSource | None:
         with self._opening:
             return self._reopen()
 
-    def _reopen(self) -> DamageWatcher | None:
+    def _reopen(self) -> ChangeSource | None:
         if self._watcher is not None and not self._watcher.alive:
             self._watcher.close()
             self._watcher = None
