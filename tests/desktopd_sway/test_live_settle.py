@@ -1,6 +1,6 @@
 """Settling on Sway, on evidence: desktopd's Sway damage source (wlr-screencopy's
 copy_with_damage, desktopd/sway/damage.py) on a real headless Sway, with real Wayland clients
-(tests/desktopd_sway/redrawing_client.py) that stay still or redraw every frame."""
+(testbed.redrawing_client.py) that stay still or redraw every frame."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def windows(desktopd: DesktopdProcess) -> list[dict[str, Any]]:
 
 def launch_client(sway: Sway, app_id: str, *flags: str) -> subprocess.Popen:
     env = {**os.environ, "XDG_RUNTIME_DIR": sway.runtime_dir, "WAYLAND_DISPLAY": sway.wayland_display}
-    return subprocess.Popen([sys.executable, "-m", "tests.desktopd_sway.redrawing_client", *flags, app_id],
+    return subprocess.Popen([sys.executable, "-m", "testbed.redrawing_client", *flags, app_id],
                             cwd=ROOT, env=env, stdin=subprocess.DEVNULL)
 
 

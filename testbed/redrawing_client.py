@@ -1,7 +1,7 @@
 """A real Wayland client for the settle tests: one xdg_shell window that, with ``--redraw``,
 draws a new frame every time the compositor asks for one (wl_surface.frame), the way an
 animation does; without it, draws once and stays still. Run as
-``python -m tests.desktopd_sway.redrawing_client [--redraw] APP_ID`` with WAYLAND_DISPLAY and
+``python -m testbed.redrawing_client [--redraw] APP_ID`` with WAYLAND_DISPLAY and
 XDG_RUNTIME_DIR set; it runs until killed or the compositor closes it."""
 
 from __future__ import annotations
