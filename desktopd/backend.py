@@ -17,6 +17,14 @@ from desktopd.changes import SourceOpener
 
 Region = tuple[int, int, int, int]
 BACKENDS = ("x11", "sway")
+# What a backend's pointer_position is: read from the display server, or only what desktopd knows.
+POINTER_SOURCES = {
+    "server": "read from the display server: where the pointer is, whoever moved it",
+    "last_set": "where desktopd last moved it: the compositor lets no client read the pointer, so a "
+                "move made through VNC or by another client is not seen",
+    "assumed": "desktopd has not moved the pointer since it connected and cannot read it: the "
+               "screen's centre is assumed",
+}
 
 
 class Unsupported(Exception):
@@ -46,6 +54,10 @@ class Backend(Protocol):
     def capture(self, region: Region | None = None, cursor: bool = False) -> Image.Image: ...
     def capture_raw(self, region: Region | None = None, cursor: bool = False) -> tuple[bytes, int, int]: ...
     def pointer_position(self) -> tuple[int, int]: ...
+
+    def pointer_source(self) -> str:
+        """Where pointer_position comes from (POINTER_SOURCES)."""
+
     def pointer_move(self, x: int, y: int) -> None: ...
     def pointer_button(self, button: int, down: bool) -> None: ...
     def scroll(self, dx: int, dy: int) -> None: ...

@@ -21,7 +21,7 @@ from httpapi.fields import F, Bool, Model
 
 from .common import json_body, settler, xservice
 from .keyboard import run_keyboard
-from .pointer import run_pointer_body
+from .pointer import POINTER_SOURCE_SCHEMA, run_pointer_body
 from .screenshot import take
 
 ACTS = ("anthropic", "openai", "tablet", "keyboard")
@@ -62,7 +62,8 @@ RESULT = {"type": "object", "required": ["settled"], "properties": {
         "region": {"type": "object", "description": "Captured rectangle, screen pixels."},
         "screen": {"type": "object"}}},
     "windows": {"type": "array", "items": {"type": "object"}, "description": "As /api/v1/tree's."},
-    "pointer": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
+    "pointer": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
+                                                 "source": POINTER_SOURCE_SCHEMA}},
     "timings": {"type": "object", "description": "Seconds: act, settle_and_capture, observe."}}}
 
 
@@ -117,7 +118,7 @@ async def step(request: web.Request) -> web.Response:
             seen["windows"] = desk.windows()
         if body["pointer"]:
             x, y = desk.pointer_position()
-            seen["pointer"] = {"x": x, "y": y}
+            seen["pointer"] = {"x": x, "y": y, "source": desk.pointer_source()}
         return seen
     if body["windows"] or body["pointer"]:
         out.update(await xs.call(observe))

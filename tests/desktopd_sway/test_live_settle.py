@@ -1,6 +1,7 @@
-"""Settling on Sway, on evidence: desktopd's Sway damage source (wlr-screencopy's
-copy_with_damage, desktopd/sway/damage.py) on a real headless Sway, with real Wayland clients
-(testbed.redrawing_client.py) that stay still or redraw every frame."""
+"""What desktopd on Sway knows of the screen and the pointer, and says it does: settling on
+evidence from its damage source (wlr-screencopy's copy_with_damage, desktopd/sway/damage.py) on a
+real headless Sway, with real Wayland clients (testbed/redrawing_client.py) that stay still or
+redraw every frame; and the pointer position's source (Wayland lets no client read it)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,22 @@ def test_the_watcher_copies_no_frame_while_nothing_is_drawn(sway: Sway, sway_des
     assert watcher.alive
     watcher.close()
     assert watcher.log.closed_reason == "closed" and not watcher.alive
+
+
+def test_the_pointer_position_says_it_is_only_what_desktopd_set(sway_desktop: SwayDesktop) -> None:
+    on = lambda fn, *args: sway_desktop.executor.submit(fn, *args).result(30)  # noqa: E731
+    assert on(sway_desktop.pointer_source) == "assumed"   # connected, never moved: not known
+    on(sway_desktop.pointer_move, 321, 123)
+    assert (on(sway_desktop.pointer_position), on(sway_desktop.pointer_source)) == ((321, 123), "last_set")
+    assert on(sway_desktop.info)["pointer"]["source"] == "last_set"
+
+
+def test_the_api_names_the_pointer_positions_source(desktopd_on_sway: DesktopdProcess) -> None:
+    moved = step(desktopd_on_sway, tablet={"action": "move", "x": 400, "y": 300})
+    assert moved["pointer"] == {"x": 400, "y": 300, "source": "last_set"}, moved["pointer"]
+    response = desktopd_on_sway.request("POST", "/api/v1/computer/anthropic", json={"action": "cursor_position"})
+    assert response.status_code == 200, response.text
+    executed = response.json()["executed"]
+    assert (executed["x"], executed["y"], executed["pointer_source"]) == (400, 300, "last_set"), executed
+    health = desktopd_on_sway.request("GET", "/health").json()
+    assert health["x"]["pointer"]["source"] == "last_set" and "VNC" in health["x"]["pointer"]["detail"], health
