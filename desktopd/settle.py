@@ -1,7 +1,9 @@
 """Settling after an act: wait until the screen has stopped changing, on evidence.
 
-The evidence is the X server's DAMAGE reports for the root window (desktopd/x11/damage.py): the
-screen is settled once no change has been reported for a quiet window after the act (and after
+The evidence is the screen's damage as the backend's change source reports it (desktopd/changes.py:
+the X server's DAMAGE for the root window, desktopd/x11/damage.py; on Sway the compositor's
+screencopy damage, desktopd/sway/damage.py; backend.change_source_opener picks it): the screen is
+settled once no change has been reported for a quiet window after the act (and after
 every change since), and the wait ends anyway at a maximum while it still changes (an animation).
 Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
 how long it waited and why it stopped.
@@ -13,7 +15,7 @@ wait for. A capture of a screen that reported no change since is given again (Ca
 The whole screen is watched, not the window acted on: a click's reaction may be a menu, a dialog
 or a new window anywhere. Slow periodic sources (the panel clock, a caret's blink) can extend one
 wait by a quiet window, never to the maximum; Xvfb's pointer is not drawn into the framebuffer
-and reports no damage.
+and reports no damage (a headless Sway's cursor is, and a move it shows is a change).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ DRAW_POLL_S = 0.004
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
-                             "changing (X damage quiet for settle_quiet); 0: do not wait.")
+                             "changing (screen damage quiet for settle_quiet); 0: do not wait.")
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
                             "drawn later than this after the act or the last change is not waited for.")
@@ -55,7 +57,7 @@ BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                   description="After a left click, also ask the browser (the sidecar) whether its page "
                               "took the click in and has nothing left to draw: a still page then ends "
                               "the wait before the quiet window, and timers the page's handlers set "
-                              "within settle are waited for. false: X damage alone.")
+                              "within settle are waited for. false: screen damage alone.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
@@ -223,7 +225,7 @@ async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
 
 
 class CaptureCache:
-    """The last capture of each kind, given again while the X server reported no change since
+    """The last capture of each kind, given again while the screen reported no change since
     it began: a still screen is not captured and encoded again at every step. Only the change
     log the capture was marked on can vouch for it (a new watcher starts a new log)."""
 
@@ -252,7 +254,7 @@ class CaptureCache:
 
 
 class Settler:
-    """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
+    """desktopd's one change source (a damage watcher), (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
     def __init__(self, display: str, opener: SourceOpener = open_watcher,

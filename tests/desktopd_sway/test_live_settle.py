@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -18,6 +17,7 @@ from desktopd.sway.damage import SwayDamageWatcher
 from desktopd.sway.desktop import SwayDesktop
 from testbed.processes import terminate
 from tests.support.desktopd import ROOT, DesktopdProcess, start_desktopd
+from tests.support.polling import poll_until
 
 from .conftest import Sway
 
@@ -25,14 +25,9 @@ T = TypeVar("T")
 SETTLE = {"settle": 1.0, "settle_quiet": 0.1}
 
 
-def wait_for(found: Callable[[], T | None], what: str, timeout: float = 20.0) -> T:
-    """Poll until ``found()`` gives something: over HTTP there is no event to wait on."""
-    deadline = time.monotonic() + timeout
-    while (result := found()) is None:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not seen within {timeout} s")
-        time.sleep(0.05)
-    return result
+def wait_for(found: Callable[[], T], what: str) -> T:
+    """Over HTTP, and for another process's window, there is no event to wait on: poll."""
+    return poll_until(found, what, timeout=20.0, interval=0.05)
 
 
 @pytest.fixture(scope="module")
