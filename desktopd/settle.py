@@ -181,16 +181,17 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if changes.closed_reason is not None:
+            # The reader stopped (before, or while this wait slept): what came after is unknown,
+            # so neither quiet nor max can be vouched for; say so.
+            return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
+                           changes.closed_reason, browser=verdict, browser_s=heard)
         if now >= last + spec.quiet and not asking and not awaiting:
             return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
         if now >= deadline:
             return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
-        if changes.closed_reason is not None:
-            # The reader stopped mid-wait: no more evidence can come; say so.
-            return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
-                           changes.closed_reason, browser=verdict, browser_s=heard)
         pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
         if awaiting:
             pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
