@@ -25,6 +25,8 @@ POINTER_SOURCES = {
     "assumed": "desktopd has not moved the pointer since it connected and cannot read it: the "
                "screen's centre is assumed",
 }
+POINTER_SOURCE_SCHEMA = {"enum": list(POINTER_SOURCES), "description": "Where the position comes from: " + "; ".join(
+    f"{name}: {meaning}" for name, meaning in POINTER_SOURCES.items()) + "."}
 
 
 class Unsupported(Exception):

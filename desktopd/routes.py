@@ -162,7 +162,7 @@ ROUTES: list[Route] = [
           "A harness step in one round trip: act, settle, observe", "computer",
           body=step.STEP_BODY, success={"application/json": {"schema": step.RESULT}},
           description="Runs at most one act (anthropic, openai, tablet or keyboard), waits for "
-                      "the screen to settle (screen damage quiet for settle_quiet, at most settle "
+                      "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
           "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 501, 502),

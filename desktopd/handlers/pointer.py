@@ -16,7 +16,6 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.backend import POINTER_SOURCES
 from desktopd.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid, read_json_object
 from desktopd.xservice import XService
@@ -24,8 +23,6 @@ from desktopd.xservice import XService
 from .common import xservice
 
 BUTTON_NUMBERS = {"left": 1, "middle": 2, "right": 3}
-POINTER_SOURCE_SCHEMA = {"enum": list(POINTER_SOURCES), "description": "Where the position comes from: " + "; ".join(
-    f"{name}: {meaning}" for name, meaning in POINTER_SOURCES.items()) + " (the backend's pointer_source)."}
 STEP_INTERVAL_S = 0.01   # a drag moves the pointer about every 10 ms ...
 MAX_STEPS = 2000         # ... but never more than this many times
 STEP_PIXELS = 16         # an instant drag still moves through intermediate points, ~16 px apart

@@ -18,10 +18,11 @@ from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
 from desktopd.settle_browser import Clicks, anthropic_clicks, openai_clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
+from desktopd.backend import POINTER_SOURCE_SCHEMA
 
 from .common import json_body, settler, xservice
 from .keyboard import run_keyboard
-from .pointer import POINTER_SOURCE_SCHEMA, run_pointer_body
+from .pointer import run_pointer_body
 from .screenshot import take
 
 ACTS = ("anthropic", "openai", "tablet", "keyboard")
