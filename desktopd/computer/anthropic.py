@@ -178,7 +178,6 @@ async def perform(xs: XService, display: Display, act: dict[str, Any]) -> dict[s
     elif action == "cursor_position":
         x, y = await steps.pointer_position(xs)
         executed["x"], executed["y"] = x, y
-        executed["pointer_source"] = await xs.call(lambda desk: desk.pointer_source())
         dx, dy = display.from_screen(x, y)
         text_out = f"X={dx},Y={dy}"
     elif action == "zoom":
