@@ -25,7 +25,7 @@ from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
-from desktopd.backend import backend_errors, open_backend
+from desktopd.backend import backend_errors, change_source_opener, open_backend
 from desktopd.xservice import XErrors, XService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
@@ -44,7 +44,7 @@ CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
              x_errors: XErrors | None = None,
-             settler_factory: Callable[[str], Settler] = Settler) -> web.Application:
+             settler_factory: Callable[[str], Settler] | None = None) -> web.Application:
     """``desktop_factory``/``x_errors``/``settler_factory`` exist for unit tests with a fake
     desktop; the service uses the real X layer."""
     app = web.Application(
@@ -75,7 +75,8 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         await service.close()
 
     async def settle_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.SETTLER] = settler_factory(settings.display)
+        app[keys.SETTLER] = (settler_factory(settings.backend_display) if settler_factory is not None
+                             else Settler(settings.backend_display, change_source_opener(settings.backend)))
         if app[keys.SETTLER].browser is None:
             app[keys.SETTLER].browser = sidecar_evidence(settings.sidecar_url, settings.sidecar_token,
                                                          settings.sidecar_configured)

@@ -13,8 +13,20 @@ from typing import Any, Protocol
 
 from PIL import Image
 
+from desktopd.changes import SourceOpener
+
 Region = tuple[int, int, int, int]
 BACKENDS = ("x11", "sway")
+# What a backend's pointer_position is: read from the display server, or only what desktopd knows.
+POINTER_SOURCES = {
+    "server": "read from the display server: where the pointer is, whoever moved it",
+    "last_set": "where desktopd last moved it: the compositor lets no client read the pointer, so a "
+                "move made through VNC or by another client is not seen",
+    "assumed": "desktopd has not moved the pointer since it connected and cannot read it: the "
+               "screen's centre is assumed",
+}
+POINTER_SOURCE_SCHEMA = {"enum": list(POINTER_SOURCES), "description": "Where the position comes from: " + "; ".join(
+    f"{name}: {meaning}" for name, meaning in POINTER_SOURCES.items()) + "."}
 
 
 class Unsupported(Exception):
@@ -44,6 +56,10 @@ class Backend(Protocol):
     def capture(self, region: Region | None = None, cursor: bool = False) -> Image.Image: ...
     def capture_raw(self, region: Region | None = None, cursor: bool = False) -> tuple[bytes, int, int]: ...
     def pointer_position(self) -> tuple[int, int]: ...
+
+    def pointer_source(self) -> str:
+        """Where pointer_position comes from (POINTER_SOURCES)."""
+
     def pointer_move(self, x: int, y: int) -> None: ...
     def pointer_button(self, button: int, down: bool) -> None: ...
     def scroll(self, dx: int, dy: int) -> None: ...
@@ -111,4 +127,16 @@ def open_backend(name: str, display: str) -> Backend:
     if name == "x11":
         from desktopd.x11.desktop import Desktop
         return Desktop(display=display)
+    raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")
+
+
+def change_source_opener(name: str) -> SourceOpener:
+    """How the settle (desktopd/settle.py) watches backend ``name``'s screen for changes: X11's
+    DAMAGE, or Sway's screencopy damage; either opens on the backend's display."""
+    if name == "sway":
+        from desktopd.sway.damage import open_watcher as open_sway_watcher
+        return open_sway_watcher
+    if name == "x11":
+        from desktopd.x11.damage import open_watcher
+        return open_watcher
     raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")

@@ -23,6 +23,7 @@ from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
 from desktopd.settle_browser import Clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
+from desktopd.backend import POINTER_SOURCE_SCHEMA
 
 
 ACTS = (*FORMATS, "tablet", "keyboard")
@@ -62,7 +63,8 @@ RESULT = {"type": "object", "required": ["settled"], "properties": {
         "region": {"type": "object", "description": "Captured rectangle, screen pixels."},
         "screen": {"type": "object"}}},
     "windows": {"type": "array", "items": {"type": "object"}, "description": "As /api/v1/tree's."},
-    "pointer": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
+    "pointer": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
+                                                 "source": POINTER_SOURCE_SCHEMA}},
     "timings": {"type": "object", "description": "Seconds: act, settle_and_capture, observe."}}}
 
 
@@ -116,7 +118,7 @@ async def step(request: web.Request) -> web.Response:
             seen["windows"] = desk.windows()
         if body["pointer"]:
             x, y = desk.pointer_position()
-            seen["pointer"] = {"x": x, "y": y}
+            seen["pointer"] = {"x": x, "y": y, "source": desk.pointer_source()}
         return seen
     if body["windows"] or body["pointer"]:
         out.update(await xs.call(observe))

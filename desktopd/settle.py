@@ -1,7 +1,9 @@
 """Settling after an act: wait until the screen has stopped changing, on evidence.
 
-The evidence is the X server's DAMAGE reports for the root window (desktopd/x11/damage.py): the
-screen is settled once no change has been reported for a quiet window after the act (and after
+The evidence is the screen's damage as the backend's change source reports it (desktopd/changes.py:
+the X server's DAMAGE for the root window, desktopd/x11/damage.py; on Sway the compositor's
+screencopy damage, desktopd/sway/damage.py; backend.change_source_opener picks it): the screen is
+settled once no change has been reported for a quiet window after the act (and after
 every change since), and the wait ends anyway at a maximum while it still changes (an animation).
 Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
 how long it waited and why it stopped.
@@ -13,7 +15,7 @@ wait for. A capture of a screen that reported no change since is given again (Ca
 The whole screen is watched, not the window acted on: a click's reaction may be a menu, a dialog
 or a new window anywhere. Slow periodic sources (the panel clock, a caret's blink) can extend one
 wait by a quiet window, never to the maximum; Xvfb's pointer is not drawn into the framebuffer
-and reports no damage.
+and reports no damage (a headless Sway's cursor is, and a move it shows is a change).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
 from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
-from desktopd.x11.damage import ChangeLog, DamageWatcher, open_watcher
+from desktopd.changes import ChangeLog, ChangeSource, SourceOpener
+from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,7 +49,7 @@ DRAW_POLL_S = 0.004
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
-                             "changing (X damage quiet for settle_quiet); 0: do not wait.")
+                             "changing (screen damage quiet for settle_quiet); 0: do not wait.")
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
                             "drawn later than this after the act or the last change is not waited for.")
@@ -54,7 +57,7 @@ BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                   description="After a left click, also ask the browser (the sidecar) whether its page "
                               "took the click in and has nothing left to draw: a still page then ends "
                               "the wait before the quiet window, and timers the page's handlers set "
-                              "within settle are waited for. false: X damage alone.")
+                              "within settle are waited for. false: screen damage alone.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
 SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
@@ -178,16 +181,17 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if changes.closed_reason is not None:
+            # The reader stopped (before, or while this wait slept): what came after is unknown,
+            # so neither quiet nor max can be vouched for; say so.
+            return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
+                           changes.closed_reason, browser=verdict, browser_s=heard)
         if now >= last + spec.quiet and not asking and not awaiting:
             return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
         if now >= deadline:
             return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
-        if changes.closed_reason is not None:
-            # The reader stopped mid-wait: no more evidence can come; say so.
-            return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
-                           changes.closed_reason, browser=verdict, browser_s=heard)
         pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
         if awaiting:
             pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
@@ -222,7 +226,7 @@ async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
 
 
 class CaptureCache:
-    """The last capture of each kind, given again while the X server reported no change since
+    """The last capture of each kind, given again while the screen reported no change since
     it began: a still screen is not captured and encoded again at every step. Only the change
     log the capture was marked on can vouch for it (a new watcher starts a new log)."""
 
@@ -251,24 +255,24 @@ class CaptureCache:
 
 
 class Settler:
-    """desktopd's one DAMAGE watcher, (re)opened on demand: a display that went away and came
+    """desktopd's one change source (a damage watcher), (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
-    def __init__(self, display: str, opener: Callable[[str], DamageWatcher] = open_watcher,
+    def __init__(self, display: str, opener: SourceOpener = open_watcher,
                  browser: BrowserEvidence | None = None) -> None:
         self.display = display
         self._open = opener
         self.browser = browser      # the sidecar's evidence, when it runs on this host
-        self._watcher: DamageWatcher | None = None
+        self._watcher: ChangeSource | None = None
         self.last_error: str | None = None
         self._opening = threading.Lock()   # two acts at once open one watcher, not two
         self._captures = CaptureCache()
 
-    def _live(self) -> DamageWatcher | None:
+    def _live(self) -> ChangeSource | None:
         with self._opening:
             return self._reopen()
 
-    def _reopen(self) -> DamageWatcher | None:
+    def _reopen(self) -> ChangeSource | None:
         if self._watcher is not None and not self._watcher.alive:
             self._watcher.close()
             self._watcher = None

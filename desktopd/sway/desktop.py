@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
-from desktopd.backend import Region, check_region, check_typing
+from desktopd.backend import POINTER_SOURCES, Region, check_region, check_typing
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
 
 from .clipboard import Clipboard
@@ -198,12 +198,14 @@ class SwayDesktop:
                     "connects": self.connects, "last_error": str(exc)}
         session = self._session
         assert session is not None
+        source = self.pointer_source()
         return {
             "backend": BACKEND, "display": self.display_name, "connects": self.connects,
             "last_error": self.last_error, "connected": True, "connected_since": self.connected_at,
             "width": session.width, "height": session.height, "depth": 24,
             "protocols": {name: session.registry.has(name) for name in PROTOCOLS},
             "capture_backend": "wlr-screencopy",
+            "pointer": {"source": source, "detail": POINTER_SOURCES[source]},
             "window_manager": self.window_manager(),
             "vendor": session.version,
         }
@@ -232,6 +234,10 @@ class SwayDesktop:
     # ---------------------------------------------------------------------------- pointer
     def pointer_position(self) -> tuple[int, int]:
         return self._call(lambda s: s.pointer.position)
+
+    def pointer_source(self) -> str:
+        # Wayland has no request that reads the pointer (Sway's IPC does not say it either).
+        return self._call(lambda s: "last_set" if s.pointer.moved else "assumed")
 
     def pointer_move(self, x: int, y: int) -> None:
         self._call(lambda s: s.pointer.move(int(x), int(y)))

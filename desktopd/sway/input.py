@@ -46,6 +46,7 @@ class VirtualPointer:
         # Wayland lets no client read the pointer: desktopd's own moves are where it is (a VNC
         # viewer moving it meanwhile is not seen).
         self.position = (width // 2, height // 2)
+        self.moved = False   # True once desktopd has put the pointer somewhere itself
         self.held: set[int] = set()
 
     def check(self, x: int, y: int) -> None:
@@ -59,6 +60,7 @@ class VirtualPointer:
         self._pointer.request(FRAME)
         self.conn.roundtrip()
         self.position = (x, y)
+        self.moved = True
 
     def button(self, button: int, down: bool) -> None:
         if not 1 <= button <= 9:

@@ -10,64 +10,19 @@ known without a DamageSubtract round trip per event.
 
 from __future__ import annotations
 
-import collections
 import logging
 import socket
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from Xlib.ext import damage as xdamage
+
+from desktopd.changes import ChangeLog
 
 from .connection import open_display
 from .errors import DisplayUnavailable, X11Error
 
 log = logging.getLogger(__name__)
-
-Rect = tuple[int, int, int, int]   # x, y, width, height in screen pixels
-HISTORY = 4096                     # changes kept; a waiter only needs those since it began
-
-
-@dataclass(frozen=True)
-class Change:
-    seq: int       # 1, 2, ... in the order the server reported them
-    at: float      # time.monotonic() when read
-    rect: Rect
-
-
-class ChangeLog:
-    """The recent changes, appended by the reader thread, read by the event loop."""
-
-    def __init__(self, history: int = HISTORY, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._changes: collections.deque[Change] = collections.deque(maxlen=history)
-        self._seq = 0
-        self._lock = threading.Lock()
-        self.closed_reason: str | None = None   # set when the reader stopped: no more evidence
-
-    @property
-    def seq(self) -> int:
-        return self._seq
-
-    def add(self, rect: Rect, at: float | None = None) -> None:
-        with self._lock:
-            self._seq += 1
-            self._changes.append(Change(self._seq, self.clock() if at is None else at, rect))
-
-    def close(self, reason: str) -> None:
-        self.closed_reason = reason
-
-    def after(self, seq: int) -> list[Change]:
-        """Changes with a sequence number above ``seq`` (those still kept)."""
-        with self._lock:
-            newer = []
-            for change in reversed(self._changes):   # the newest first: a waiter wants few
-                if change.seq <= seq:
-                    break
-                newer.append(change)
-        newer.reverse()
-        return newer
+__all__ = ["ChangeLog", "DamageWatcher", "open_watcher"]   # ChangeLog lives in desktopd/changes.py
 
 
 class DamageWatcher:

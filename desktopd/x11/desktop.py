@@ -284,6 +284,9 @@ class Desktop:
     def pointer_position(self) -> tuple[int, int]:
         return self._call(lambda: self._pointer.position(), retry=True)
 
+    def pointer_source(self) -> str:
+        return "server"   # XQueryPointer: the server's pointer, a VNC viewer's moves included
+
     def pointer_move(self, x: int, y: int) -> None:
         def move() -> None:
             self._need_xtest()

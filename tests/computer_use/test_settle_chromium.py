@@ -63,7 +63,7 @@ def run(desktop: Desktop, pages: PageServer) -> None:
     answer = desktop.step({"tablet": {"action": "click", "x": POINT[0], "y": POINT[1]}},
                           screenshot={"format": "png"}, windows=True, settle=3.0, settle_quiet=0.4)
     assert pixel_of_png(answer["screenshot"]["data"]) == RED, answer["settled"]
-    assert answer["pointer"] == {"x": POINT[0], "y": POINT[1]}
+    assert answer["pointer"] == {"x": POINT[0], "y": POINT[1], "source": "server"}   # read from the X server
     assert any("chrom" in " ".join(w["wm_class"] or []).lower() for w in answer["windows"])
 
     # The browser's evidence (on by default; the first click above put the page's tracker in

@@ -78,7 +78,8 @@ def test_a_screen_that_keeps_changing_ends_at_the_maximum(desktopd, xvfb):
         answer = step(desktopd, screenshot={"format": "jpeg", "max_width": 320}, settle=1.0, settle_quiet=0.3)
         settled = answer["settled"]
         assert settled["reason"] == "max" and settled["changes"] > 1, settled
-        assert answer["screenshot"]["width"] == 320 and answer["pointer"].keys() == {"x", "y"}
+        assert answer["screenshot"]["width"] == 320 and answer["pointer"].keys() == {"x", "y", "source"}
+        assert answer["pointer"]["source"] == "server"   # X11 reads the pointer from the server
     finally:
         os.killpg(pid, signal.SIGTERM)   # its own session: the loop and its xsetroot
     assert step(desktopd, settle=0)["settled"]["reason"] == "skipped"

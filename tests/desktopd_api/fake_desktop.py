@@ -77,6 +77,9 @@ class FakeDesktop:
     def pointer_position(self) -> tuple[int, int]:
         return self.position
 
+    def pointer_source(self) -> str:
+        return "server"
+
     def pointer_move(self, x: int, y: int) -> None:
         self.calls.append(("move", x, y))
         self.position = (x, y)

@@ -77,6 +77,16 @@ async def test_a_reader_that_stopped_says_the_wait_is_unobserved():
     assert (settled.reason, settled.detail) == ("unobserved", "X connection lost")
 
 
+async def test_a_reader_that_stops_while_the_wait_sleeps_is_unobserved_not_quiet():
+    # The quiet window would end with no change seen, but the reader stopped inside it: the
+    # changes after that are unknown, so the wait cannot vouch for a quiet screen.
+    log = ChangeLog()
+    mark = marked(log)
+    asyncio.get_running_loop().call_later(0.02, log.close, "Wayland connection lost")
+    settled = await wait_quiet(mark, SettleSpec(maximum=1.0, quiet=0.1))
+    assert (settled.reason, settled.detail) == ("unobserved", "Wayland connection lost")
+
+
 async def test_step_refuses_two_acts_and_settles_unobserved_on_a_fake_desktop(client):
     resp = await client.post("/api/v1/step", json={"tablet": {"x": 1, "y": 1}, "keyboard": {"text": "a"}})
     assert resp.status == 422 and (await resp.json())["field"] == "keyboard"

@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from testbed.processes import terminate
 from tests.accessibility.conftest import find
 from tests.support.capability import have_program, require
 from tests.support.desktopd import DesktopdProcess, start_desktopd
+from tests.support.polling import poll_until
 
 from .conftest import Sway
 
@@ -66,12 +66,7 @@ class WaylandDesktop:
     def wait_for(self, found: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
         """Poll until ``found()`` is truthy: applications and menus come asynchronously and
         there is no event to wait on over HTTP."""
-        deadline = time.monotonic() + timeout
-        while not (result := found()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{what}: not seen within {timeout} s")
-            time.sleep(0.1)
-        return result
+        return poll_until(found, what, timeout)
 
 
 @pytest.fixture(scope="module")

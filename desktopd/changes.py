@@ -1,0 +1,74 @@
+"""Screen changes as a backend's compositor or X server reports them, and what a source of them
+offers the settle (desktopd/settle.py). X11 fills a ChangeLog from DAMAGE events
+(desktopd/x11/damage.py), Sway from wlr-screencopy's damage (desktopd/sway/damage.py); the
+settle reads only this module's types, so neither backend learns of the other."""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+Rect = tuple[int, int, int, int]   # x, y, width, height in screen pixels
+HISTORY = 4096                     # changes kept; a waiter only needs those since it began
+
+
+@dataclass(frozen=True)
+class Change:
+    seq: int       # 1, 2, ... in the order the source reported them
+    at: float      # time.monotonic() when read
+    rect: Rect
+
+
+class ChangeLog:
+    """The recent changes, appended by the reader thread, read by the event loop."""
+
+    def __init__(self, history: int = HISTORY, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._changes: collections.deque[Change] = collections.deque(maxlen=history)
+        self._seq = 0
+        self._lock = threading.Lock()
+        self.closed_reason: str | None = None   # set when the reader stopped: no more evidence
+
+    @property
+    def seq(self) -> int:
+        return self._seq
+
+    def add(self, rect: Rect, at: float | None = None) -> None:
+        with self._lock:
+            self._seq += 1
+            self._changes.append(Change(self._seq, self.clock() if at is None else at, rect))
+
+    def close(self, reason: str) -> None:
+        self.closed_reason = reason
+
+    def after(self, seq: int) -> list[Change]:
+        """Changes with a sequence number above ``seq`` (those still kept)."""
+        with self._lock:
+            newer = []
+            for change in reversed(self._changes):   # the newest first: a waiter wants few
+                if change.seq <= seq:
+                    break
+                newer.append(change)
+        newer.reverse()
+        return newer
+
+
+class ChangeSource(Protocol):
+    """A running reader of screen changes into ``log``; once not ``alive`` (``log.closed_reason``
+    says why) it is closed and a new one opened."""
+
+    @property
+    def log(self) -> ChangeLog: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+# Opens a source for a display (an X display, or a Wayland socket's name); raises when none can be.
+SourceOpener = Callable[[str], ChangeSource]
