@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from .download import Saved
 from .errors import DesktopError
@@ -68,7 +68,8 @@ def body(**values: object) -> dict[str, object]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def json_reply(reply: Reply) -> object:
+def json_reply(reply: Reply) -> Any:
+    """The decoded body: Any as json.loads' is, its shape the one its endpoint documents."""
     if not reply.body:
         return None
     try:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .api import DesktopApi, healthy
 from .calls import Call, Reply
 from .download import CHUNK_BYTES, FileSink
 from .errors import DesktopError
 from .retry import RetryPolicy
+
+if TYPE_CHECKING:
+    import aiohttp
 
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
@@ -79,9 +82,10 @@ class Desktop(DesktopApi):
         try:
             with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                    json=call.json, timeout=self.endpoints.timeout_of(call),
+                    # JSON (object) is the set requests' recursive JsonType spells out.
+                    json=call.json, timeout=self.endpoints.timeout_of(call),  # type: ignore[arg-type]
                     stream=call.save_to is not None) as response:
-                if call.saves(response.status_code):
+                if call.save_to is not None and call.saves(response.status_code):
                     sink = FileSink(call.save_to)
                     try:
                         for chunk in response.iter_content(CHUNK_BYTES):
@@ -135,7 +139,7 @@ class AsyncDesktop(DesktopApi):
                  timeout: float = DEFAULT_TIMEOUT_S, *, sidecar_token: str | None = None,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         self.endpoints = _Endpoints(url, token, sidecar_url, sidecar_token, timeout, retry)
-        self._session = None   # made on first use: aiohttp wants a running loop
+        self._session: aiohttp.ClientSession | None = None   # made on first use: aiohttp wants a running loop
 
     async def _call(self, call: Call[T]) -> T:
         url = self.endpoints.url_of(call)
@@ -157,7 +161,7 @@ class AsyncDesktop(DesktopApi):
             async with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
                     json=call.json, timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
-                if call.saves(response.status):
+                if call.save_to is not None and call.saves(response.status):
                     sink = FileSink(call.save_to)
                     try:
                         async for chunk in response.content.iter_chunked(CHUNK_BYTES):

@@ -1,0 +1,62 @@
+"""How one description of an endpoint becomes a method of both clients, typed for each.
+
+An endpoint is written as a function returning its Call (what to send, how to decode); read on a
+client it becomes a method with the same parameters that runs the call: returning the result on
+the sync client (Desktop), an awaitable of it on the async one (AsyncDesktop). The type checker
+sees both, so ``await AsyncDesktop(...).tap(1, 2)`` is a dict and ``Desktop(...).tap(1, 2)`` too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+
+from .calls import Call
+
+P = ParamSpec("P")
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class RunsCalls(Protocol):
+    """A blocking client: runs a call and returns its result."""
+    def _call(self, call: Call[R], /) -> R: ...
+
+
+class AwaitsCalls(Protocol):
+    """An asyncio client: runs a call as a coroutine."""
+    def _call(self, call: Call[R], /) -> Coroutine[Any, Any, R]: ...
+
+
+class Endpoint(Generic[P, T]):
+    """A descriptor: ``describe(client, *args)`` says the call; reading it on a client gives the
+    method. (The client is Any to describe: a description reads nothing of it.)"""
+
+    def __init__(self, describe: Callable[Concatenate[Any, P], Call[T]]) -> None:
+        self.describe = describe
+        self.__doc__ = describe.__doc__
+        self.__name__ = describe.__name__
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Endpoint[P, T]: ...
+    @overload
+    def __get__(self, client: AwaitsCalls, owner: type) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    @overload
+    def __get__(self, client: RunsCalls, owner: type) -> Callable[P, T]: ...
+
+    def __get__(self, client: RunsCalls | AwaitsCalls | None,
+                owner: type) -> Endpoint[P, T] | Callable[P, T] | Callable[P, Coroutine[Any, Any, T]]:
+        if client is None:
+            return self
+        run_call = client._call
+        describe = self.describe
+
+        def method(*args: P.args, **kwargs: P.kwargs) -> T | Coroutine[Any, Any, T]:
+            return run_call(describe(client, *args, **kwargs))
+
+        method.__doc__, method.__name__ = self.__doc__, self.__name__
+        return method  # type: ignore[return-value]  # T or its coroutine: the overloads say which
+
+
+def endpoint(describe: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
+    """Marks a function returning a Call as an endpoint of both clients (see Endpoint)."""
+    return Endpoint(describe)
