@@ -7,32 +7,21 @@ awaitable of the same result. Coordinates are screen pixels throughout."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from .calls import JSON, Call, Reply, body, json_reply, no_content, query, saved_file
+from .calls import JSON, Call, Reply, body, json_reply, member_reply, no_content, path_segment, query, saved_file
 from .download import Saved
 from .endpoint import endpoint
 from .screenshot import Screenshot
+from .sidecar_api import SidecarApi
+from .vision_api import VisionApi
 
 Point = Sequence[int] | Mapping[str, int]
 Button = Literal["left", "middle", "right"] | int
 ImageFormat = Literal["png", "jpeg", "webp", "raw"]
 WINDOW_ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore")
-
-
-def _field(name: str) -> Callable[[Reply], Any]:
-    """A decoder of one member of the JSON answer."""
-    return lambda reply: json_reply(reply)[name]
-
-
-def _path_segment(value: object) -> str:
-    text = str(value)
-    if not text or "/" in text or text in (".", ".."):
-        from .errors import DesktopError
-        raise DesktopError(None, "invalid_argument", f"not a valid id: {value!r}")
-    return text
 
 
 def _tablet(event: Mapping[str, JSON] | None = None,
@@ -45,13 +34,14 @@ def _window_action(window_id: int | str, action: str, **fields: int) -> Call[dic
     if action not in WINDOW_ACTIONS:
         from .errors import DesktopError
         raise DesktopError(None, "invalid_argument", f"action must be one of {WINDOW_ACTIONS}")
-    return Call("desktopd", "POST", f"/api/v1/windows/{_path_segment(window_id)}/{action}",
+    return Call("desktopd", "POST", f"/api/v1/windows/{path_segment(window_id)}/{action}",
                 json_reply, json=fields or None)
 
 
-class DesktopApi:
-    """The endpoints, each a description (endpoint.Endpoint) the subclasses run through their
-    ``_call``: Desktop synchronously, AsyncDesktop as a coroutine."""
+class DesktopApi(VisionApi, SidecarApi):
+    """The endpoints (desktopd's here, the vision mode's and the sidecar's in their own modules),
+    each a description (endpoint.Endpoint) the subclasses run through their ``_call``: Desktop
+    synchronously, AsyncDesktop as a coroutine."""
 
     # -- meta -------------------------------------------------------------------------------
     @endpoint
@@ -157,11 +147,11 @@ class DesktopApi:
     @endpoint
     def windows(self) -> Call[list[dict]]:
         """The window list of tree() alone."""
-        return Call("desktopd", "GET", "/api/v1/tree", _field("windows"))
+        return Call("desktopd", "GET", "/api/v1/tree", member_reply("windows"))
 
     @endpoint
     def window(self, window_id: int | str) -> Call[dict]:
-        return Call("desktopd", "GET", f"/api/v1/windows/{_path_segment(window_id)}", json_reply)
+        return Call("desktopd", "GET", f"/api/v1/windows/{path_segment(window_id)}", json_reply)
 
     @endpoint
     def window_action(self, window_id: int | str, action: str, **fields: int) -> Call[dict]:
@@ -202,7 +192,7 @@ class DesktopApi:
     @endpoint
     def clipboard(self) -> Call[str | None]:
         """The CLIPBOARD selection's text; None when empty."""
-        return Call("desktopd", "GET", "/api/v1/clipboard", _field("text"))
+        return Call("desktopd", "GET", "/api/v1/clipboard", member_reply("text"))
 
     @endpoint
     def set_clipboard(self, text: str) -> Call[dict]:
@@ -221,7 +211,7 @@ class DesktopApi:
 
     @endpoint
     def accessibility_do(self, node_id: str, action: str, *, timeout_ms: int | None = None) -> Call[dict]:
-        return Call("desktopd", "POST", f"/api/v1/accessibility/{_path_segment(node_id)}/do",
+        return Call("desktopd", "POST", f"/api/v1/accessibility/{path_segment(node_id)}/do",
                     json_reply, json=body(action=action, timeout_ms=timeout_ms))
 
     # -- the original desktopd's compatibility endpoints ---------------------------------------
@@ -302,7 +292,7 @@ class DesktopApi:
         """Where the pointer is, screen pixels: {"x", "y"} (Anthropic's cursor_position, read
         without a screenshot)."""
         return Call("desktopd", "POST", "/api/v1/computer/anthropic",
-                    _field("executed"),
+                    member_reply("executed"),
                     json={"action": "cursor_position"})
 
     @endpoint
@@ -324,20 +314,20 @@ class DesktopApi:
     def recording(self, recording_id: str) -> Call[bytes]:
         """A finished recording's video file (MP4 or WebM), in memory: download_recording()
         streams a long one to disk instead."""
-        return Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
+        return Call("desktopd", "GET", f"/api/v1/recording/{path_segment(recording_id)}",
                     lambda reply: reply.body, extra_timeout=300.0)
 
     @endpoint
     def download_recording(self, recording_id: str, path: str | os.PathLike) -> Call[Saved]:
         """Streams a finished recording into ``path`` (complete, or not there at all); returns
         its size and SHA-256, to check against recording_stop()'s."""
-        return Call("desktopd", "GET", f"/api/v1/recording/{_path_segment(recording_id)}",
+        return Call("desktopd", "GET", f"/api/v1/recording/{path_segment(recording_id)}",
                     saved_file, extra_timeout=300.0, save_to=Path(path))
 
     @endpoint
     def delete_recording(self, recording_id: str) -> Call[dict]:
         """Deletes a finished recording from the desktop (once it is downloaded)."""
-        return Call("desktopd", "DELETE", f"/api/v1/recording/{_path_segment(recording_id)}",
+        return Call("desktopd", "DELETE", f"/api/v1/recording/{path_segment(recording_id)}",
                     json_reply)
 
     @endpoint
@@ -354,102 +344,6 @@ class DesktopApi:
  keep=list(keep) if keep is not None else None, clear_clipboard=clear_clipboard,
  pointer=list(pointer) if pointer is not None else None, browser=browser, profile=profile),
  extra_timeout=120.0)
-
-    # -- sidecar: the browser ---------------------------------------------------------------
-    @endpoint
-    def sidecar_health(self) -> Call[dict]:
-        return Call("sidecar", "GET", "/health", json_reply, ok_statuses=(200, 503))
-
-    @endpoint
-    def layout(self, *, tab: str | None = None, interesting: bool | None = None,
-               roles: str | Sequence[str] | None = None, max_nodes: int | None = None,
-               fresh: bool | None = None) -> Call[dict]:
-        """Every tab's accessibility tree with document, viewport and screen bounds."""
-        return Call("sidecar", "GET", "/layout", json_reply, params=query(
- tab=tab, interesting=interesting, max_nodes=max_nodes, fresh=fresh,
- roles=roles if roles is None or isinstance(roles, str) else ",".join(roles)))
-
-    @endpoint
-    def tabs(self) -> Call[list[dict]]:
-        return Call("sidecar", "GET", "/tabs", json_reply)
-
-    @endpoint
-    def tab(self, tab_id: str) -> Call[dict]:
-        return Call("sidecar", "GET", f"/tabs/{_path_segment(tab_id)}", json_reply)
-
-    @endpoint
-    def targets(self) -> Call[list[dict]]:
-        return Call("sidecar", "GET", "/targets", json_reply)
-
-    @endpoint
-    def open_tab(self, url: str = "about:blank", *, background: bool = False) -> Call[dict]:
-        return Call("sidecar", "POST", "/tabs", json_reply, json={"url": url, "background": background})
-
-    @endpoint
-    def close_tab(self, tab_id: str) -> Call[dict]:
-        return Call("sidecar", "DELETE", f"/tabs/{_path_segment(tab_id)}", json_reply)
-
-    @endpoint
-    def activate_tab(self, tab_id: str) -> Call[dict]:
-        return Call("sidecar", "POST", f"/tabs/{_path_segment(tab_id)}/activate", json_reply)
-
-    @endpoint
-    def navigate(self, tab_id: str, url: str, *, wait: Literal["load", "none"] = "load",
-                 timeout: float | None = None) -> Call[dict]:
-        """Loads ``url`` in the tab; with wait="load" answers after its load event."""
-        return Call("sidecar", "POST", f"/tabs/{_path_segment(tab_id)}/navigate", json_reply,
-                    json=body(url=url, wait=wait, timeout=timeout),
-                    extra_timeout=float(timeout or 30.0))
-
-    @endpoint
-    def reload_tab(self, tab_id: str, *, wait: Literal["load", "none"] = "load",
-                   timeout: float | None = None) -> Call[dict]:
-        return Call("sidecar", "POST", f"/tabs/{_path_segment(tab_id)}/reload", json_reply,
-                    json=body(wait=wait, timeout=timeout), extra_timeout=float(timeout or 30.0))
-
-    @endpoint
-    def sidecar_openapi(self) -> Call[dict]:
-        return Call("sidecar", "GET", "/openapi.json", json_reply)
-
-    # -- sidecar: lasting browser state -----------------------------------------------------
-    @endpoint
-    def profiles(self) -> Call[dict]:
-        """{"profiles": [{"name", "in_use", "bytes", "modified"}], "current": name or None}"""
-        return Call("sidecar", "GET", "/profiles", json_reply)
-
-    @endpoint
-    def delete_profile(self, name: str) -> Call[dict]:
-        return Call("sidecar", "DELETE", f"/profiles/{_path_segment(name)}", json_reply)
-
-    @endpoint
-    def storage_state(self, origins: Sequence[str] = ()) -> Call[dict]:
-        """Cookies and localStorage in Playwright's storageState format (secrets: keep private)."""
-        return Call("sidecar", "GET", "/storage-state", json_reply,
-                    params=query(origins=",".join(origins) or None), extra_timeout=30.0)
-
-    @endpoint
-    def load_storage_state(self, state: Mapping[str, JSON]) -> Call[dict]:
-        """Loads a storageState (from storage_state(), a file, or Playwright) into the browser."""
-        return Call("sidecar", "POST", "/storage-state", json_reply, json=dict(state),
-                    extra_timeout=30.0)
-
-    @endpoint
-    def har_start(self, *, tab: str | None = None, content: bool | None = None,
-                  max_body_bytes: int | None = None) -> Call[dict]:
-        """Starts capturing every tab's requests (or one more ``tab``'s) as HAR."""
-        return Call("sidecar", "POST", "/har/start", json_reply,
-                    json=body(tab=tab, content=content, max_body_bytes=max_body_bytes))
-
-    @endpoint
-    def har_stop(self, *, tab: str | None = None) -> Call[dict]:
-        """Stops the capture (or only ``tab``'s) and returns it as HAR 1.2."""
-        return Call("sidecar", "POST", "/har/stop", json_reply, json=body(tab=tab),
-                    extra_timeout=10.0)
-
-    @endpoint
-    def har(self, *, since: int = 0) -> Call[dict]:
-        """The running capture's entries from ``since`` (an entry's _seq) on, and ``next``."""
-        return Call("sidecar", "GET", "/har", json_reply, params=query(since=since))
 
 
 def healthy(desktopd: dict, sidecar: dict | None) -> bool:

@@ -78,6 +78,23 @@ def json_reply(reply: Reply) -> Any:
         raise DesktopError(reply.status, "bad_reply", f"expected JSON: {exc}", body=reply.body) from None
 
 
+def member_reply(name: str) -> Callable[[Reply], Any]:
+    """A decoder of one member of the JSON answer."""
+    return lambda reply: json_reply(reply)[name]
+
+
+def text_reply(reply: Reply) -> str:
+    return reply.body.decode("utf-8", errors="replace")
+
+
+def path_segment(value: object) -> str:
+    """An id placed in a path: refused when it would change the path."""
+    text = str(value)
+    if not text or "/" in text or text in (".", ".."):
+        raise DesktopError(None, "invalid_argument", f"not a valid id: {value!r}")
+    return text
+
+
 def no_content(reply: Reply) -> None:
     return None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from .api import DesktopApi, healthy
@@ -21,15 +22,18 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
+# The sidecar's address, or a function giving it when it is only known once serving (the
+# sidecar's own MCP server on --port 0).
+SidecarUrl = str | Callable[[], str]
 
 
 class _Endpoints:
     """Where a call goes and with which headers: shared by both clients."""
 
-    def __init__(self, url: str, token: str | None, sidecar_url: str | None, sidecar_token: str | None,
+    def __init__(self, url: str, token: str | None, sidecar_url: SidecarUrl | None, sidecar_token: str | None,
                  timeout: float, retry: RetryPolicy) -> None:
         self.url = url.rstrip("/")
-        self.sidecar_url = sidecar_url.rstrip("/") if sidecar_url else None
+        self.sidecar_url = sidecar_url.rstrip("/") if isinstance(sidecar_url, str) else sidecar_url
         self.timeout = timeout
         self.retry = retry
         self._tokens = {"desktopd": token, "sidecar": sidecar_token if sidecar_token is not None else token}
@@ -40,7 +44,8 @@ class _Endpoints:
         if self.sidecar_url is None:
             raise DesktopError(None, "no_sidecar", "this client was made without sidecar_url",
                                method=call.method, url=call.path)
-        return self.sidecar_url + call.path
+        base = self.sidecar_url() if callable(self.sidecar_url) else self.sidecar_url
+        return base.rstrip("/") + call.path
 
     def headers_of(self, call: Call) -> dict[str, str]:
         token = self._tokens[call.service]
@@ -57,7 +62,7 @@ class Desktop(DesktopApi):
     >>> d.tap(100, 200); png = d.screenshot().data
     """
 
-    def __init__(self, url: str, token: str | None = None, sidecar_url: str | None = None,
+    def __init__(self, url: str, token: str | None = None, sidecar_url: SidecarUrl | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, *, sidecar_token: str | None = None,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         import requests
@@ -135,7 +140,7 @@ class AsyncDesktop(DesktopApi):
     ...     shot = await d.screenshot("jpeg", max_width=1280)
     """
 
-    def __init__(self, url: str, token: str | None = None, sidecar_url: str | None = None,
+    def __init__(self, url: str, token: str | None = None, sidecar_url: SidecarUrl | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, *, sidecar_token: str | None = None,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         self.endpoints = _Endpoints(url, token, sidecar_url, sidecar_token, timeout, retry)
