@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from desktopd_kit import AsyncDesktop
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
@@ -16,7 +17,7 @@ from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
-from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
+from .pointer import CdpInput, Input, VisibleInput
 from .aim import quick_aim
 from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
 from .resolve import Element, element_node
@@ -48,7 +49,7 @@ class ActContext:
     page: PageTarget
     mode: str
     timeout: float
-    desktopd: DesktopdClient | None
+    desktopd: AsyncDesktop | None
     evaluate_allowed: bool
 
     @property
@@ -57,7 +58,7 @@ class ActContext:
             return CdpInput(self.page, self.timeout)
         return VisibleInput(self.visible_desktopd())
 
-    def visible_desktopd(self) -> DesktopdClient:
+    def visible_desktopd(self) -> AsyncDesktop:
         if self.desktopd is None:
             raise ApiError(409, "visible_mode_unavailable",
                            "visible mode acts through desktopd, and this sidecar has no desktopd URL "
