@@ -195,19 +195,19 @@ ROUTES: list[Route] = [
                       "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
                       "fresh profile; answers when all that is done, with seconds per part."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
-          query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
+          query=models.TREE_QUERY.model, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
                       "i3/Sway get_tree shape instead."),
     Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
           "windows", not_found=True, success={"application/json": {"schema": TREE["properties"]["windows"]["items"]}}),
     *_window_routes(),
     Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
-          "system", body=models.EXECUTE_BODY, uses_x=False,
+          "system", body=models.EXECUTE_BODY.model, uses_x=False,
           success={"application/json": {"schema": EXECUTE_RESULT}}),
     Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
           "clipboard", success={"application/json": {"schema": CLIPBOARD}}),
     Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
-          "clipboard", body=models.CLIPBOARD_BODY,
+          "clipboard", body=models.CLIPBOARD_BODY.model,
           description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
     Route("POST", "/api/v1/tablet_event", compat.tablet_event,
           "Compatibility: the original desktopd's pointer events", "compat",
@@ -228,7 +228,7 @@ ROUTES: list[Route] = [
                          "unknown or gone.", id_pattern=r"^\S+$"),
     Route("GET", "/api/v1/vision/text", vision.vision_text,
           "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
-          query=vision_models.TEXT_QUERY, not_found=True,
+          query=vision_models.TEXT_QUERY.model, not_found=True,
           success={"application/json": {"schema": vision_models.TEXT_RESULT}},
           description="Lines and words with boxes and centres in screen pixels (the space of "
                       "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "
@@ -236,13 +236,13 @@ ROUTES: list[Route] = [
                       "has no OCR engine (the desktop image: Tesseract ships in the Chromium one)."),
     Route("POST", "/api/v1/vision/click", vision.vision_click,
           "Click visible text: find its words on the screen and click their centre", "vision",
-          body=vision_models.CLICK_BODY, not_found=True, extra_errors=(409,),
+          body=vision_models.CLICK_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.CLICK_RESULT}},
           description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
                       "ambiguous_text lists every match (with boxes): never a guess."),
     Route("POST", "/api/v1/vision/fill", vision.vision_fill,
           "Type into the field beside a visible label", "vision",
-          body=vision_models.FILL_BODY, not_found=True, extra_errors=(409,),
+          body=vision_models.FILL_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.FILL_RESULT}},
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
                       "their right (else below), clicks inside it, selects all (clear) and types. "
