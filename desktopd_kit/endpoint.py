@@ -15,6 +15,8 @@ from .calls import Call
 P = ParamSpec("P")
 T = TypeVar("T")
 R = TypeVar("R")
+# What an asyncio client's method returns: a coroutine of the result (await it, or make it a task).
+Pending = Coroutine[Any, Any, R]
 
 
 class RunsCalls(Protocol):
@@ -24,12 +26,12 @@ class RunsCalls(Protocol):
 
 class AwaitsCalls(Protocol):
     """An asyncio client: runs a call as a coroutine."""
-    def _call(self, call: Call[R], /) -> Coroutine[Any, Any, R]: ...
+    def _call(self, call: Call[R], /) -> Pending[R]: ...
 
 
 class Endpoint(Generic[P, T]):
-    """A descriptor: ``describe(client, *args)`` says the call; reading it on a client gives the
-    method. (The client is Any to describe: a description reads nothing of it.)"""
+    """A descriptor: ``describe(client, *args)`` says the call (reading nothing of the client);
+    reading it on a client gives the method."""
 
     def __init__(self, describe: Callable[Concatenate[Any, P], Call[T]]) -> None:
         self.describe = describe
@@ -39,18 +41,18 @@ class Endpoint(Generic[P, T]):
     @overload
     def __get__(self, client: None, owner: type) -> Endpoint[P, T]: ...
     @overload
-    def __get__(self, client: AwaitsCalls, owner: type) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    def __get__(self, client: AwaitsCalls, owner: type) -> Callable[P, Pending[T]]: ...
     @overload
     def __get__(self, client: RunsCalls, owner: type) -> Callable[P, T]: ...
 
     def __get__(self, client: RunsCalls | AwaitsCalls | None,
-                owner: type) -> Endpoint[P, T] | Callable[P, T] | Callable[P, Coroutine[Any, Any, T]]:
+                owner: type) -> Endpoint[P, T] | Callable[P, T] | Callable[P, Pending[T]]:
         if client is None:
             return self
         run_call = client._call
         describe = self.describe
 
-        def method(*args: P.args, **kwargs: P.kwargs) -> T | Coroutine[Any, Any, T]:
+        def method(*args: P.args, **kwargs: P.kwargs) -> T | Pending[T]:
             return run_call(describe(client, *args, **kwargs))
 
         method.__doc__, method.__name__ = self.__doc__, self.__name__
