@@ -165,7 +165,7 @@ ROUTES: list[Route] = [
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
-          "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 501, 502),
+          "recording", body=recording.START_BODY.model, body_optional=True, extra_errors=(409, 501, 502),
           success={"application/json": {"schema": recording.RECORDING}},
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),
@@ -189,7 +189,7 @@ ROUTES: list[Route] = [
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
     Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
-          body=reset.RESET_BODY, body_optional=True, extra_errors=(409, 502),
+          body=reset.RESET_BODY.model, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},
           description="Closes other applications' windows, releases held input, empties the "
                       "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
@@ -223,7 +223,7 @@ ROUTES: list[Route] = [
                       "/api/v1/tablet); 503 while the accessibility bus is down."),
     Route("POST", "/api/v1/accessibility/{id}/do", accessibility.accessibility_do,
           "Perform an AT-SPI action (or focus) on one accessible object", "accessibility",
-          body=ACCESSIBILITY_ACTION_BODY, not_found=True, extra_errors=(502,),
+          body=ACCESSIBILITY_ACTION_BODY.model, not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
                          "unknown or gone.", id_pattern=r"^\S+$"),
     Route("GET", "/api/v1/vision/text", vision.vision_text,
