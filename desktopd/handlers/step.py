@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+from desktopd.backend import Backend
 from desktopd.computer import anthropic, openai
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
@@ -111,7 +112,7 @@ async def step(request: web.Request) -> web.Response:
     captured = time.monotonic()
     out: dict[str, Any] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
                            "screenshot": _image(shot) if shot is not None else None}
-    def observe(desk: Any) -> dict[str, Any]:   # one hop to the X thread for both
+    def observe(desk: Backend) -> dict[str, Any]:   # one hop to the X thread for both
         seen: dict[str, Any] = {}
         if body["windows"]:
             seen["windows"] = desk.windows()

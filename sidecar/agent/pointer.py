@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..cdp.targets import PageTarget
@@ -91,7 +91,7 @@ class CdpInput:
         self.page = page
         self.timeout = timeout
 
-    async def _mouse(self, kind: str, x: float, y: float, **extra: Any) -> None:
+    async def _mouse(self, kind: str, x: float, y: float, **extra: str | int) -> None:
         await self.page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra},
                              timeout=self.timeout)
 

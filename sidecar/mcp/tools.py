@@ -29,7 +29,7 @@ VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
 READ_ONLY = "Read-only: changes nothing on the desktop."
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -150,7 +150,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "the answer's text gives. " + READ_ONLY))
     async def desktop_screenshot(
             max_width: Annotated[int | None, Field(description="Fit into this width", ge=16, le=16384)] = 1280,
-    ) -> list[Any]:
+    ) -> list[Image | str]:
         shot = await answer(backends.client.screenshot("png", max_width=max_width))
         size = f"{shot.screen_size[0]}x{shot.screen_size[1]}"
         return [Image(data=shot.data, format="png"),
