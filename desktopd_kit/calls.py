@@ -39,6 +39,10 @@ class Call(Generic[T]):
     ok_statuses: tuple[int, ...] = (200, 201, 204)
     save_to: Path | None = None         # a successful answer's body is streamed into this file
 
+    def encoded(self) -> bytes | None:
+        """The JSON body as both clients send it (None: no body)."""
+        return None if self.json is None else json.dumps(self.json, allow_nan=False).encode()
+
     def saves(self, status: int) -> bool:
         return self.save_to is not None and status == 200
 

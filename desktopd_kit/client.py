@@ -49,7 +49,10 @@ class _Endpoints:
 
     def headers_of(self, call: Call) -> dict[str, str]:
         token = self._tokens[call.service]
-        return {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if call.json is not None:
+            headers["Content-Type"] = "application/json"
+        return headers
 
     def timeout_of(self, call: Call) -> float:
         return self.timeout + call.extra_timeout
@@ -87,8 +90,7 @@ class Desktop(DesktopApi):
         try:
             with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                    # JSON (object) is the set requests' recursive JsonType spells out.
-                    json=call.json, timeout=self.endpoints.timeout_of(call),  # type: ignore[arg-type]
+                    data=call.encoded(), timeout=self.endpoints.timeout_of(call),
                     stream=call.save_to is not None) as response:
                 if call.save_to is not None and call.saves(response.status_code):
                     sink = FileSink(call.save_to)
@@ -165,7 +167,7 @@ class AsyncDesktop(DesktopApi):
         try:
             async with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                    json=call.json, timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
+                    data=call.encoded(), timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
                 if call.save_to is not None and call.saves(response.status):
                     sink = FileSink(call.save_to)
                     try:

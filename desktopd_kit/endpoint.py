@@ -45,8 +45,7 @@ class Endpoint(Generic[P, T]):
     @overload
     def __get__(self, client: RunsCalls, owner: type) -> Callable[P, T]: ...
 
-    def __get__(self, client: RunsCalls | AwaitsCalls | None,
-                owner: type) -> Endpoint[P, T] | Callable[P, T] | Callable[P, Pending[T]]:
+    def __get__(self, client: RunsCalls | AwaitsCalls | None, owner: type) -> object:
         if client is None:
             return self
         run_call = client._call
@@ -56,7 +55,7 @@ class Endpoint(Generic[P, T]):
             return run_call(describe(client, *args, **kwargs))
 
         method.__doc__, method.__name__ = self.__doc__, self.__name__
-        return method  # type: ignore[return-value]  # T or its coroutine: the overloads say which
+        return method    # returning T or its coroutine: the overloads above say which
 
 
 def endpoint(describe: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
