@@ -7,8 +7,9 @@ sees both, so ``await AsyncDesktop(...).tap(1, 2)`` is a dict and ``Desktop(...)
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeGuard, TypeVar, overload
 
 from .calls import Call
 
@@ -48,14 +49,25 @@ class Endpoint(Generic[P, T]):
     def __get__(self, client: RunsCalls | AwaitsCalls | None, owner: type) -> object:
         if client is None:
             return self
-        run_call = client._call
         describe = self.describe
+        if _awaits(client):
+            awaiting = client
 
-        def method(*args: P.args, **kwargs: P.kwargs) -> T | Pending[T]:
-            return run_call(describe(client, *args, **kwargs))
+            async def coroutine(*args: P.args, **kwargs: P.kwargs) -> T:
+                # Described inside the coroutine: an argument the description refuses (an id
+                # that is not one) fails where the call is awaited, as every other failure does.
+                return await awaiting._call(describe(client, *args, **kwargs))
+            chosen: Callable[P, object] = coroutine
+        else:
+            def method(*args: P.args, **kwargs: P.kwargs) -> object:
+                return client._call(describe(client, *args, **kwargs))
+            chosen = method
+        chosen.__doc__, chosen.__name__ = self.__doc__, self.__name__
+        return chosen    # returning T or its coroutine: the overloads above say which
 
-        method.__doc__, method.__name__ = self.__doc__, self.__name__
-        return method    # returning T or its coroutine: the overloads above say which
+
+def _awaits(client: RunsCalls | AwaitsCalls) -> TypeGuard[AwaitsCalls]:
+    return inspect.iscoroutinefunction(client._call)
 
 
 def endpoint(describe: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
