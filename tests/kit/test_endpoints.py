@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
 
 from desktopd_kit import AsyncDesktop, Desktop, DesktopError
 from desktopd_kit.api import DesktopApi
+from tests.support.served_app import served
 
 
 @pytest.fixture
@@ -25,14 +25,8 @@ async def echo_url() -> AsyncIterator[str]:
                                   "query": dict(request.query), "body": body,
                                   "token": request.headers.get("Authorization")})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", echo)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    try:
-        yield str(server.make_url("")).rstrip("/")
-    finally:
-        await server.close()
+    async with served([web.route("*", "/{tail:.*}", echo)]) as url:
+        yield url
 
 
 async def test_the_async_client_runs_each_endpoint_as_a_coroutine(echo_url: str) -> None:

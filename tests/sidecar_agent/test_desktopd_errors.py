@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
 
 from desktopd.handlers.pointer import check_on_screen
 from httpapi.errors import ApiError
 from sidecar.agent.pointer import VisibleInput, desktopd_client
+from tests.support.served_app import served
 
 
 @pytest.fixture
@@ -24,15 +24,8 @@ async def desktopd_answering() -> AsyncIterator[tuple[list[dict[str, object]], s
         answer = answers.pop(0)
         return web.json_response(answer["body"], status=int(str(answer["status"])))
 
-    app = web.Application()
-    app.router.add_post("/api/v1/tablet", handler)
-    app.router.add_post("/api/v1/keyboard", handler)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    try:
-        yield answers, str(server.make_url("")).rstrip("/")
-    finally:
-        await server.close()
+    async with served([web.post("/api/v1/tablet", handler), web.post("/api/v1/keyboard", handler)]) as url:
+        yield answers, url
 
 
 async def test_off_screen_is_told_by_its_reason_not_its_wording(desktopd_answering) -> None:
@@ -65,20 +58,15 @@ async def test_visible_input_reaches_desktopd_with_its_token_and_bodies() -> Non
         seen.append((request.path, request.headers.get("Authorization"), await request.json()))
         return web.json_response({"x": 1, "y": 2})
 
-    app = web.Application()
-    app.router.add_post("/api/v1/tablet", handler)
-    app.router.add_post("/api/v1/keyboard", handler)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    client = desktopd_client(str(server.make_url("")), "s3cret")
-    try:
-        pointer = VisibleInput(client)
-        await pointer.click(10.4, 20.6, "right", 2, ("ctrl",))
-        await pointer.drag((1, 2), (30, 40))
-        await pointer.type_text("hé", slowly=True)
-    finally:
-        await client.close()
-        await server.close()
+    async with served([web.post("/api/v1/tablet", handler), web.post("/api/v1/keyboard", handler)]) as url:
+        client = desktopd_client(url, "s3cret")
+        try:
+            pointer = VisibleInput(client)
+            await pointer.click(10.4, 20.6, "right", 2, ("ctrl",))
+            await pointer.drag((1, 2), (30, 40))
+            await pointer.type_text("hé", slowly=True)
+        finally:
+            await client.close()
     assert seen == [
         ("/api/v1/tablet", "Bearer s3cret", {"events": [
             {"action": "move", "x": 10, "y": 21},

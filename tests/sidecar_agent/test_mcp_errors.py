@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
 from mcp.server.fastmcp.exceptions import ToolError
 
 from sidecar.mcp.backends import Backends, answer
+from tests.support.served_app import served
 
 
 @pytest.fixture
@@ -23,15 +23,8 @@ async def failing_url() -> AsyncIterator[str]:
     async def tabs(request: web.Request) -> web.Response:
         return web.Response(text="upstream went away", status=502)
 
-    app = web.Application()
-    app.router.add_post("/api/v1/vision/click", vision_click)
-    app.router.add_get("/tabs", tabs)
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    try:
-        yield str(server.make_url("")).rstrip("/")
-    finally:
-        await server.close()
+    async with served([web.post("/api/v1/vision/click", vision_click), web.get("/tabs", tabs)]) as url:
+        yield url
 
 
 async def test_a_failed_call_carries_the_services_own_words(failing_url: str) -> None:
