@@ -23,7 +23,7 @@ from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
 from desktopd.settle_browser import Clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from httpapi.fields import F, Bool, Model
-from desktopd.backend import POINTER_SOURCE_SCHEMA
+from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
 
 
 ACTS = (*FORMATS, "tablet", "keyboard")
@@ -112,7 +112,7 @@ async def step(request: web.Request) -> web.Response:
     captured = time.monotonic()
     out: dict[str, Any] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
                            "screenshot": _image(shot) if shot is not None else None}
-    def observe(desk: Any) -> dict[str, Any]:   # one hop to the X thread for both
+    def observe(desk: Backend) -> dict[str, Any]:   # one hop to the X thread for both
         seen: dict[str, Any] = {}
         if body["windows"]:
             seen["windows"] = desk.windows()

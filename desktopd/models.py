@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from httpapi.bodies import Typed
 from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
 
 COORD_LIMIT = 1 << 15  # X coordinates are 16-bit; the screen check comes later, against the real size
@@ -158,7 +159,18 @@ def _execute_check(e: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-EXECUTE_BODY = Model("ExecuteRequest", [
+class ExecuteBody(TypedDict):
+    command: list[str] | str
+    shell: bool | None
+    cwd: str | None
+    env: dict[str, str] | None
+    stdin: str | None
+    timeout: float
+    max_output: int
+    detach: bool
+
+
+EXECUTE_BODY = Typed(Model("ExecuteRequest", [
     F("command", AnyOf([ListOf(Str(min_length=1), min_items=1, max_items=4096),
                         Str(min_length=1, max_length=100_000)]), required=True,
       description="argv list (no shell), or a string run by /bin/sh -c."),
@@ -173,11 +185,15 @@ EXECUTE_BODY = Model("ExecuteRequest", [
       description="Bytes kept per stream; the rest is drained and *_truncated is true."),
     F("detach", Bool(), default=False,
       description="Launch in the desktop session (new session, DISPLAY set) and return its pid."),
-], check=_execute_check)
+], check=_execute_check), ExecuteBody)
 
-CLIPBOARD_BODY = Model("ClipboardText", [
+class ClipboardBody(TypedDict):
+    text: str
+
+
+CLIPBOARD_BODY = Typed(Model("ClipboardText", [
     F("text", Str(max_length=10 << 20), required=True, description="UTF-8 text for CLIPBOARD."),
-])
+]), ClipboardBody)
 
 def _xy_together(e: dict[str, Any]) -> tuple[str, str] | None:
     if (e["x"] is None) != (e["y"] is None):
@@ -186,12 +202,16 @@ def _xy_together(e: dict[str, Any]) -> tuple[str, str] | None:
 
 
 TREE_FORMATS = ("desktopd", "i3")
-TREE_QUERY = Model("TreeQuery", [
+class TreeQuery(TypedDict):
+    format: Literal["desktopd", "i3"] | None
+
+
+TREE_QUERY = Typed(Model("TreeQuery", [
     F("format", Enum(TREE_FORMATS), description="desktopd (default unless DESKTOPD_TREE_FORMAT says "
       "otherwise) or i3: the get_tree shape of i3/Sway IPC (root, output, workspace; application "
       "windows as tiled con in nodes, dialogs/transients/utility windows as floating_con in "
       "floating_nodes; window_properties.class/instance/title/transient_for, app_id null on X11, pid)."),
-])
+]), TreeQuery)
 
 COMPAT_TABLET_EVENT = Model("CompatTabletEvent", [
     F("type", Enum(("click", "tap", "double_click", "move", "down", "up", "scroll")), required=True),

@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 
+from desktopd.backend import Backend
 from httpapi.errors import ApiError
 
 # WM_CLASS names (instance or class, case-insensitive) of windows a reset keeps: the XFCE
@@ -31,7 +32,7 @@ def kept(window: dict[str, Any], extra: frozenset[str]) -> bool:
     return bool(names & (DESKTOP_CLASSES | extra))
 
 
-def close_windows(desk: Any, keep: frozenset[str]) -> dict[str, Any]:
+def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
     """On the X thread: ask every other top-level window to close, then kill what stayed."""
     targets = [w for w in desk.windows() if not kept(w, keep)]
     closed, killed = [], []

@@ -151,7 +151,7 @@ ROUTES: list[Route] = [
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
     Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
-          "recording", body=recording.START_BODY, body_optional=True, extra_errors=(409, 501, 502),
+          "recording", body=recording.START_BODY.model, body_optional=True, extra_errors=(409, 501, 502),
           success={"application/json": {"schema": recording.RECORDING}},
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),
@@ -175,25 +175,25 @@ ROUTES: list[Route] = [
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
     Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
-          body=reset.RESET_BODY, body_optional=True, extra_errors=(409, 502),
+          body=reset.RESET_BODY.model, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},
           description="Closes other applications' windows, releases held input, empties the "
                       "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
                       "fresh profile; answers when all that is done, with seconds per part."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
-          query=models.TREE_QUERY, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
+          query=models.TREE_QUERY.model, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
                       "i3/Sway get_tree shape instead."),
     Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
           "windows", not_found=True, success={"application/json": {"schema": TREE["properties"]["windows"]["items"]}}),
     *_window_routes(),
     Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
-          "system", body=models.EXECUTE_BODY, uses_x=False,
+          "system", body=models.EXECUTE_BODY.model, uses_x=False,
           success={"application/json": {"schema": EXECUTE_RESULT}}),
     Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
           "clipboard", success={"application/json": {"schema": CLIPBOARD}}),
     Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
-          "clipboard", body=models.CLIPBOARD_BODY,
+          "clipboard", body=models.CLIPBOARD_BODY.model,
           description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
     Route("POST", "/api/v1/tablet_event", compat.tablet_event,
           "Compatibility: the original desktopd's pointer events", "compat",
@@ -209,12 +209,12 @@ ROUTES: list[Route] = [
                       "/api/v1/tablet); 503 while the accessibility bus is down."),
     Route("POST", "/api/v1/accessibility/{id}/do", accessibility.accessibility_do,
           "Perform an AT-SPI action (or focus) on one accessible object", "accessibility",
-          body=ACCESSIBILITY_ACTION_BODY, not_found=True, extra_errors=(502,),
+          body=ACCESSIBILITY_ACTION_BODY.model, not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
                          "unknown or gone.", id_pattern=r"^\S+$"),
     Route("GET", "/api/v1/vision/text", vision.vision_text,
           "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
-          query=vision_models.TEXT_QUERY, not_found=True,
+          query=vision_models.TEXT_QUERY.model, not_found=True,
           success={"application/json": {"schema": vision_models.TEXT_RESULT}},
           description="Lines and words with boxes and centres in screen pixels (the space of "
                       "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "
@@ -222,13 +222,13 @@ ROUTES: list[Route] = [
                       "has no OCR engine (the desktop image: Tesseract ships in the Chromium one)."),
     Route("POST", "/api/v1/vision/click", vision.vision_click,
           "Click visible text: find its words on the screen and click their centre", "vision",
-          body=vision_models.CLICK_BODY, not_found=True, extra_errors=(409,),
+          body=vision_models.CLICK_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.CLICK_RESULT}},
           description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
                       "ambiguous_text lists every match (with boxes): never a guess."),
     Route("POST", "/api/v1/vision/fill", vision.vision_fill,
           "Type into the field beside a visible label", "vision",
-          body=vision_models.FILL_BODY, not_found=True, extra_errors=(409,),
+          body=vision_models.FILL_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.FILL_RESULT}},
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
                       "their right (else below), clicks inside it, selects all (clear) and types. "

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from .download import Saved
 from .errors import DesktopError
@@ -39,6 +39,10 @@ class Call(Generic[T]):
     ok_statuses: tuple[int, ...] = (200, 201, 204)
     save_to: Path | None = None         # a successful answer's body is streamed into this file
 
+    def encoded(self) -> bytes | None:
+        """The JSON body as both clients send it (None: no body)."""
+        return None if self.json is None else json.dumps(self.json, allow_nan=False).encode()
+
     def saves(self, status: int) -> bool:
         return self.save_to is not None and status == 200
 
@@ -68,13 +72,31 @@ def body(**values: object) -> dict[str, object]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def json_reply(reply: Reply) -> object:
+def json_reply(reply: Reply) -> Any:
+    """The decoded body: Any as json.loads' is, its shape the one its endpoint documents."""
     if not reply.body:
         return None
     try:
         return json.loads(reply.body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DesktopError(reply.status, "bad_reply", f"expected JSON: {exc}", body=reply.body) from None
+
+
+def member_reply(name: str) -> Callable[[Reply], Any]:
+    """A decoder of one member of the JSON answer."""
+    return lambda reply: json_reply(reply)[name]
+
+
+def text_reply(reply: Reply) -> str:
+    return reply.body.decode("utf-8", errors="replace")
+
+
+def path_segment(value: object) -> str:
+    """An id placed in a path: refused when it would change the path."""
+    text = str(value)
+    if not text or "/" in text or text in (".", ".."):
+        raise DesktopError(None, "invalid_argument", f"not a valid id: {value!r}")
+    return text
 
 
 def no_content(reply: Reply) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from .api import DesktopApi, healthy
 from .calls import Call, Reply
@@ -16,17 +17,23 @@ from .download import CHUNK_BYTES, FileSink
 from .errors import DesktopError
 from .retry import RetryPolicy
 
+if TYPE_CHECKING:
+    import aiohttp
+
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
+# The sidecar's address, or a function giving it when it is only known once serving (the
+# sidecar's own MCP server on --port 0).
+SidecarUrl = str | Callable[[], str]
 
 
 class _Endpoints:
     """Where a call goes and with which headers: shared by both clients."""
 
-    def __init__(self, url: str, token: str | None, sidecar_url: str | None, sidecar_token: str | None,
+    def __init__(self, url: str, token: str | None, sidecar_url: SidecarUrl | None, sidecar_token: str | None,
                  timeout: float, retry: RetryPolicy) -> None:
         self.url = url.rstrip("/")
-        self.sidecar_url = sidecar_url.rstrip("/") if sidecar_url else None
+        self.sidecar_url = sidecar_url.rstrip("/") if isinstance(sidecar_url, str) else sidecar_url
         self.timeout = timeout
         self.retry = retry
         self._tokens = {"desktopd": token, "sidecar": sidecar_token if sidecar_token is not None else token}
@@ -37,11 +44,15 @@ class _Endpoints:
         if self.sidecar_url is None:
             raise DesktopError(None, "no_sidecar", "this client was made without sidecar_url",
                                method=call.method, url=call.path)
-        return self.sidecar_url + call.path
+        base = self.sidecar_url() if callable(self.sidecar_url) else self.sidecar_url
+        return base.rstrip("/") + call.path
 
     def headers_of(self, call: Call) -> dict[str, str]:
         token = self._tokens[call.service]
-        return {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if call.json is not None:
+            headers["Content-Type"] = "application/json"
+        return headers
 
     def timeout_of(self, call: Call) -> float:
         return self.timeout + call.extra_timeout
@@ -54,7 +65,7 @@ class Desktop(DesktopApi):
     >>> d.tap(100, 200); png = d.screenshot().data
     """
 
-    def __init__(self, url: str, token: str | None = None, sidecar_url: str | None = None,
+    def __init__(self, url: str, token: str | None = None, sidecar_url: SidecarUrl | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, *, sidecar_token: str | None = None,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         import requests
@@ -79,9 +90,9 @@ class Desktop(DesktopApi):
         try:
             with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                    json=call.json, timeout=self.endpoints.timeout_of(call),
+                    data=call.encoded(), timeout=self.endpoints.timeout_of(call),
                     stream=call.save_to is not None) as response:
-                if call.saves(response.status_code):
+                if call.save_to is not None and call.saves(response.status_code):
                     sink = FileSink(call.save_to)
                     try:
                         for chunk in response.iter_content(CHUNK_BYTES):
@@ -131,11 +142,11 @@ class AsyncDesktop(DesktopApi):
     ...     shot = await d.screenshot("jpeg", max_width=1280)
     """
 
-    def __init__(self, url: str, token: str | None = None, sidecar_url: str | None = None,
+    def __init__(self, url: str, token: str | None = None, sidecar_url: SidecarUrl | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S, *, sidecar_token: str | None = None,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         self.endpoints = _Endpoints(url, token, sidecar_url, sidecar_token, timeout, retry)
-        self._session = None   # made on first use: aiohttp wants a running loop
+        self._session: aiohttp.ClientSession | None = None   # made on first use: aiohttp wants a running loop
 
     async def _call(self, call: Call[T]) -> T:
         url = self.endpoints.url_of(call)
@@ -156,8 +167,8 @@ class AsyncDesktop(DesktopApi):
         try:
             async with self._session.request(
                     call.method, url, params=call.params or None, headers=self.endpoints.headers_of(call),
-                    json=call.json, timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
-                if call.saves(response.status):
+                    data=call.encoded(), timeout=aiohttp.ClientTimeout(total=self.endpoints.timeout_of(call))) as response:
+                if call.save_to is not None and call.saves(response.status):
                     sink = FileSink(call.save_to)
                     try:
                         async for chunk in response.content.iter_chunked(CHUNK_BYTES):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
 
 class DesktopError(Exception):
     """A call to desktopd or the sidecar that did not succeed.
@@ -15,7 +13,7 @@ class DesktopError(Exception):
     """
 
     def __init__(self, status: int | None, code: str, message: str, field: str | None = None,
-                 body: Any = None, *, method: str = "", url: str = "") -> None:
+                 body: object = None, *, method: str = "", url: str = "") -> None:
         where = f" ({method} {url})" if method else ""
         super().__init__(f"{status or '-'} {code}: {message}{where}")
         self.status = status

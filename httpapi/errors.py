@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from aiohttp import web
 
@@ -19,8 +18,8 @@ class ApiError(Exception):
     (for validation errors, ``field`` names the offending request field).
     """
 
-    def __init__(self, status: int, error: str, detail: Any = None, *, field: str | None = None,
-                 headers: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(self, status: int, error: str, detail: object = None, *, field: str | None = None,
+                 headers: dict[str, str] | None = None, extra: dict[str, object] | None = None) -> None:
         super().__init__(f"{status} {error}: {detail}")
         self.status = status
         self.error = error
@@ -30,7 +29,7 @@ class ApiError(Exception):
         # Members a route's own contract adds to its error bodies (e.g. /layout's "tabs": []).
         self.extra = extra or {}
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, object]:
         body = error_body(self.error, self.detail)
         if self.field is not None:
             body["field"] = self.field
@@ -38,7 +37,7 @@ class ApiError(Exception):
         return body
 
 
-def bad_request(detail: Any) -> ApiError:
+def bad_request(detail: object) -> ApiError:
     return ApiError(400, "bad_request", detail)
 
 
@@ -47,16 +46,16 @@ def invalid(field: str, detail: str) -> ApiError:
     return ApiError(422, "invalid_field", f"{field}: {detail}", field=field)
 
 
-def not_found(detail: Any) -> ApiError:
+def not_found(detail: object) -> ApiError:
     return ApiError(404, "not_found", detail)
 
 
-def unavailable(detail: Any, *, retry_after: int | None = None) -> ApiError:
+def unavailable(detail: object, *, retry_after: int | None = None) -> ApiError:
     headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
     return ApiError(503, "unavailable", detail, headers=headers)
 
 
-def error_body(error: str, detail: Any = None) -> dict[str, Any]:
+def error_body(error: str, detail: object = None) -> dict[str, object]:
     return {"error": error, "detail": detail}
 
 
@@ -65,7 +64,7 @@ def status_code_name(reason: str) -> str:
     return reason.lower().replace(" ", "_")
 
 
-def json_error(status: int, error: str, detail: Any = None, *,
+def json_error(status: int, error: str, detail: object = None, *,
                headers: dict[str, str] | None = None) -> web.Response:
     return web.json_response(error_body(error, detail), status=status, headers=headers)
 
@@ -80,7 +79,7 @@ async def read_body(request: web.Request) -> bytes:
                        f"the request body did not arrive within {deadline:g} s") from None
 
 
-async def read_json_object(request: web.Request) -> dict[str, Any]:
+async def read_json_object(request: web.Request) -> dict[str, object]:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
     raw = await read_body(request)
     if not raw:
@@ -102,7 +101,7 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
 MAX_JSON_DEPTH = 32
 
 
-def json_depth(value: Any) -> int:
+def json_depth(value: object) -> int:
     """How deeply ``value`` nests lists and objects (a scalar is 0), without recursion."""
     deepest = 0
     stack = [(value, 1)]

@@ -26,7 +26,7 @@ class Spec:
 
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
         raise NotImplementedError
 
     def schema(self) -> dict[str, Any]:
@@ -45,7 +45,7 @@ class Int(Spec):
     description: str = ""
     round_floats: bool = False  # coordinates: 512.4 from a scaled screenshot means pixel 512
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> int:
+    def validate(self, value: object, path: str, coerce: bool = False) -> int:
         if coerce and isinstance(value, str):
             try:
                 value = int(value.strip(), 0)
@@ -72,7 +72,7 @@ class Number(Spec):
     exclusive_minimum: float | None = None
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> float:
+    def validate(self, value: object, path: str, coerce: bool = False) -> float:
         if coerce and isinstance(value, str):
             try:
                 value = float(value.strip())
@@ -99,7 +99,7 @@ class Number(Spec):
 class Bool(Spec):
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> bool:
+    def validate(self, value: object, path: str, coerce: bool = False) -> bool:
         if coerce and isinstance(value, str):
             lowered = value.strip().lower()
             # One rule in both daemons; a bare query flag (?fresh) means true.
@@ -124,7 +124,7 @@ class Str(Spec):
     pattern: str | None = None  # documented only; checks live in `check`
     check: Callable[[str], str | None] | None = None  # returns an error sentence or None
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+    def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str):
             raise invalid(path, f"expected a string, got {_kind(value)}")
         if len(value) < self.min_length:
@@ -154,7 +154,7 @@ class Enum(Spec):
     values: Sequence[str]
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+    def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str) or value not in self.values:
             shown = value if isinstance(value, str) else _kind(value)
             raise invalid(path, f"must be one of {', '.join(self.values)}; got {shown!r}")
@@ -171,7 +171,7 @@ class ListOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> list[Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> list[Any]:
         if not isinstance(value, list):
             raise invalid(path, f"expected an array, got {_kind(value)}")
         if len(value) < self.min_items:
@@ -197,7 +197,7 @@ class MapOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise invalid(path, f"expected an object, got {_kind(value)}")
         if self.max_items is not None and len(value) > self.max_items:
@@ -215,7 +215,7 @@ class AnyOf(Spec):
     options: Sequence[Spec]
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
         first_error: ApiError | None = None
         for option in self.options:
             try:
@@ -241,7 +241,7 @@ class Tagged(Spec):
     variants: dict[str, Model]
     description: str = ""
 
-    def validate(self, value: Any, path: str = "", coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise invalid(path or "body", f"expected an object, got {_kind(value)}")
         kind = value.get(self.tag)
@@ -272,7 +272,7 @@ class Const(Spec):
     value: str
     description: str = ""
 
-    def validate(self, value: Any, path: str, coerce: bool = False) -> str:
+    def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if value != self.value:
             raise invalid(path, f"must be {self.value!r}")
         return self.value
@@ -307,7 +307,7 @@ class Model(Spec):
     def __post_init__(self) -> None:
         self._by_name = {f.name: f for f in self.fields}
 
-    def validate(self, value: Any, path: str = "", coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise invalid(path or "body", f"expected an object, got {_kind(value)}")
         if not self.allow_extra:
@@ -384,12 +384,12 @@ def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None
     return schema
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
             int: "integer", float: "number"}.get(type(value), type(value).__name__)
 
 
-def _same_type(spec: Spec, value: Any) -> bool:
+def _same_type(spec: Spec, value: object) -> bool:
     expected = {Int: (int,), Number: (int, float), Str: (str,), Enum: (str,), Bool: (bool,),
                 ListOf: (list,), Model: (dict,), MapOf: (dict,), Tagged: (dict,)}.get(type(spec), ())
     return isinstance(value, expected)

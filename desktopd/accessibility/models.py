@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
+from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, Model, Str
 
 MAX_SECONDS = 60.0
@@ -38,10 +41,16 @@ ACCESSIBILITY_QUERY = Model("AccessibilityQuery", [
                   "(ids web:<tab>:<node>)."),
 ])
 
-ACCESSIBILITY_ACTION_BODY = Model("AccessibilityAction", [
+
+class AccessibilityAction(TypedDict):
+    action: str
+    timeout_ms: int
+
+
+ACCESSIBILITY_ACTION_BODY = Typed(Model("AccessibilityAction", [
     F("action", Str(min_length=1, max_length=100), required=True,
       description="An AT-SPI action name the node lists (press, activate, click, toggle, ...; "
                   "case-insensitive), or focus (Component.GrabFocus)."),
     F("timeout_ms", Int(50, int(MAX_SECONDS * 1000)), default=5000,
       description="How long the application may take to answer."),
-])
+]), AccessibilityAction)

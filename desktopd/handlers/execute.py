@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import Any
 
 from aiohttp import web
 
@@ -18,8 +17,9 @@ from httpapi.errors import invalid
 from .common import json_body
 
 
-def argv_of(body: dict[str, Any]) -> list[str]:
-    command = body["command"]
+def argv_of(command: list[str] | str, shell: bool | None) -> list[str]:
+    """The argv a command runs as: a list as it is, a string split like a shell (shell=false) or
+    run by /bin/sh -c."""
     if isinstance(command, list):
         for i, arg in enumerate(command):
             if "\0" in arg:
@@ -27,7 +27,7 @@ def argv_of(body: dict[str, Any]) -> list[str]:
         return command
     if "\0" in command:
         raise invalid("command", "must not contain NUL characters")
-    if body["shell"] is False:
+    if shell is False:
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -54,7 +54,7 @@ def environment(display: str, extra: dict[str, str] | None) -> dict[str, str]:
 async def execute(request: web.Request) -> web.Response:
     body = await json_body(request, EXECUTE_BODY)
     settings = request.app[keys.SETTINGS]
-    argv = argv_of(body)
+    argv = argv_of(body["command"], body["shell"])
     env = environment(settings.display, body["env"])
     try:
         if body["detach"]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
 from desktopd import keys
+from httpapi.bodies import Typed
 from httpapi.fields import F, Enum, Int, Model, Number, Str
 from desktopd.models import parse_region, region_problem
 from desktopd.recording import ScreenRecorder
@@ -25,7 +26,15 @@ def _quality_range(body: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-START_BODY = Model("RecordingStart", [
+class RecordingStart(TypedDict):
+    fps: int
+    codec: Literal["h264", "vp9"]
+    quality: int | None
+    region: str | None
+    max_seconds: float
+
+
+START_BODY = Typed(Model("RecordingStart", [
     F("fps", Int(1, 60), default=10, description="Frames a second."),
     F("codec", Enum(("h264", "vp9")), default="h264", description="h264 -> MP4, vp9 -> WebM."),
     F("quality", Int(0, 63), description="CRF: lower is better and bigger (default 28 h264, 40 vp9)."),
@@ -33,7 +42,7 @@ START_BODY = Model("RecordingStart", [
       "x,y,width,height (default: the whole screen)."),
     F("max_seconds", Number(maximum=MAX_SECONDS, exclusive_minimum=0), default=3600.0,
       description="ffmpeg stops by itself after this long."),
-], check=_quality_range)
+], check=_quality_range), RecordingStart)
 
 RECORDING = {"type": "object", "properties": {
     "id": {"type": "string"}, "path": {"type": "string", "description": "The file, on the desktop."},

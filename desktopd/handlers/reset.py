@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from aiohttp import web
 
 from desktopd import keys
+from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.reset import SidecarClient, Timer, close_windows
@@ -20,7 +21,18 @@ from desktopd.input.pointer_events import check_on_screen
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
 CLOSE_TIMEOUT_S = 120.0
 
-RESET_BODY = Model("Reset", [
+
+class ResetBody(TypedDict):
+    urls: list[str] | None
+    close_windows: bool
+    keep: list[str]
+    clear_clipboard: bool
+    pointer: list[int] | None
+    browser: bool | None
+    profile: str | None
+
+
+RESET_BODY = Typed(Model("Reset", [
     F("urls", ListOf(Str(min_length=1, max_length=1 << 16), max_items=32),
       description="The browser's tabs afterwards (the sidecar restarts Chromium on a fresh profile); "
                   "default: its configured start pages. Needs DESKTOPD_SIDECAR_URL."),
@@ -37,7 +49,7 @@ RESET_BODY = Model("Reset", [
       description="The browser starts on this named profile (cookies, storage, history kept "
                   "across resets and restarts; the sidecar's SIDECAR_PROFILES_DIR) instead of a "
                   "fresh one. 409 profile_in_use when another browser runs on it."),
-])
+]), ResetBody)
 RESULT = {"type": "object", "properties": {
     "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
     "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},

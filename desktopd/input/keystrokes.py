@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from httpapi.errors import invalid
+from desktopd.backend import Backend
 from desktopd.xservice import XService
 
 from .pointer_events import check_key_names
@@ -39,7 +40,7 @@ def parse_combos(keys: str | list[str], where: str = "keys") -> list[list[str]]:
 
 # ---- jobs on the X thread (key names are checked by pointer.check_key_names) ----------------
 
-def press_combo(desk: Any, combo: list[str]) -> None:
+def press_combo(desk: Backend, combo: list[str]) -> None:
     pressed: list[str] = []
     try:
         for name in combo:
@@ -50,17 +51,17 @@ def press_combo(desk: Any, combo: list[str]) -> None:
             desk.key(name, False)
 
 
-def press_combos(desk: Any, combos: list[list[str]]) -> None:
+def press_combos(desk: Backend, combos: list[list[str]]) -> None:
     for combo in combos:
         press_combo(desk, combo)
 
 
-def hold_keys(desk: Any, names: list[str], down: bool) -> None:
+def hold_keys(desk: Backend, names: list[str], down: bool) -> None:
     for name in (names if down else list(reversed(names))):
         desk.key(name, down)
 
 
-def key_event(desk: Any, event: dict[str, Any]) -> None:
+def key_event(desk: Backend, event: dict[str, Any]) -> None:
     keysym, down = event["keysym"], event["state"] == "down"
     if isinstance(keysym, int):
         desk.keysym(keysym, down)
@@ -68,7 +69,7 @@ def key_event(desk: Any, event: dict[str, Any]) -> None:
         desk.key(keysym, down)
 
 
-def release_events(desk: Any, held: list[dict[str, Any]]) -> None:
+def release_events(desk: Backend, held: list[dict[str, Any]]) -> None:
     for event in reversed(held):
         try:
             key_event(desk, {**event, "state": "up"})
@@ -76,7 +77,7 @@ def release_events(desk: Any, held: list[dict[str, Any]]) -> None:
             pass
 
 
-def key_events(desk: Any, events: list[dict[str, Any]]) -> None:
+def key_events(desk: Backend, events: list[dict[str, Any]]) -> None:
     """Run events in order; on failure release what this batch pressed and did not release."""
     held: list[dict[str, Any]] = []
     try:

@@ -17,6 +17,7 @@ from typing import Any
 
 from desktopd.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid
+from desktopd.backend import Backend
 from desktopd.xservice import XService
 
 BUTTON_NUMBERS = {"left": 1, "middle": 2, "right": 3}
@@ -82,7 +83,7 @@ def polyline_length(points: list[tuple[int, int]]) -> float:
 
 # ---- jobs that run on the X thread ----------------------------------------------------------
 
-def check_key_names(desk: Any, names: list[tuple[str, str]]) -> None:
+def check_key_names(desk: Backend, names: list[tuple[str, str]]) -> None:
     for where, name in names:
         try:
             desk.parse_key_name(name)
@@ -90,7 +91,7 @@ def check_key_names(desk: Any, names: list[tuple[str, str]]) -> None:
             raise invalid(where, str(exc)) from None
 
 
-def press_modifiers(desk: Any, modifiers: list[str]) -> list[str]:
+def press_modifiers(desk: Backend, modifiers: list[str]) -> list[str]:
     pressed: list[str] = []
     try:
         for name in modifiers:
@@ -102,21 +103,22 @@ def press_modifiers(desk: Any, modifiers: list[str]) -> list[str]:
     return pressed
 
 
-def release_modifiers(desk: Any, pressed: list[str]) -> None:
+def release_modifiers(desk: Backend, pressed: list[str]) -> None:
     for name in reversed(pressed):
         desk.key(name, False)
 
 
-def drag_points(desk: Any, event: dict[str, Any]) -> list[tuple[int, int]]:
+def drag_points(desk: Backend, event: dict[str, Any]) -> list[tuple[int, int]]:
     points = points_of(event)
     if event["x"] is not None:
         points.append((event["x"], event["y"]))
     if len(points) < 2:  # a drag needs a start: from where the pointer is now
-        points.insert(0, tuple(desk.pointer_position()))
+        x, y = desk.pointer_position()
+        points.insert(0, (x, y))
     return points
 
 
-def do_event(desk: Any, event: dict[str, Any]) -> None:
+def do_event(desk: Backend, event: dict[str, Any]) -> None:
     """One pointer event, entirely on the X thread (drags here are the instant kind)."""
     action = event["action"]
     button = button_number(event["button"])
@@ -156,7 +158,7 @@ def do_event(desk: Any, event: dict[str, Any]) -> None:
         release_modifiers(desk, pressed)
 
 
-def do_events(desk: Any, events: list[dict[str, Any]]) -> tuple[int, int]:
+def do_events(desk: Backend, events: list[dict[str, Any]]) -> tuple[int, int]:
     for event in events:
         do_event(desk, event)
     x, y = desk.pointer_position()
@@ -175,7 +177,7 @@ async def paced_drag(xs: XService, event: dict[str, Any]) -> None:
     duration = event["duration_ms"] / 1000.0
     steps = max(1, min(MAX_STEPS, round(duration / STEP_INTERVAL_S)))
 
-    def start(desk: Any) -> tuple[list[tuple[int, int]], list[str]]:
+    def start(desk: Backend) -> tuple[list[tuple[int, int]], list[str]]:
         points = drag_points(desk, event)
         pressed = press_modifiers(desk, event["modifiers"])
         try:
@@ -186,7 +188,7 @@ async def paced_drag(xs: XService, event: dict[str, Any]) -> None:
             raise
         return points, pressed
 
-    def finish(desk: Any, pressed: list[str]) -> None:
+    def finish(desk: Backend, pressed: list[str]) -> None:
         try:
             desk.pointer_button(button, False)
         finally:

@@ -51,9 +51,9 @@ def osworld_argv(command: str | list[str], shell: bool) -> list[str]:
     if isinstance(command, list):
         if shell:
             return ["/bin/sh", "-c", *command]
-        return argv_of({"command": [os.path.expanduser(arg) if arg.startswith("~/") else arg
-                                    for arg in command], "shell": False})
-    return argv_of({"command": command, "shell": shell})
+        return argv_of([os.path.expanduser(arg) if arg.startswith("~/") else arg for arg in command],
+                       shell=False)
+    return argv_of(command, shell)
 
 
 def _env(request: web.Request) -> dict[str, str]:

@@ -17,7 +17,7 @@ from httpapi.errors import ApiError
 from .capture import Capture, capture
 from .field import beside
 from .find import Match, closest, find
-from .models import CLICK_BODY, FILL_BODY, TEXT_QUERY
+from .models import CLICK_BODY, FILL_BODY, TEXT_QUERY, VisionTextQuery
 from .reader import Reading, TextReader
 from .text import Line, box_json, line_json
 
@@ -26,7 +26,7 @@ def reader(request: web.Request) -> TextReader:
     return request.app[keys.TEXT_READER]
 
 
-async def read(request: web.Request, xs: XService, spec: dict[str, Any]) -> tuple[Capture, Reading, list[Line]]:
+async def read(request: web.Request, xs: XService, spec: VisionTextQuery) -> tuple[Capture, Reading, list[Line]]:
     """Capture what ``spec`` names, read it, and answer lines in screen pixels above the threshold."""
     shot = await capture(xs, spec["region"], spec["window"])
     reading = await reader(request).read(shot.image)

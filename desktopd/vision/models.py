@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from desktopd.models import BUTTONS, region_problem
+from httpapi.bodies import Typed
 from httpapi.fields import Bool, Enum, F, Int, Model, Number, Str
 
 DEFAULT_MIN_CONFIDENCE = 0.3
@@ -26,7 +27,14 @@ def _one_place(q: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-TEXT_QUERY = Model("VisionTextQuery", WHERE_FIELDS, check=_one_place)
+class VisionTextQuery(TypedDict):
+    """WHERE_FIELDS: where to read, and how sure a word must be."""
+    region: str | None
+    window: str | None
+    min_confidence: float
+
+
+TEXT_QUERY = Typed(Model("VisionTextQuery", WHERE_FIELDS, check=_one_place), VisionTextQuery)
 
 MATCH_FIELDS = [
     F("exact", Bool(), default=False,
@@ -36,23 +44,39 @@ MATCH_FIELDS = [
                                       "left to right); omitted: exactly one must match (409 otherwise)."),
 ]
 
-CLICK_BODY = Model("VisionClick", [
+class VisionClick(VisionTextQuery):
+    text: str
+    exact: bool
+    nth: int | None
+    button: Literal["left", "middle", "right"]
+    clicks: int
+
+
+CLICK_BODY = Typed(Model("VisionClick", [
     F("text", Str(min_length=1, max_length=500), required=True,
       description="The visible text to click: one word or several consecutive words of a line."),
     *MATCH_FIELDS,
     F("button", Enum(BUTTONS), default="left"),
     F("clicks", Int(1, 3), default=1, description="2: a double click."),
     *WHERE_FIELDS,
-], check=_one_place)
+], check=_one_place), VisionClick)
 
-FILL_BODY = Model("VisionFill", [
+class VisionFill(VisionTextQuery):
+    label: str
+    text: str
+    exact: bool
+    nth: int | None
+    clear: bool
+
+
+FILL_BODY = Typed(Model("VisionFill", [
     F("label", Str(min_length=1, max_length=500), required=True,
       description="The visible label of the field (the field is found to its right, else below it)."),
     F("text", Str(max_length=100_000), required=True, description="Typed exactly, any Unicode."),
     *MATCH_FIELDS,
     F("clear", Bool(), default=True, description="Select all (ctrl+a) in the field before typing."),
     *WHERE_FIELDS,
-], check=_one_place)
+], check=_one_place), VisionFill)
 
 BOX = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
                                         "width": {"type": "integer"}, "height": {"type": "integer"},

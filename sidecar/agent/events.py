@@ -8,7 +8,12 @@ import asyncio
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
+
+from ..cdp.protocol.cdp_events import (NetworkLoadingFailedEvent, NetworkRequestWillBeSentEvent,
+                                       NetworkResponseReceivedEvent, RuntimeConsoleAPICalledEvent,
+                                       RuntimeExceptionThrownEvent)
+from ..cdp.protocol.cdp_types import LogLogEntry, RuntimeExceptionDetails, RuntimeRemoteObject
 
 MAX_CONSOLE = 1000
 MAX_ERRORS = 200
@@ -23,7 +28,45 @@ _LEVEL_OF = {"log": "info", "info": "info", "debug": "debug", "dir": "debug", "d
              "warning": "warning", "error": "error"}
 
 
-def _arg_text(arg: dict[str, Any]) -> str:
+class ConsoleMessage(TypedDict):
+    level: str
+    type: str
+    text: str
+    url: str
+    line: int | None
+    timestamp: float | None
+
+
+class PageError(TypedDict):
+    message: str
+    url: str
+    line: int | None
+    column: int | None
+    timestamp: float | None
+
+
+class RequestEntry(TypedDict):
+    url: str
+    method: str
+    type: str
+    status: int | None
+    failed: str | None
+    started: float | None
+    mime_type: NotRequired[str | None]
+
+
+class ChooserAnswer(TypedDict):
+    mode: str
+    paths: list[str]
+
+
+class DialogAnswer(TypedDict):
+    accept: bool
+    prompt_text: NotRequired[str | None]
+    by: NotRequired[str]
+
+
+def _arg_text(arg: RuntimeRemoteObject) -> str:
     if "value" in arg:
         value = arg["value"]
         return value if isinstance(value, str) else repr(value)
@@ -38,7 +81,7 @@ class Dialog:
     url: str
     session_id: str
     opened_at: float = field(default_factory=time.time)
-    answer: dict[str, Any] | None = None      # {"accept": bool, "prompt_text": str|None}
+    answer: DialogAnswer | None = None
 
     def json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"type": self.type, "message": self.message, "url": self.url}
@@ -67,15 +110,15 @@ class TabEvents:
     """The buffers of one tab (its page session and the OOPIF sessions under it)."""
 
     def __init__(self) -> None:
-        self.console: deque[dict[str, Any]] = deque(maxlen=MAX_CONSOLE)
-        self.errors: deque[dict[str, Any]] = deque(maxlen=MAX_ERRORS)
-        self.requests: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.console: deque[ConsoleMessage] = deque(maxlen=MAX_CONSOLE)
+        self.errors: deque[PageError] = deque(maxlen=MAX_ERRORS)
+        self.requests: OrderedDict[str, RequestEntry] = OrderedDict()
         self.dialogs: deque[Dialog] = deque(maxlen=MAX_DIALOGS)   # every dialog, answered or not
         self.pending_dialog: Dialog | None = None
         self.dialog_arm: DialogArm | None = None
         self.pending_chooser: FileChooser | None = None
         self.chooser_arm: list[str] | None = None
-        self.choosers: deque[dict[str, Any]] = deque(maxlen=MAX_DIALOGS)
+        self.choosers: deque[ChooserAnswer] = deque(maxlen=MAX_DIALOGS)
         self.main_loading = False
         self.requested_at: float | None = None    # loop time a main-frame navigation was asked for
         self.navigations = 0                      # main-frame documents committed
@@ -93,18 +136,20 @@ class TabEvents:
         else:
             self.modal.clear()
 
-    def add_console(self, params: dict[str, Any]) -> None:
+    def add_console(self, params: RuntimeConsoleAPICalledEvent) -> None:
         kind = params.get("type", "log")
-        frame = (params.get("stackTrace") or {}).get("callFrames") or [{}]
+        stack = params.get("stackTrace")
+        frames = stack.get("callFrames") if stack else None
+        frame = frames[0] if frames else None
         if len(self.console) == self.console.maxlen:
             self.lost += 1
         self.console.append({
             "level": _LEVEL_OF.get(kind, "info"), "type": kind,
             "text": " ".join(_arg_text(a) for a in params.get("args", ())),
-            "url": frame[0].get("url", ""), "line": frame[0].get("lineNumber"),
+            "url": frame.get("url", "") if frame else "", "line": frame.get("lineNumber") if frame else None,
             "timestamp": params.get("timestamp")})
 
-    def add_log_entry(self, entry: dict[str, Any]) -> None:
+    def add_log_entry(self, entry: LogLogEntry) -> None:
         """Log.entryAdded: the browser's own messages (failed loads, violations)."""
         level = {"verbose": "debug", "info": "info", "warning": "warning", "error": "error"}.get(
             entry.get("level", "info"), "info")
@@ -112,10 +157,11 @@ class TabEvents:
                              "text": entry.get("text", ""), "url": entry.get("url", ""),
                              "line": entry.get("lineNumber"), "timestamp": entry.get("timestamp")})
 
-    def add_error(self, params: dict[str, Any]) -> None:
-        details = params.get("exceptionDetails") or {}
-        exception = details.get("exception") or {}
-        text = exception.get("description") or details.get("text", "")
+    def add_error(self, params: RuntimeExceptionThrownEvent) -> None:
+        # Required by the protocol; an empty one still records the error rather than dropping it.
+        details = params.get("exceptionDetails") or cast(RuntimeExceptionDetails, {})
+        exception = details.get("exception")
+        text = (exception.get("description") if exception else None) or details.get("text", "")
         self.errors.append({"message": text, "url": details.get("url", ""),
                             "line": details.get("lineNumber"), "column": details.get("columnNumber"),
                             "timestamp": params.get("timestamp")})
@@ -123,7 +169,7 @@ class TabEvents:
                              "url": details.get("url", ""), "line": details.get("lineNumber"),
                              "timestamp": params.get("timestamp")})
 
-    def request_sent(self, params: dict[str, Any]) -> None:
+    def request_sent(self, params: NetworkRequestWillBeSentEvent) -> None:
         request = params.get("request") or {}
         self.requests[params.get("requestId", "")] = {
             "url": request.get("url", "")[:2000], "method": request.get("method", ""),
@@ -132,14 +178,14 @@ class TabEvents:
         while len(self.requests) > MAX_REQUESTS:
             self.requests.popitem(last=False)
 
-    def response(self, params: dict[str, Any]) -> None:
+    def response(self, params: NetworkResponseReceivedEvent) -> None:
         entry = self.requests.get(params.get("requestId", ""))
         if entry is not None:
             response = params.get("response") or {}
             entry["status"] = response.get("status")
             entry["mime_type"] = response.get("mimeType")
 
-    def failed(self, params: dict[str, Any]) -> None:
+    def failed(self, params: NetworkLoadingFailedEvent) -> None:
         entry = self.requests.get(params.get("requestId", ""))
         if entry is not None:
             entry["failed"] = params.get("errorText") or "failed"

@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from desktopd_kit import AsyncDesktop
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
@@ -17,7 +18,7 @@ from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
-from .pointer import CdpInput, DesktopdClient, Input, VisibleInput
+from .pointer import CdpInput, Input, VisibleInput
 from .aim import quick_aim
 from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
 from .resolve import Element, element_node
@@ -49,7 +50,7 @@ class ActContext:
     page: PageTarget
     mode: str
     timeout: float
-    desktopd: DesktopdClient | None
+    desktopd: AsyncDesktop | None
     evaluate_allowed: bool
 
     @property
@@ -58,7 +59,7 @@ class ActContext:
             return CdpInput(self.page, self.timeout)
         return VisibleInput(self.visible_desktopd())
 
-    def visible_desktopd(self) -> DesktopdClient:
+    def visible_desktopd(self) -> AsyncDesktop:
         if self.desktopd is None:
             raise ApiError(409, "visible_mode_unavailable",
                            "visible mode acts through desktopd, and this sidecar has no desktopd URL "
@@ -67,7 +68,24 @@ class ActContext:
         return self.desktopd
 
 
-async def _ax_summary(element: Element, timeout: float) -> dict[str, Any]:
+class ElementSummary(TypedDict):
+    """The element an act ran on, as its answer names it."""
+    ref: str
+    role: str | None
+    name: str
+
+
+class PointJson(TypedDict):
+    """Where the input went: screen pixels (visible mode) or the viewport's CSS px (cdp)."""
+    x: float
+    y: float
+    space: Literal["screen", "viewport"]
+
+
+Aimed = tuple[ElementSummary, PointJson, tuple[float, float]]
+
+
+async def _ax_summary(element: Element, timeout: float) -> ElementSummary:
     """The element's role and name from the accessibility tree (one node, no relatives)."""
     try:
         reply = await element.session.send("Accessibility.getPartialAXTree", {
@@ -78,12 +96,12 @@ async def _ax_summary(element: Element, timeout: float) -> dict[str, Any]:
     return await _element_summary(element, nodes[0])
 
 
-async def _element_summary(element: Element, node: dict[str, Any]) -> dict[str, Any]:
+async def _element_summary(element: Element, node: dict[str, Any]) -> ElementSummary:
     return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
             "name": (node.get("name") or {}).get("value", "")}
 
 
-async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+async def aim(ctx: ActContext, element: Element) -> Aimed:
     """Scroll the element into view and re-read its box: (element summary, point json, point)."""
     aimed = await _aim_at(ctx, element)
     if element.session is not element.page:
@@ -95,7 +113,7 @@ async def aim(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[s
     return aimed
 
 
-async def _aim_at(ctx: ActContext, element: Element) -> tuple[dict[str, Any], dict[str, Any], tuple[float, float]]:
+async def _aim_at(ctx: ActContext, element: Element) -> Aimed:
     # Without reading the whole tab when one in-page measure can tell (aim.py), in both modes.
     quick, summary = await asyncio.gather(
         quick_aim(element, ctx.agent.refs(ctx.page.target_id).main_frame_id, ctx.timeout),

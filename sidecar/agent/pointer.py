@@ -6,11 +6,13 @@ domain (CSS px of the tab's viewport: works on background tabs and without a des
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
-
-import aiohttp
+from collections.abc import Awaitable
+from typing import Protocol
+from urllib.parse import urlsplit
 
 from ..cdp.targets import PageTarget
+from desktopd_kit import AsyncDesktop, DesktopError
+from desktopd_kit.retry import NO_RETRY
 from httpapi.errors import ApiError
 from .key_combos import Combo
 
@@ -27,62 +29,58 @@ class Input(Protocol):
     async def press(self, combo: Combo) -> None: ...
 
 
-class DesktopdClient:
-    """desktopd over HTTP, one keep-alive session per agent session, every call time-bounded."""
+def desktopd_client(url: str, token: str | None) -> AsyncDesktop:
+    """The kit's client of desktopd as visible mode uses it: every call bounded, none repeated
+    (each moves the real pointer or keyboard)."""
+    return AsyncDesktop(url, token, timeout=DESKTOPD_TIMEOUT_S, retry=NO_RETRY)
 
-    def __init__(self, url: str, token: str | None) -> None:
-        self.url = url
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._session: aiohttp.ClientSession | None = None
 
-    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DESKTOPD_TIMEOUT_S),
-                                                  headers=self.headers)
-        try:
-            async with self._session.post(self.url + path, json=body) as response:
-                data = await response.json(content_type=None)
-                status = response.status
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-            raise ApiError(503, "desktopd_unavailable",
-                           f"visible mode needs desktopd at {self.url} ({exc!r}); use mode=cdp "
-                           "or start desktopd") from None
-        if status == 422 and isinstance(data, dict) and data.get("reason") == "off_screen":
-            raise ApiError(409, "off_screen", "the element is in the page's viewport but outside the "
-                           f"desktop (a browser window larger than the screen?): {data.get('detail')}; "
-                           "use mode=cdp or resize the window (kind=resize)", field="ref")
-        if status != 200:
-            raise ApiError(502, "desktopd_error", {"path": path, "status": status, "body": data})
-        return data
+def desktopd_failure(error: DesktopError) -> ApiError:
+    """desktopd's failure as this API says it: unreachable is 503, an off-screen point (desktopd's
+    ``reason``, never its wording) 409 on the ref, anything else 502 with desktopd's answer."""
+    if error.status is None:
+        return ApiError(503, "desktopd_unavailable",
+                        f"visible mode needs desktopd at {error.url} ({error.code}: {error.message}); "
+                        "use mode=cdp or start desktopd")
+    answer = error.body
+    if error.status == 422 and isinstance(answer, dict) and answer.get("reason") == "off_screen":
+        return ApiError(409, "off_screen", "the element is in the page's viewport but outside the "
+                        f"desktop (a browser window larger than the screen?): {answer.get('detail')}; "
+                        "use mode=cdp or resize the window (kind=resize)", field="ref")
+    return ApiError(502, "desktopd_error", {"path": urlsplit(error.url).path, "status": error.status,
+                                            "body": answer})
 
-    async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+
+async def _through_desktopd(pending: Awaitable[object]) -> None:
+    try:
+        await pending
+    except DesktopError as error:
+        raise desktopd_failure(error) from None
 
 
 class VisibleInput:
-    def __init__(self, desktopd: DesktopdClient) -> None:
+    def __init__(self, desktopd: AsyncDesktop) -> None:
         self.desktopd = desktopd
 
     async def click(self, x: float, y: float, button: str, clicks: int,
                     modifiers: tuple[str, ...]) -> None:
-        await self.desktopd.post("/api/v1/tablet", {"events": [
+        await _through_desktopd(self.desktopd.pointer(events=[
             {"action": "move", "x": round(x), "y": round(y)},
-            {"action": "click", "button": button, "clicks": clicks, "modifiers": list(modifiers)}]})
+            {"action": "click", "button": button, "clicks": clicks, "modifiers": list(modifiers)}]))
 
     async def move(self, x: float, y: float) -> None:
-        await self.desktopd.post("/api/v1/tablet", {"action": "move", "x": round(x), "y": round(y)})
+        await _through_desktopd(self.desktopd.move(round(x), round(y)))
 
     async def drag(self, start: tuple[float, float], end: tuple[float, float]) -> None:
-        await self.desktopd.post("/api/v1/tablet", {"action": "drag", "duration_ms": 300, "path": [
-            [round(start[0]), round(start[1])], [round(end[0]), round(end[1])]]})
+        await _through_desktopd(self.desktopd.drag(
+            [(round(start[0]), round(start[1])), (round(end[0]), round(end[1]))], duration_ms=300))
 
     async def type_text(self, text: str, slowly: bool) -> None:
         if text:
-            await self.desktopd.post("/api/v1/keyboard", {"text": text, "delay_ms": 40 if slowly else 0})
+            await _through_desktopd(self.desktopd.type_text(text, delay_ms=40 if slowly else 0))
 
     async def press(self, combo: Combo) -> None:
-        await self.desktopd.post("/api/v1/keyboard", {"keys": combo.xdotool})
+        await _through_desktopd(self.desktopd.keys(combo.xdotool))
 
 
 class CdpInput:
@@ -93,7 +91,7 @@ class CdpInput:
         self.page = page
         self.timeout = timeout
 
-    async def _mouse(self, kind: str, x: float, y: float, **extra: Any) -> None:
+    async def _mouse(self, kind: str, x: float, y: float, **extra: str | int) -> None:
         await self.page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra},
                              timeout=self.timeout)
 

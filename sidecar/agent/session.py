@@ -8,10 +8,11 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from ..cdp.connection import CDPConnection, CDPError
+from ..cdp.connection import CDPConnection, CDPError, EventCallback
 from ..cdp.targets import TargetTracker
 from .events import Dialog, FileChooser, TabEvents
 from .refs import RefTable
@@ -19,6 +20,7 @@ from .tree_text import LineCache
 
 log = logging.getLogger(__name__)
 
+E = TypeVar("E")             # one CDP event's parameters (a TypedDict of cdp_events)
 MAX_DIFF_CLIENTS = 64          # (client, tab) pairs whose last snapshot is kept
 MAX_DOWNLOADS = 200
 # Domains each page and OOPIF session reports to us.
@@ -136,11 +138,13 @@ class AgentSession:
         page = self.tracker.page_for_session(session_id)
         return self.events(page.target_id) if page is not None else None
 
-    def _tab_call(self, method: Any) -> Any:
+    def _tab_call(self, method: Callable[[TabEvents, E], None]) -> EventCallback:
+        """A connection callback handing an event of a tab's session to its buffers; the params
+        are the event's as the protocol describes them (``E``, from cdp_events)."""
         def handler(params: dict, session_id: str | None) -> None:
             tab = self._tab_of(session_id)
             if tab is not None:
-                method(tab, params)
+                method(tab, cast(E, params))
         return handler
 
     def _on_attached(self, params: dict, _parent: str | None) -> None:

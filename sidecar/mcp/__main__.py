@@ -12,6 +12,8 @@ import logging
 import os
 import sys
 
+import anyio
+
 from httpapi.middlewares import read_token
 
 from .backends import Backends
@@ -29,7 +31,16 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     token = (read_token(env.get("SIDECAR_TOKEN"), env.get("SIDECAR_TOKEN_FILE"))
              or read_token(env.get("DESKTOPD_TOKEN"), env.get("DESKTOPD_TOKEN_FILE")))
-    build_server(Backends(args.sidecar_url, args.desktopd_url, token)).run("stdio")
+    backends = Backends(args.sidecar_url, args.desktopd_url, token)
+    server = build_server(backends)
+
+    async def serve() -> None:
+        try:
+            await server.run_stdio_async()
+        finally:
+            await backends.close()
+
+    anyio.run(serve)
     return 0
 
 

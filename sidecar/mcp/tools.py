@@ -14,7 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
 from ..agent.kinds import KINDS, mcp_summary
-from .backends import Backends
+from .backends import Backends, answer
 from .vision_tools import register_vision_tools
 
 INSTRUCTIONS = (
@@ -29,7 +29,7 @@ VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
 READ_ONLY = "Read-only: changes nothing on the desktop."
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -56,10 +56,8 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             depth: Annotated[int | None, Field(description="Levels below the root", ge=0)] = None,
             diff: Annotated[bool | None, Field(description="[unchanged] for unchanged subtrees")] = None,
     ) -> str:
-        reply = await backends.sidecar("GET", "/snapshot", params={
-            "tab": tab, "interactive": interactive, "max_chars": max_chars, "ref": ref,
-            "depth": depth, "diff": diff})
-        return reply.text()
+        return await answer(backends.client.snapshot(tab=tab, interactive=interactive, max_chars=max_chars,
+                                                     ref=ref, depth=depth, diff=diff))
 
     @server.tool(description=(
         "Act on a page element by its snapshot ref. kind: " + mcp_summary() + ". Fields without a "
@@ -94,7 +92,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             "modifiers": modifiers, "mode": mode, "snapshot": snapshot, "tab": tab}.items()
             if value is not None}
         body.update(options or {})
-        return _text((await backends.sidecar("POST", "/act", body=body)).json())
+        return _text(await answer(backends.client.act(body)))
 
     @server.tool(description=(
         "The browser's tabs. action: list (default), open (url), focus (tab), close (tab). Opening "
@@ -104,15 +102,16 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             tab: Annotated[str | None, Field(description="Tab id, for focus and close")] = None,
             url: Annotated[str | None, Field(description="For open")] = None,
     ) -> str:
+        client = backends.client
         if action == "list":
-            return _text((await backends.sidecar("GET", "/tabs")).json())
+            return _text(await answer(client.tabs()))
         if action == "open":
-            return _text((await backends.sidecar("POST", "/tabs", body={"url": url or "about:blank"})).json())
+            return _text(await answer(client.open_tab(url or "about:blank")))
         if not tab:
             raise ValueError(f"{action} needs the tab's id (see action=list)")
         if action == "focus":
-            return _text((await backends.sidecar("POST", f"/tabs/{tab}/activate")).json())
-        return _text((await backends.sidecar("DELETE", f"/tabs/{tab}")).json())
+            return _text(await answer(client.activate_tab(tab)))
+        return _text(await answer(client.close_tab(tab)))
 
     @server.tool(description=(
         "Load a URL in a tab (default: the tab in front), or go back, forward or reload (go=...), and "
@@ -125,12 +124,11 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
     ) -> str:
         if go is not None:
-            body = {"tab": tab} if tab else {}
-            return _text((await backends.sidecar("POST", f"/{go}", body=body)).json())
+            return _text(await answer(backends.client.history(go, tab=tab or None)))
         if not url:
             raise ValueError("navigate needs a url, or go=back|forward|reload")
         tab_id = tab or await _front_tab(backends)
-        return _text((await backends.sidecar("POST", f"/tabs/{tab_id}/navigate", body={"url": url})).json())
+        return _text(await answer(backends.client.navigate(tab_id, url)))
 
     @server.tool(description=(
         "Run Python Playwright code (async API) against the live browser, with `page` (the tab), "
@@ -144,10 +142,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             timeout_s: Annotated[float | None, Field(description="Seconds (default 60, max 300)", gt=0)] = None,
             tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
     ) -> str:
-        body = {key_: value for key_, value in {"code": code, "timeout_s": timeout_s, "tab": tab}.items()
-                if value is not None}
-        wait = min(timeout_s or 60.0, 300.0) + 30.0
-        return _text((await backends.sidecar("POST", "/playwright", body=body, timeout=wait)).json())
+        return _text(await answer(backends.client.playwright(code, timeout_s=timeout_s, tab=tab)))
 
     @server.tool(structured_output=False, description=(
         "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
@@ -155,12 +150,11 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "the answer's text gives. " + READ_ONLY))
     async def desktop_screenshot(
             max_width: Annotated[int | None, Field(description="Fit into this width", ge=16, le=16384)] = 1280,
-    ) -> list[Any]:
-        reply = await backends.desktopd("GET", "/screenshot", params={"format": "png", "max_width": max_width})
-        size = f"{reply.headers.get('X-Screen-Width', '?')}x{reply.headers.get('X-Screen-Height', '?')}"
-        scale = reply.headers.get("X-Scale", "1")
-        return [Image(data=reply.data, format="png"),
-                f"screen {size} pixels; image scale {scale} (screen = image / scale)"]
+    ) -> list[Image | str]:
+        shot = await answer(backends.client.screenshot("png", max_width=max_width))
+        size = f"{shot.screen_size[0]}x{shot.screen_size[1]}"
+        return [Image(data=shot.data, format="png"),
+                f"screen {size} pixels; image scale {shot.scale:g} (screen = image / scale)"]
 
     @server.tool(description="Click at a point of the screen (screen pixels). " + VISIBLE)
     async def desktop_click(
@@ -168,39 +162,37 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             button: Literal["left", "middle", "right"] = "left",
             double: bool = False,
     ) -> str:
-        return _text((await backends.desktopd("POST", "/tablet", body={
-            "action": "click", "x": x, "y": y, "button": button, "clicks": 2 if double else 1})).json())
+        return _text(await answer(backends.client.click(x, y, button=button, clicks=2 if double else 1)))
 
     @server.tool(description="Type text into whatever has the keyboard focus (any Unicode). " + VISIBLE)
     async def desktop_type(text: str) -> str:
-        await backends.desktopd("POST", "/keyboard", body={"text": text})
+        await answer(backends.client.type_text(text))
         return f"typed {len(text)} characters"
 
     @server.tool(description=(
         "Press a key or combination, xdotool names: Return, ctrl+a, alt+Tab, ctrl+shift+t. " + VISIBLE))
     async def desktop_key(keys: str) -> str:
-        await backends.desktopd("POST", "/keyboard", body={"keys": keys})
+        await answer(backends.client.keys(keys))
         return f"pressed {keys}"
 
     @server.tool(description=(
         "Scroll the wheel at a point of the screen: dy clicks down (>0) or up (<0), dx right or "
         "left. " + VISIBLE))
     async def desktop_scroll(x: int, y: int, dy: int = 3, dx: int = 0) -> str:
-        return _text((await backends.desktopd("POST", "/tablet", body={
-            "action": "scroll", "x": x, "y": y, "dx": dx, "dy": dy})).json())
+        return _text(await answer(backends.client.scroll(x, y, dx=dx, dy=dy)))
 
     @server.tool(description=(
         "The desktop's top-level windows: id, title, class, geometry in screen pixels, focused. "
         + READ_ONLY))
     async def desktop_windows() -> str:
-        return _text((await backends.desktopd("GET", "/tree")).json())
+        return _text(await answer(backends.client.tree()))
 
     register_vision_tools(server, backends)
     return server
 
 
 async def _front_tab(backends: Backends) -> str:
-    tabs = (await backends.sidecar("GET", "/tabs")).json()
+    tabs = await answer(backends.client.tabs())
     if not tabs:
         raise ValueError("the browser has no tab")
     return next((t["id"] for t in tabs if t.get("visible")), tabs[0]["id"])

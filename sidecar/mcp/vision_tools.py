@@ -11,13 +11,10 @@ from typing import Annotated, Literal
 from mcp.server.fastmcp import FastMCP
 from pydantic import Field
 
-from .backends import Backends
+from .backends import Backends, answer
 
 ON_SCREEN = ("Works on the VISIBLE desktop the operator watches (noVNC), from its pixels: for "
              "canvas pages, images of text and apps without an accessibility tree. ")
-# The loop may run many model calls: its own budget bounds it, this only bounds the wait.
-ACT_TIMEOUT_S = 3600.0
-
 Region = Annotated[str | None, Field(description="Only this screen rectangle: x,y,width,height")]
 
 
@@ -27,9 +24,9 @@ def register_vision_tools(server: FastMCP, backends: Backends) -> None:
         "screen pixels (desktop_click's space) and confidence. " + ON_SCREEN + "Read-only."))
     async def vision_read_text(region: Region = None,
                                window: Annotated[str | None, Field(description="Only this window id (desktop_windows)")] = None) -> str:
-        answer = (await backends.desktopd("GET", "/vision/text", params={"region": region, "window": window})).json()
-        lines = [{"text": line["text"], "center": line["center"], "box": line["box"]} for line in answer["lines"]]
-        return json.dumps({"region": answer["region"], "lines": lines}, ensure_ascii=False)
+        read = await answer(backends.client.vision_text(region=region, window=window))
+        lines = [{"text": line["text"], "center": line["center"], "box": line["box"]} for line in read["lines"]]
+        return json.dumps({"region": read["region"], "lines": lines}, ensure_ascii=False)
 
     @server.tool(description=(
         "Click the visible text `text` (found on screen by OCR) at its centre. When several places "
@@ -37,16 +34,16 @@ def register_vision_tools(server: FastMCP, backends: Backends) -> None:
         + ON_SCREEN + "VISIBLE: the operator sees the pointer move and click."))
     async def vision_click(text: str, nth: int | None = None, exact: bool = False,
                            button: Literal["left", "middle", "right"] = "left", region: Region = None) -> str:
-        return json.dumps((await backends.desktopd("POST", "/vision/click", body={
-            "text": text, "nth": nth, "exact": exact, "button": button, "region": region})).json())
+        return json.dumps(await answer(backends.client.vision_click(text, nth=nth, exact=exact, button=button,
+                                                                    region=region)))
 
     @server.tool(description=(
         "Type `text` into the input field beside the visible label `label` (to its right, else "
         "below), replacing what it held. " + ON_SCREEN + "VISIBLE: the operator sees the typing."))
     async def vision_fill(label: str, text: str, nth: int | None = None, exact: bool = False,
                           region: Region = None) -> str:
-        return json.dumps((await backends.desktopd("POST", "/vision/fill", body={
-            "label": label, "text": text, "nth": nth, "exact": exact, "region": region})).json())
+        return json.dumps(await answer(backends.client.vision_fill(label, text, nth=nth, exact=exact,
+                                                                   region=region)))
 
     @server.tool(description=(
         "Hand a task to the desktop's configured vision model, which looks at screenshots and "
@@ -56,10 +53,9 @@ def register_vision_tools(server: FastMCP, backends: Backends) -> None:
                          max_steps: Annotated[int, Field(ge=1, le=100)] = 10,
                          max_tokens: Annotated[int | None, Field(ge=1)] = None,
                          max_seconds: Annotated[int | None, Field(ge=1, le=3600)] = None) -> str:
-        budget = {"tokens": max_tokens, "seconds": max_seconds}
-        answer = (await backends.desktopd("POST", "/vision/act", body={
-            "instruction": instruction, "model": model, "max_steps": max_steps,
-            "budget": budget if any(v is not None for v in budget.values()) else None},
-            timeout=ACT_TIMEOUT_S)).json()
-        answer.pop("final_screenshot", None)   # large; desktop_screenshot shows the screen
-        return json.dumps(answer, ensure_ascii=False)
+        budget = {name: value for name, value in (("tokens", max_tokens), ("seconds", max_seconds))
+                  if value is not None}
+        trace = await answer(backends.client.vision_act(instruction, model=model, max_steps=max_steps,
+                                                        budget=budget or None))
+        trace.pop("final_screenshot", None)   # large; desktop_screenshot shows the screen
+        return json.dumps(trace, ensure_ascii=False)

@@ -180,7 +180,7 @@ PDF = {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}
 _ERR: ErrorOptions = dict(not_found=True, extra_errors=(409, 502, 504))
 AGENT_ROUTES: list[Route] = [
     Route("GET", "/snapshot", snapshot, "The tab as an agent reads it: roles, names, refs", "agent",
-          query=SNAPSHOT_QUERY, success=TEXT, **_ERR,
+          query=SNAPSHOT_QUERY.model, success=TEXT, **_ERR,
           success_headers={"X-Snapshot-Refs": "Refs in the answer", "X-Snapshot-Nodes": "Nodes shown",
                            "X-Snapshot-Chars": "Characters of the text",
                            "X-Snapshot-Truncated": "true when max_chars cut it"},
@@ -192,26 +192,26 @@ AGENT_ROUTES: list[Route] = [
           description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
                       "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
                       "document, 409 modal_state while a dialog or file chooser waits."),
-    Route("POST", "/back", _history(-1), "Go back one history entry", "agent", body=HISTORY_BODY,
+    Route("POST", "/back", _history(-1), "Go back one history entry", "agent", body=HISTORY_BODY.model,
           body_optional=True, **_ERR),
-    Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", body=HISTORY_BODY,
+    Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", body=HISTORY_BODY.model,
           body_optional=True, **_ERR),
-    Route("POST", "/reload", _history(None), "Reload the tab", "agent", body=HISTORY_BODY,
+    Route("POST", "/reload", _history(None), "Reload the tab", "agent", body=HISTORY_BODY.model,
           body_optional=True, **_ERR),
     Route("GET", "/console", console, "The tab's console messages (this level and above)", "agent",
-          query=CONSOLE_QUERY, **_ERR),
-    Route("GET", "/errors", page_errors, "The tab's uncaught page errors", "agent", query=TAB_QUERY, **_ERR),
+          query=CONSOLE_QUERY.model, **_ERR),
+    Route("GET", "/errors", page_errors, "The tab's uncaught page errors", "agent", query=TAB_QUERY.model, **_ERR),
     Route("GET", "/requests", network, "The tab's network requests: URL, method, status", "agent",
-          query=REQUESTS_QUERY, **_ERR),
-    Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY, body_optional=True,
+          query=REQUESTS_QUERY.model, **_ERR),
+    Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY.model, body_optional=True,
           success=PDF, **_ERR),
     Route("GET", "/screenshot", screenshot, "PNG of the tab's viewport, whole page, or one element by ref",
-          "agent", query=SCREENSHOT_QUERY, success=PNG,
+          "agent", query=SCREENSHOT_QUERY.model, success=PNG,
           description="409 tab_hidden for a tab behind another in its window: Chromium draws no "
                       "frames for it; bring it to the front (POST /tabs/{id}/activate) first.", **_ERR),
     Route("GET", "/downloads", downloads, "Downloads and the paths they were saved at", "agent"),
     Route("POST", "/hooks/dialog", dialog_hook, "Answer the open JavaScript dialog, or arm an answer "
-          "for the next", "agent", body=DIALOG_HOOK_BODY, body_optional=True, **_ERR),
+          "for the next", "agent", body=DIALOG_HOOK_BODY.model, body_optional=True, **_ERR),
     Route("POST", "/hooks/file-chooser", file_chooser_hook, "Give files to the open file chooser, or "
-          "arm them for the next", "agent", body=FILE_CHOOSER_HOOK_BODY, **_ERR),
+          "arm them for the next", "agent", body=FILE_CHOOSER_HOOK_BODY.model, **_ERR),
 ]

@@ -12,10 +12,10 @@ from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import app_keys as keys
-from ..agent.pointer import DesktopdClient
 from ..browser.cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
 from ..browser.supervisor import ChromiumSupervisor
 from ..errors import DOMAIN_ERRORS, as_api_error
+from ..agent.pointer import desktopd_client
 from ..mcp.http_mount import SelfAddress, serve_mcp
 from .routes import setup_routes
 from ..settings import Settings
@@ -77,7 +77,7 @@ def init_app(settings: Settings) -> web.Application:
     app[PROXY_PREFIX] = "/cdp"
 
     async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
-        client = (DesktopdClient(settings.desktopd_url, settings.desktopd_token)
+        client = (desktopd_client(settings.desktopd_url, settings.desktopd_token)
                   if settings.desktopd_url else None)
         app[keys.DESKTOPD] = client
         yield
@@ -106,3 +106,8 @@ def _mount_mcp(app: web.Application, settings: Settings) -> None:
     backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
                         settings.desktopd_token or settings.token)
     serve_mcp(app, build_server(backends).streamable_http_app(), self_address)
+
+    async def close_backends(app: web.Application) -> None:
+        await backends.close()
+
+    app.on_cleanup.append(close_backends)

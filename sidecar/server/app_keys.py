@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from desktopd_kit import AsyncDesktop
 from httpapi.appkeys import app_key
 
-from ..agent.pointer import DesktopdClient
 from ..browser.supervisor import ChromiumSupervisor
 from ..settings import Settings
 from .shared_reads import SharedReads
@@ -13,4 +13,4 @@ SETTINGS = app_key("sidecar.settings", Settings)
 SUPERVISOR = app_key("sidecar.supervisor", ChromiumSupervisor)
 LAYOUT_READS = app_key("sidecar.layout_reads", SharedReads)
 # desktopd's client for POST /act's visible mode; None without SIDECAR_DESKTOPD_URL.
-DESKTOPD = app_key("sidecar.desktopd", DesktopdClient)
+DESKTOPD = app_key("sidecar.desktopd", AsyncDesktop)

@@ -67,7 +67,7 @@ LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
           description="Upgrade: websocket. Messages are relayed both ways unchanged. 400 without "
                       "a WebSocket upgrade."),
     Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
-          "playwright", body=PLAYWRIGHT_BODY, not_found=True, extra_errors=(403,),
+          "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403,),
           success=PLAYWRIGHT_RESULT,
           description="A child process connects Playwright to this browser over CDP with `page`, "
                       "`context` and `browser` bound, runs the code and is killed at the timeout. "

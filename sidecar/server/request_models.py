@@ -3,8 +3,10 @@ unknown fields refused) and generate its OpenAPI document."""
 
 from __future__ import annotations
 
+from typing import Literal, TypedDict
 from urllib.parse import urlsplit
 
+from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Number, Str
 
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
@@ -36,20 +38,51 @@ URL = Str(min_length=1, max_length=1 << 16, check=_absolute_url, pattern=r"^\S*[
 WAIT = Enum(("load", "none"), description="load: answer after the load event; none: after the commit.")
 TIMEOUT = Number(minimum=0.5, maximum=300, description="Seconds, 0.5 to 300 (default: the CDP timeout).")
 
-OPEN_TAB_BODY = Model("OpenTab", [
+Wait = Literal["load", "none"]
+
+
+class OpenTabBody(TypedDict):
+    url: str
+    background: bool
+
+
+class NavigateBody(TypedDict):
+    url: str
+    wait: Wait
+    timeout: float | None
+
+
+class ReloadBody(TypedDict):
+    wait: Wait
+    timeout: float | None
+
+
+class ResetBody(TypedDict):
+    urls: list[str] | None
+    timeout: float | None
+    profile: str | None
+
+
+class PlaywrightBody(TypedDict):
+    code: str
+    timeout_s: float | None
+    tab: str | None
+
+
+OPEN_TAB_BODY = Typed(Model("OpenTab", [
     F("url", URL, default="about:blank"),
     F("background", Bool(), default=False, description="Open without bringing it to the front."),
-])
-NAVIGATE_BODY = Model("Navigate", [
+]), OpenTabBody)
+NAVIGATE_BODY = Typed(Model("Navigate", [
     F("url", URL, required=True),
     F("wait", WAIT, default="load"),
     F("timeout", TIMEOUT),
-])
-RELOAD_BODY = Model("Reload", [
+]), NavigateBody)
+RELOAD_BODY = Typed(Model("Reload", [
     F("wait", WAIT, default="load"),
     F("timeout", TIMEOUT),
-])
-RESET_BODY = Model("Reset", [
+]), ReloadBody)
+RESET_BODY = Typed(Model("Reset", [
     F("urls", ListOf(URL, max_items=32),
       description="Tabs of the new browser, in order (default: the configured start URLs)."),
     F("timeout", Number(minimum=5, maximum=300),
@@ -60,8 +93,8 @@ RESET_BODY = Model("Reset", [
                   "its last browser left them; created when new) under SIDECAR_PROFILES_DIR. "
                   "Default: a fresh throwaway profile. 409 profile_in_use when another browser "
                   "runs on it."),
-])
-PLAYWRIGHT_BODY = Model("Playwright", [
+]), ResetBody)
+PLAYWRIGHT_BODY = Typed(Model("Playwright", [
     F("code", Str(min_length=1, max_length=1 << 20, pattern=r"\S"), required=True,
       description="Python: the body of an async function with `page` (the tab), `context` and "
                   "`browser` bound (Playwright's async API); `return` gives `result`. A single "
@@ -71,4 +104,4 @@ PLAYWRIGHT_BODY = Model("Playwright", [
       description="Seconds before the code is stopped: default 60, values above 300 are taken as 300."),
     F("tab", Str(min_length=1, check=not_blank, pattern=r"\S"),
       description="Target id, or a unique prefix of one, bound as `page` (default: the tab in front)."),
-])
+]), PlaywrightBody)

@@ -34,7 +34,7 @@ from ..browser.crash_recovery import revive
 from ..layout import LayoutOptions
 from ..layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
 from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
-                     RESET_BODY)
+                     RESET_BODY, NavigateBody, ReloadBody)
 from ..browser.url_policy import UrlPolicy, UrlRefused
 from .state_routes import STATE_ROUTES
 from .settle_evidence import SETTLE_BODY, SETTLE_RESULT, settle_evidence
@@ -152,7 +152,7 @@ async def activate_tab(request: web.Request) -> web.Response:
     return web.json_response(tab_json(page, index, await _visible(tracker, page, _tab_health(request))))
 
 
-def _wait_options(request: web.Request, body: dict) -> tuple[str, float]:
+def _wait_options(request: web.Request, body: NavigateBody | ReloadBody) -> tuple[str, float]:
     timeout = body["timeout"] if body["timeout"] is not None else _timeout(request)
     return body["wait"], float(timeout)
 
@@ -354,18 +354,18 @@ ROUTES: list[Route] = [
     Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers): a JSON array",
           "tabs", success=TARGETS),
     Route("GET", "/tabs", list_tabs, "Tabs in tab order: a JSON array", "tabs", success=TARGETS),
-    Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY, body_optional=True,
+    Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY.model, body_optional=True,
           success_status=201, extra_errors=(403, 502, 504)),
     Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),
     Route("DELETE", "/tabs/{tab_id}", close_tab, "Close a tab (the last one gets an about:blank neighbour first, so Chromium keeps running)", "tabs", **_TAB),
     Route("POST", "/tabs/{tab_id}/activate", activate_tab, "Bring a tab to the front", "tabs", **_TAB),
     Route("POST", "/tabs/{tab_id}/navigate", navigate_tab, "Load a URL in a tab", "tabs",
-          body=NAVIGATE_BODY, not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,
+          body=NAVIGATE_BODY.model, not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,
           extra_errors=(403, 409, 502, 504)),
     Route("POST", "/tabs/{tab_id}/reload", reload_tab, "Load the tab's URL again (revives a crashed tab)",
-          "tabs", body=RELOAD_BODY, body_optional=True, **_TAB),
+          "tabs", body=RELOAD_BODY.model, body_optional=True, **_TAB),
     Route("POST", "/reset", reset, "Restart Chromium on a fresh profile with these tabs", "tabs",
-          body=RESET_BODY, body_optional=True, extra_errors=(403, 409, 502, 504),
+          body=RESET_BODY.model, body_optional=True, extra_errors=(403, 409, 502, 504),
           description="No cookies, storage or history survive, unless `profile` names a profile to "
                       "start on. Answers when every new tab has loaded; later crash restarts open "
                       "these URLs too."),
@@ -379,7 +379,7 @@ ROUTES: list[Route] = [
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,)),
     Route("POST", "/settle", settle_evidence, "Whether the tab in front took an act's clicks in and has "
-          "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY, success=SETTLE_RESULT,
+          "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY.model, success=SETTLE_RESULT,
           description="Answers idle, changed or none (no evidence); see sidecar/settle_evidence.py."),
     *AGENT_ROUTES,
     *LIVE_BROWSER_ROUTES,

@@ -31,12 +31,13 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from aiohttp import web
 
 from httpapi.appkeys import app_key
 from httpapi.bodies import json_body
+from httpapi.bodies import Typed
 from httpapi.fields import F, Int, Model, Number
 
 from . import app_keys as keys
@@ -54,7 +55,15 @@ MAX_AGE_S = 60.0
 _SCRIPT = load_js(__package__, "settle_tracker.js").replace("__KEY__", KEY)
 INSTALL = f"({_SCRIPT})(null)"
 
-SETTLE_BODY = Model("SettleEvidence", [
+
+class SettleEvidence(TypedDict):
+    started: float
+    clicks: int
+    wait_s: float
+    horizon_s: float
+
+
+SETTLE_BODY = Typed(Model("SettleEvidence", [
     F("started", Number(0, 1e12), required=True,
       description="When the act began, in seconds of this host's CLOCK_MONOTONIC (Python's "
                   "time.monotonic()): input events the page received since then are the act's."),
@@ -64,7 +73,7 @@ SETTLE_BODY = Model("SettleEvidence", [
     F("horizon_s", Number(0, 10), default=0.5,
       description="Timers the input's handlers set that are due within this long after the input "
                   "are reactions still to come (answered as changed, with due_s)."),
-])
+]), SettleEvidence)
 
 SETTLE_RESULT = {"application/json": {"schema": {
     "type": "object", "required": ["evidence"],
@@ -98,7 +107,7 @@ class Trackers:
 TRACKERS = app_key("sidecar.settle_trackers", Trackers)
 
 
-async def _ask(page: PageTarget, body: dict[str, Any], budget: float) -> dict[str, Any]:
+async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> dict[str, Any]:
     if page.crashed or page.pending_navigation is not None:
         return {"evidence": "none", "detail": "a navigation is pending"}
     sent = time.monotonic()

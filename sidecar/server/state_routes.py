@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from aiohttp import web
 
 from httpapi.appkeys import app_key
 from httpapi.bodies import json_body, optional_json_body, query
 from httpapi.errors import invalid
+from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.routing import Route
@@ -104,25 +105,51 @@ STORAGE_STATE = Model("StorageState", [
     F("cookies", ListOf(COOKIE), default=[]),
     F("origins", ListOf(ORIGIN_STATE), default=[]),
 ], description="Playwright's storageState JSON (context.storage_state(), storage_state= of new_context).")
-STORAGE_QUERY = Model("StorageStateQuery", [
+
+
+class StorageStateQuery(TypedDict):
+    origins: str | None
+
+
+STORAGE_QUERY = Typed(Model("StorageStateQuery", [
     F("origins", Str(min_length=1, max_length=4000, check=_origins),
       description="Comma-separated origins whose localStorage to read besides those found (the "
                   "tabs' frames and histories, and origins this profile had storage at)."),
-])
-HAR_START = Model("HarStart", [
+]), StorageStateQuery)
+
+
+class HarStart(TypedDict):
+    tab: str | None
+    content: bool
+    max_body_bytes: int
+
+
+HAR_START = Typed(Model("HarStart", [
     F("tab", Str(min_length=1, max_length=64), description="Only this tab (id or unique prefix); "
       "default every tab, also those opened later."),
     F("content", Bool(), default=False, description="Keep response bodies (content.text)."),
     F("max_body_bytes", Int(minimum=0, maximum=MAX_BODY_LIMIT), default=1 << 20,
       description="A body larger than this is left out (with a comment saying its size)."),
-])
-HAR_STOP = Model("HarStop", [
+]), HarStart)
+
+
+class HarStop(TypedDict):
+    tab: str | None
+
+
+HAR_STOP = Typed(Model("HarStop", [
     F("tab", Str(min_length=1, max_length=64),
       description="Stop only this tab's capture and answer its entries (default: all)."),
-])
-HAR_QUERY = Model("HarQuery", [
+]), HarStop)
+
+
+class HarQuery(TypedDict):
+    since: int
+
+
+HAR_QUERY = Typed(Model("HarQuery", [
     F("since", Int(minimum=0), default=0, description="Only entries whose _seq is at least this."),
-])
+]), HarQuery)
 PROFILES_RESULT = {"application/json": {"schema": {"type": "object", "required": ["profiles", "current"],
     "properties": {"profiles": {"type": "array", "items": {"type": "object", "required": ["name", "in_use"],
                                 "properties": {"name": {"type": "string"}, "in_use": {"type": "boolean"},
@@ -277,7 +304,7 @@ STATE_ROUTES = [
           uses_x=False, description="409 profile_in_use while a browser runs on it (this one or "
                                     "another sidecar's sharing the directory)."),
     Route("GET", "/storage-state", get_storage_state, "Cookies and localStorage (Playwright's storageState)",
-          "state", query=STORAGE_QUERY, success=STATE_RESULT, extra_errors=(502, 504),
+          "state", query=STORAGE_QUERY.model, success=STATE_RESULT, extra_errors=(502, 504),
           description="Every cookie of the browser, and the localStorage of each origin found (the "
                       "tabs' frames and histories, origins this profile had storage at before, and "
                       "?origins=) that has any, read in a hidden page that never touches the network. "
@@ -287,14 +314,14 @@ STATE_ROUTES = [
           description="Playwright's storageState JSON: cookies are added (replacing those of the same "
                       "name, domain and path), each origin's items set. Answers counts, never values. "
                       "413 for a body over 1 MiB."),
-    Route("POST", "/har/start", har_start, "Start capturing the network as HAR", "har", body=HAR_START,
+    Route("POST", "/har/start", har_start, "Start capturing the network as HAR", "har", body=HAR_START.model,
           body_optional=True, not_found=True, extra_errors=(409,),
           description="Every tab (default) or one more tab. 409 when a capture of every tab already "
                       "runs, or the tab is captured already."),
     Route("POST", "/har/stop", har_stop, "Stop the capture and answer it as HAR 1.2", "har",
-          body=HAR_STOP, body_optional=True, not_found=True, extra_errors=(409,), success=HAR_RESULT,
+          body=HAR_STOP.model, body_optional=True, not_found=True, extra_errors=(409,), success=HAR_RESULT,
           description="With tab: that tab's entries, the others keep being captured. 409 when no "
                       "capture runs. Headers hold cookies: keep the HAR private."),
-    Route("GET", "/har", har_read, "The running capture so far, as HAR 1.2", "har", query=HAR_QUERY,
+    Route("GET", "/har", har_read, "The running capture so far, as HAR 1.2", "har", query=HAR_QUERY.model,
           extra_errors=(409,), success=HAR_RESULT, uses_x=False),
 ]
