@@ -1,8 +1,13 @@
 """Tesseract (Debian's libtesseract5 and its English model) through its C API over ctypes: the
-model is loaded once per thread and kept, instead of a process and a model load per read."""
+model is loaded once per worker thread and kept, instead of a process and a model load per read.
+
+A read finds the text lines itself (detect.py), hands each line to Tesseract once as a single
+line, dark on light, and reads the lines on every core at once (ctypes lets go of the GIL while
+Tesseract works). Lines whose pixels were read before are answered from a cache (line_cache.py)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import ctypes.util
 import os
@@ -10,18 +15,22 @@ import threading
 
 from PIL import Image
 
+from .detect import Spot, line_image, text_lines
+from .line_cache import LineCache, line_key
 from .text import Box, Line, Word
 
 LANGUAGE = b"eng"
 # Tesseract's TSV levels: 4 is a text line, 5 a word.
 LINE_LEVEL, WORD_LEVEL = 4, 5
-# Two page segmentations, merged: PSM_SINGLE_BLOCK (the C API's default: holds up on screens
-# of mixed light and dark areas, where PSM_AUTO and PSM_SPARSE_TEXT lose half the words) and
-# PSM_SPARSE_TEXT (the labels and button captions beside drawn boxes, which the block modes
-# drop as pictures). Neither alone reads both kinds (docs/vision.md, scripts/bench_ocr.py).
-PAGE_SEGMENTATIONS = (6, 11)
+# Page segmentation modes: one line (what detect.py finds), and one uniform block for ink taller
+# than a line that no cut divides (Tesseract's own layout then).
+PSM_SINGLE_BLOCK, PSM_SINGLE_LINE = 6, 7
 # Screens are 96 dpi; without it Tesseract guesses from the image and warns on stderr.
 SCREEN_DPI = 96
+# Lines arrive dark on light (detect.py inverts light text): Tesseract's own retry of a weak
+# line inverted would only cost time.
+SETTINGS = {b"tessedit_do_invert": b"0"}
+MAX_WORKERS = 4
 
 
 class TesseractUnavailable(RuntimeError):
@@ -29,9 +38,9 @@ class TesseractUnavailable(RuntimeError):
 
 
 def _library() -> ctypes.CDLL:
-    # One OpenMP thread: the CPU is shared with X, Chromium and input, and Tesseract's spinning
-    # worker threads cost far more than they gain on a busy 2-core host (docs/vision.md). Read
-    # by libgomp when it loads with libtesseract, so set before that.
+    # One OpenMP thread per Tesseract: the parallelism is ours, a line per worker thread, and
+    # Tesseract's spinning OpenMP workers cost far more than they gain on a busy 2-core host
+    # (docs/vision.md). Read by libgomp when it loads with libtesseract, so set before that.
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     name = ctypes.util.find_library("tesseract")
     if name is None:
@@ -39,6 +48,7 @@ def _library() -> ctypes.CDLL:
     lib = ctypes.CDLL(name)
     lib.TessBaseAPICreate.restype = ctypes.c_void_p
     lib.TessBaseAPIInit3.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+    lib.TessBaseAPISetVariable.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     lib.TessBaseAPISetImage.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                         ctypes.c_int, ctypes.c_int]
     lib.TessBaseAPISetPageSegMode.argtypes = [ctypes.c_void_p, ctypes.c_int]
@@ -75,33 +85,55 @@ def parse_tsv(tsv: str) -> list[Line]:
     return sorted(out, key=lambda line: (line.box.y, line.box.x))
 
 
+def default_workers() -> int:
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
+
+
 class TesseractEngine:
     name = "tesseract"
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int | None = None, cache: LineCache | None = None) -> None:
         self._lib = _library()
         self.version = self._lib.TessVersion().decode()
         self._local = threading.local()
-        self._api()   # fails here, at start, when the model is missing
+        self._apis: list[int] = []
+        self._apis_lock = threading.Lock()
+        self._cache = cache if cache is not None else LineCache()
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=workers or default_workers(), thread_name_prefix="desktopd-tesseract")
+        self._pool.submit(self._api).result()   # fails here, at start, when the model is missing
 
     def _api(self) -> int:
+        """This thread's Tesseract, made on first use."""
         api = getattr(self._local, "api", None)
         if api is None:
             api = self._lib.TessBaseAPICreate()
             if self._lib.TessBaseAPIInit3(api, None, LANGUAGE) != 0:
+                self._lib.TessBaseAPIDelete(api)
                 raise TesseractUnavailable("Tesseract's English model is not installed "
                                            "(Debian: tesseract-ocr-eng)")
+            for name, value in SETTINGS.items():
+                self._lib.TessBaseAPISetVariable(api, name, value)
             self._local.api = api
+            with self._apis_lock:
+                self._apis.append(api)
         return api
 
     def close(self) -> None:
-        api = getattr(self._local, "api", None)
-        if api is not None:
+        """Frees every worker's model once the reads in progress are over."""
+        self._pool.shutdown(wait=True)
+        with self._apis_lock:
+            apis, self._apis = self._apis, []
+        for api in apis:
             self._lib.TessBaseAPIEnd(api)
             self._lib.TessBaseAPIDelete(api)
-            self._local.api = None
 
-    def _recognise(self, api: int, mode: int) -> list[Line]:
+    def recognise(self, gray: Image.Image, mode: int) -> list[Line]:
+        """One greyscale image through Tesseract with page segmentation ``mode``, on this
+        thread's model; boxes in the image's pixels."""
+        api = self._api()
+        self._lib.TessBaseAPISetImage(api, gray.tobytes(), gray.width, gray.height, 1, gray.width)
+        self._lib.TessBaseAPISetSourceResolution(api, SCREEN_DPI)
         self._lib.TessBaseAPISetPageSegMode(api, mode)
         if self._lib.TessBaseAPIRecognize(api, None) != 0:
             raise RuntimeError("Tesseract failed to recognise the image")
@@ -112,18 +144,19 @@ class TesseractEngine:
             self._lib.TessDeleteText(pointer)
         return parse_tsv(tsv)
 
+    def _spot(self, gray: Image.Image, spot: Spot) -> tuple[Image.Image, tuple[int, int], int]:
+        image, origin = line_image(gray, spot)
+        return image, origin, PSM_SINGLE_BLOCK if spot.block else PSM_SINGLE_LINE
+
     def read(self, image: Image.Image) -> list[Line]:
         gray = image.convert("L")
-        api = self._api()
-        self._lib.TessBaseAPISetImage(api, gray.tobytes(), gray.width, gray.height, 1, gray.width)
-        self._lib.TessBaseAPISetSourceResolution(api, SCREEN_DPI)
-        lines: list[Line] = []
-        for mode in PAGE_SEGMENTATIONS:
-            lines = merged(lines, self._recognise(api, mode))
-        return sorted(lines, key=lambda line: (line.box.y, line.box.x))
-
-
-def merged(kept: list[Line], more: list[Line]) -> list[Line]:
-    """``kept`` plus the lines of ``more`` that overlap none of them (the same text read twice
-    stays once, as the first reading has it)."""
-    return kept + [line for line in more if not any(line.box.iou(k.box) > 0 for k in kept)]
+        jobs = [self._spot(gray, spot) for spot in text_lines(gray)]
+        keys = [line_key(job_image, mode) for job_image, _, mode in jobs]
+        known = [self._cache.get(key) for key in keys]
+        todo = [i for i, lines in enumerate(known) if lines is None]
+        read = self._pool.map(lambda i: self.recognise(jobs[i][0], jobs[i][2]), todo)
+        for i, lines in zip(todo, read):
+            self._cache.put(keys[i], lines)
+            known[i] = lines
+        out = [line.moved(*origin) for (_, origin, _), lines in zip(jobs, known) for line in lines or ()]
+        return sorted(out, key=lambda line: (line.box.y, line.box.x))

@@ -1,0 +1,184 @@
+"""Where the text lines of a screen image are, found from the pixels alone (Pillow, no model), so
+that the recogniser reads each line once instead of laying out the whole page itself.
+
+Ink is local contrast: a pixel whose 3x3 neighbourhood spans more than INK_CONTRAST grey levels
+(glyph edges; flat fills and soft gradients are not ink), whatever the colours. The ink mask is
+cut recursively along empty rows and columns (an XY cut), and the pieces that share a row band
+and stand a word's gap apart are joined into lines. Each line says its background, so a light
+text on a dark fill is handed to the recogniser inverted: dark on light, the only way it reads."""
+
+from __future__ import annotations
+
+import array
+from dataclasses import dataclass
+
+from PIL import Image, ImageChops, ImageFilter, ImageOps
+
+from .text import Box
+
+INK_CONTRAST = 48
+# Columns of empty mask that separate two pieces of a row (the mask is one pixel wider than the
+# ink on each side, so this is a gap of about 4 pixels: between words, rarely between letters).
+COLUMN_GAP = 2
+# Pieces this thin and this long are rules (borders, separators), never text, and lines do not
+# join across them: a button row's captions stay apart.
+RULE_THICKNESS = 3
+RULE_LENGTH = 20
+# Pieces join into a line when their gap is at most this times the taller one's height (a word
+# space is about half of a line's ink height) and they overlap in height by half the smaller.
+WORD_GAP = 0.9
+BAND_OVERLAP = 0.5
+# Smaller than this is a speck (noise, a cursor's edge), too small for a recogniser to read.
+MIN_HEIGHT = 6
+MIN_WIDTH = 3
+# Lines are cut out with this much of their surroundings and set on a margin of their own
+# background: the recogniser wants a little space around the ink.
+CROP_PAD = 2
+MARGIN = 6
+# A piece taller than this is no single line. Within such a rect, a row or column inked across
+# RULE_SPAN of it is a rule (a frame, a panel's edge) and cuts like an empty one: a frame around
+# text, or panels stacked beside a shared edge, leave no empty row or column to cut along.
+TALL = 64
+RULE_SPAN = 0.95 * 255
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A text line found in the image: its ink box (image pixels) and its background grey; a
+    ``block`` is ink taller than a line that no cut divides (a table, a picture), left to the
+    recogniser's own layout."""
+    box: Box
+    background: int
+    light_on_dark: bool
+    block: bool = False
+
+
+def ink_mask(gray: Image.Image) -> Image.Image:
+    """1.0 where the neighbourhood's contrast says glyph edge, 0.0 elsewhere (mode F, for sums)."""
+    spread = ImageChops.subtract(gray.filter(ImageFilter.MaxFilter(3)), gray.filter(ImageFilter.MinFilter(3)))
+    return spread.point(lambda v: 255 if v > INK_CONTRAST else 0).convert("F")
+
+
+def _profile(mask: Image.Image, rect: tuple[int, int, int, int], rows: bool) -> array.array:
+    x0, y0, x1, y1 = rect
+    size = (1, y1 - y0) if rows else (x1 - x0, 1)
+    return array.array("f", mask.crop(rect).resize(size, Image.Resampling.BOX).tobytes())
+
+
+def _runs(profile: array.array, min_gap: int, rule: float) -> list[tuple[int, int]]:
+    """[start, end) of the inked stretches of ``profile`` separated by at least ``min_gap`` empty
+    (or ruled: inked at ``rule`` or more) places."""
+    runs: list[tuple[int, int]] = []
+    start, last = -1, -1
+    for i, value in enumerate(profile):
+        if value <= 0 or value >= rule:
+            continue
+        if start < 0:
+            start = i
+        elif i - last - 1 >= min_gap:
+            runs.append((start, last + 1))
+            start = i
+        last = i
+    if start >= 0:
+        runs.append((start, last + 1))
+    return runs
+
+
+def pieces(mask: Image.Image) -> list[Box]:
+    """The XY cut: rectangles of ink no empty row or wide enough empty column divides."""
+    out: list[Box] = []
+    todo = [(0, 0, mask.width, mask.height)]
+    while todo:
+        x0, y0, x1, y1 = todo.pop()
+        rule = RULE_SPAN if y1 - y0 > TALL else 256.0
+        bands = _runs(_profile(mask, (x0, y0, x1, y1), rows=True), 1, rule)
+        if len(bands) > 1:
+            todo.extend((x0, y0 + a, x1, y0 + b) for a, b in bands)
+            continue
+        if not bands:
+            continue
+        if bands[0] != (0, y1 - y0):
+            todo.append((x0, y0 + bands[0][0], x1, y0 + bands[0][1]))
+            continue
+        columns = _runs(_profile(mask, (x0, y0, x1, y1), rows=False), COLUMN_GAP, rule)
+        if len(columns) > 1:
+            todo.extend((x0 + a, y0, x0 + b, y1) for a, b in columns)
+        elif columns:
+            # Trimmed to its columns; its rows may now split again (a border beside it is gone).
+            a, b = columns[0]
+            if (a, b) != (0, x1 - x0):
+                todo.append((x0 + a, y0, x0 + b, y1))
+            else:
+                out.append(Box(x0, y0, x1 - x0, y1 - y0))
+    return out
+
+
+def _is_rule(box: Box) -> bool:
+    return ((box.width <= RULE_THICKNESS and box.height >= RULE_LENGTH)
+            or (box.height <= RULE_THICKNESS and box.width >= RULE_LENGTH))
+
+
+def _joins(line: Box, piece: Box) -> bool:
+    overlap = min(line.y + line.height, piece.y + piece.height) - max(line.y, piece.y)
+    if overlap < BAND_OVERLAP * min(line.height, piece.height):
+        return False
+    gap = piece.x - (line.x + line.width)
+    return gap <= WORD_GAP * max(line.height, piece.height)
+
+
+def _blocked(left: Box, right: Box, rules: list[Box]) -> bool:
+    """A rule stands between the two boxes (in their gap, at their height)."""
+    top = max(left.y, right.y)
+    bottom = min(left.y + left.height, right.y + right.height)
+    return any(left.x + left.width <= r.x < right.x and r.y < bottom and top < r.y + r.height
+               for r in rules)
+
+
+def joined(found: list[Box]) -> list[Box]:
+    """Pieces left to right, each joined to the line it continues (else it starts one)."""
+    rules = [box for box in found if _is_rule(box)]
+    lines: list[Box] = []
+    for piece in sorted((b for b in found if not _is_rule(b)), key=lambda b: (b.x, b.y)):
+        for i, line in enumerate(lines):
+            if _joins(line, piece) and not _blocked(line, piece, rules):
+                lines[i] = Box.around([line, piece])
+                break
+        else:
+            lines.append(piece)
+    return lines
+
+
+def background(gray: Image.Image, box: Box) -> tuple[int, bool]:
+    """The box's most common grey (its fill) and whether the ink is lighter than it."""
+    crop = gray.crop((box.x, box.y, box.x + box.width, box.y + box.height))
+    histogram = crop.histogram()
+    fill = max(range(256), key=histogram.__getitem__)
+    ink_mean = sum(level * count for level, count in enumerate(histogram)) / max(1, box.width * box.height)
+    return fill, ink_mean > fill
+
+
+def text_lines(gray: Image.Image) -> list[Spot]:
+    """The text lines of a greyscale image, top to bottom, each with its polarity."""
+    spots = []
+    for box in joined(pieces(ink_mask(gray))):
+        if box.height < MIN_HEIGHT or box.width < MIN_WIDTH:
+            continue
+        # The mask is a pixel wider than the ink on each side: take it back.
+        ink = Box(box.x + 1, box.y + 1, max(1, box.width - 2), max(1, box.height - 2))
+        fill, light = background(gray, ink)
+        spots.append(Spot(ink, fill, light, block=box.height > TALL))
+    return sorted(spots, key=lambda s: (s.box.y, s.box.x))
+
+
+def line_image(gray: Image.Image, spot: Spot) -> tuple[Image.Image, tuple[int, int]]:
+    """The line as the recogniser should see it (dark ink on a light margin) and where that
+    image's top-left pixel lies in ``gray``."""
+    x0 = max(0, spot.box.x - CROP_PAD)
+    y0 = max(0, spot.box.y - CROP_PAD)
+    x1 = min(gray.width, spot.box.x + spot.box.width + CROP_PAD)
+    y1 = min(gray.height, spot.box.y + spot.box.height + CROP_PAD)
+    crop = gray.crop((x0, y0, x1, y1))
+    fill = spot.background
+    if spot.light_on_dark:
+        crop, fill = ImageOps.invert(crop), 255 - fill
+    return ImageOps.expand(crop, border=MARGIN, fill=fill), (x0 - MARGIN, y0 - MARGIN)
