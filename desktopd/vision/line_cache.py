@@ -44,6 +44,10 @@ class LineCache:
             while len(self._lines) > self._capacity:
                 self._lines.popitem(last=False)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._lines.clear()
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._lines)

@@ -128,6 +128,10 @@ class TesseractEngine:
             self._lib.TessBaseAPIEnd(api)
             self._lib.TessBaseAPIDelete(api)
 
+    def set_variable(self, name: str, value: str) -> None:
+        """A Tesseract setting for the model of the calling thread (recognise's, not the pool's)."""
+        self._lib.TessBaseAPISetVariable(self._api(), name.encode(), value.encode())
+
     def recognise(self, gray: Image.Image, mode: int) -> list[Line]:
         """One greyscale image through Tesseract with page segmentation ``mode``, on this
         thread's model; boxes in the image's pixels."""
