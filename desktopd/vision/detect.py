@@ -1,8 +1,9 @@
 """Where the text lines of a screen image are, found from the pixels alone (Pillow, no model), so
 that the recogniser reads each line once instead of laying out the whole page itself.
 
-Ink is local contrast: a pixel whose 3x3 neighbourhood spans more than INK_CONTRAST grey levels
-(glyph edges; flat fills and soft gradients are not ink), whatever the colours. The ink mask is
+Ink is local contrast: a pixel that differs from its left or upper neighbour by more than
+INK_CONTRAST grey levels (glyph edges; flat fills and soft gradients are not ink), whatever the
+colours. The ink mask is
 cut recursively along empty rows and columns (an XY cut), and the pieces that share a row band
 and stand a word's gap apart are joined into lines. Each line says its background, so a light
 text on a dark fill is handed to the recogniser inverted: dark on light, the only way it reads."""
@@ -12,13 +13,13 @@ from __future__ import annotations
 import array
 from dataclasses import dataclass
 
-from PIL import Image, ImageChops, ImageFilter, ImageOps
+from PIL import Image, ImageChops, ImageOps
 
 from .text import Box
 
-INK_CONTRAST = 48
-# Columns of empty mask that separate two pieces of a row (the mask is one pixel wider than the
-# ink on each side, so this is a gap of about 4 pixels: between words, rarely between letters).
+INK_CONTRAST = 40
+# Columns of empty mask that separate two pieces of a row (the mask marks the pixel after each
+# edge, so this is a gap of about 3 pixels of background: between words, rarely between letters).
 COLUMN_GAP = 2
 # Pieces this thin and this long are rules (borders, separators), never text, and lines do not
 # join across them: a button row's captions stay apart.
@@ -54,9 +55,15 @@ class Spot:
 
 
 def ink_mask(gray: Image.Image) -> Image.Image:
-    """1.0 where the neighbourhood's contrast says glyph edge, 0.0 elsewhere (mode F, for sums)."""
-    spread = ImageChops.subtract(gray.filter(ImageFilter.MaxFilter(3)), gray.filter(ImageFilter.MinFilter(3)))
-    return spread.point(lambda v: 255 if v > INK_CONTRAST else 0).convert("F")
+    """255 where a pixel differs enough from its left or upper neighbour (an edge's far side),
+    0 elsewhere; mode F, for sums."""
+    across = ImageChops.difference(gray, ImageChops.offset(gray, 1, 0))
+    down = ImageChops.difference(gray, ImageChops.offset(gray, 0, 1))
+    mask = ImageChops.lighter(across, down).point(lambda v: 255 if v > INK_CONTRAST else 0)
+    # offset wraps around: the first column and row were compared with the last ones.
+    mask.paste(0, (0, 0, 1, mask.height))
+    mask.paste(0, (0, 0, mask.width, 1))
+    return mask.convert("F")
 
 
 def _profile(mask: Image.Image, rect: tuple[int, int, int, int], rows: bool) -> array.array:
@@ -137,15 +144,22 @@ def _blocked(left: Box, right: Box, rules: list[Box]) -> bool:
 def joined(found: list[Box]) -> list[Box]:
     """Pieces left to right, each joined to the line it continues (else it starts one)."""
     rules = [box for box in found if _is_rule(box)]
-    lines: list[Box] = []
-    for piece in sorted((b for b in found if not _is_rule(b)), key=lambda b: (b.x, b.y)):
-        for i, line in enumerate(lines):
+    words = sorted((b for b in found if not _is_rule(b)), key=lambda b: (b.x, b.y))
+    tallest = max((b.height for b in words), default=0)
+    done: list[Box] = []
+    open_lines: list[Box] = []
+    for piece in words:
+        # Lines that end further left than any piece's word gap can reach are complete.
+        reach = [line.x + line.width + WORD_GAP * max(line.height, tallest) >= piece.x for line in open_lines]
+        done.extend(line for line, near in zip(open_lines, reach) if not near)
+        open_lines = [line for line, near in zip(open_lines, reach) if near]
+        for i, line in enumerate(open_lines):
             if _joins(line, piece) and not _blocked(line, piece, rules):
-                lines[i] = Box.around([line, piece])
+                open_lines[i] = Box.around([line, piece])
                 break
         else:
-            lines.append(piece)
-    return lines
+            open_lines.append(piece)
+    return done + open_lines
 
 
 def background(gray: Image.Image, box: Box) -> tuple[int, bool]:
@@ -163,8 +177,8 @@ def text_lines(gray: Image.Image) -> list[Spot]:
     for box in joined(pieces(ink_mask(gray))):
         if box.height < MIN_HEIGHT or box.width < MIN_WIDTH:
             continue
-        # The mask is a pixel wider than the ink on each side: take it back.
-        ink = Box(box.x + 1, box.y + 1, max(1, box.width - 2), max(1, box.height - 2))
+        # The mask reaches a pixel past the ink's right and lower edges: take it back.
+        ink = Box(box.x, box.y, max(1, box.width - 1), max(1, box.height - 1))
         fill, light = background(gray, ink)
         spots.append(Spot(ink, fill, light, block=box.height > TALL))
     return sorted(spots, key=lambda s: (s.box.y, s.box.x))
