@@ -18,6 +18,10 @@ from PIL import Image, ImageChops, ImageOps
 from .text import Box
 
 INK_CONTRAST = 40
+# Straight runs of ink at least this long, across or down, are rules (borders, frames, panel
+# edges, underlines), taken out of the mask: a button's frame would otherwise leave no empty row
+# or column between it and its caption. Letters' strokes are shorter but in large headings.
+RULE_RUN = 32
 # Columns of empty mask that separate two pieces of a row (the mask marks the pixel after each
 # edge, so this is a gap of about 3 pixels of background: between words, rarely between letters).
 COLUMN_GAP = 2
@@ -63,7 +67,22 @@ def ink_mask(gray: Image.Image) -> Image.Image:
     # offset wraps around: the first column and row were compared with the last ones.
     mask.paste(0, (0, 0, 1, mask.height))
     mask.paste(0, (0, 0, mask.width, 1))
-    return mask.convert("F")
+    rules = ImageChops.lighter(_long_runs(mask, 1, 0), _long_runs(mask, 0, 1))
+    return ImageChops.subtract(mask, rules).convert("F")
+
+
+def _long_runs(mask: Image.Image, dx: int, dy: int) -> Image.Image:
+    """The pixels of ``mask`` on unbroken runs of RULE_RUN or more along (dx, dy): an erosion
+    and a dilation by a RULE_RUN long line, in doubling steps."""
+    run, step = mask, 1
+    while step < RULE_RUN:   # survives where the next 2 * step pixels are all ink
+        run = ImageChops.darker(run, ImageChops.offset(run, -dx * step, -dy * step))
+        step *= 2
+    step = 1
+    while step < RULE_RUN:   # and back over the whole run
+        run = ImageChops.lighter(run, ImageChops.offset(run, dx * step, dy * step))
+        step *= 2
+    return run
 
 
 def _profile(mask: Image.Image, rect: tuple[int, int, int, int], rows: bool) -> array.array:
