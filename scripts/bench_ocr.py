@@ -116,6 +116,33 @@ def report(label: str, full: Timing, part: Timing, base: tuple[Timing, Timing], 
               f"region: recall {region.recall:.3f} precision {region.precision:.3f} IoU {region.mean_iou:.3f}")
 
 
+def measure(label: str, workers: int | None, images: tuple[Image.Image, Image.Image],
+            changed: tuple[Image.Image, Image.Image], runs: int, base: tuple[Timing, Timing],
+            scored: Callable[[Timing, Timing], tuple[Score, Score]]) -> None:
+    """First reads (empty cache), repeat reads (the same pixels) and reads after one line
+    changed (the cache holds the screen before the change, no more) of the screen and region."""
+    cache = LineCache()
+    engine = TesseractEngine(workers=workers, cache=cache)
+
+    def each(read_one: Callable[[Image.Image, Image.Image], Timing]) -> tuple[Timing, Timing]:
+        return read_one(images[0], changed[0]), read_one(images[1], changed[1])
+
+    first = each(lambda image, _: timed(lambda: engine.read(image), runs, cache.clear))
+    report(f"{label}, first read", *first, base, scored(*first))
+    repeat = each(lambda image, _: timed(lambda: engine.read(image), runs, lambda: engine.read(image)))
+    report(f"{label}, repeat read", *repeat, base, scored(*repeat))
+
+    def after(image: Image.Image) -> Callable[[], None]:
+        def read_before_the_change() -> None:
+            cache.clear()
+            engine.read(image)
+        return read_before_the_change
+
+    step = each(lambda image, new: timed(lambda: engine.read(new), runs, after(image)))
+    report(f"{label}, one line changed", *step, base, None)
+    engine.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -139,25 +166,7 @@ def main() -> None:
     report(old.name, *base, base, scored(*base))
 
     for workers, label in ((None, "tesseract"), (1, "tesseract 1 worker")):
-        cache = LineCache()
-        engine = TesseractEngine(workers=workers, cache=cache)
-        first = (timed(lambda: engine.read(screen), args.runs, cache.clear),
-                 timed(lambda: engine.read(region), args.runs, cache.clear))
-        report(f"{label}, first read", *first, base, scored(*first))
-        engine.read(screen)
-        repeat = (timed(lambda: engine.read(screen), args.runs), timed(lambda: engine.read(region), args.runs))
-        report(f"{label}, repeat read", *repeat, base, scored(*repeat))
-
-        def after(image: Image.Image) -> Callable[[], None]:
-            def read_before_the_change() -> None:   # the cache holds the previous screen, no more
-                cache.clear()
-                engine.read(image)
-            return read_before_the_change
-
-        step = (timed(lambda: engine.read(changed_screen), args.runs, after(screen)),
-                timed(lambda: engine.read(changed_region), args.runs, after(region)))
-        report(f"{label}, one line changed", *step, base, None)
-        engine.close()
+        measure(label, workers, (screen, region), (changed_screen, changed_region), args.runs, base, scored)
 
     if args.rapid:
         from ocr_rapid import RapidEngine

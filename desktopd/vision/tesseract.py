@@ -101,7 +101,11 @@ class TesseractEngine:
         self._cache = cache if cache is not None else LineCache()
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=workers or default_workers(), thread_name_prefix="desktopd-tesseract")
-        self._pool.submit(self._api).result()   # fails here, at start, when the model is missing
+        try:
+            self._pool.submit(self._api).result()   # fails here, at start, when the model is missing
+        except TesseractUnavailable:
+            self._pool.shutdown()
+            raise
 
     def _api(self) -> int:
         """This thread's Tesseract, made on first use."""
