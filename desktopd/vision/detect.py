@@ -10,7 +10,7 @@ text on a dark fill is handed to the recogniser inverted: dark on light, the onl
 
 from __future__ import annotations
 
-import array
+import re
 from dataclasses import dataclass
 
 from PIL import Image, ImageChops, ImageOps
@@ -40,11 +40,10 @@ MIN_WIDTH = 3
 # background: the recogniser wants a little space around the ink.
 CROP_PAD = 2
 MARGIN = 6
-# A piece taller than this is no single line. Within such a rect, a row or column inked across
-# RULE_SPAN of it is a rule (a frame, a panel's edge) and cuts like an empty one: a frame around
-# text, or panels stacked beside a shared edge, leave no empty row or column to cut along.
+# A piece taller than this is no single line (a table, a picture, lines that touch).
 TALL = 64
-RULE_SPAN = 0.95 * 255
+# An ink pixel's weight in the mask (profiles are means over up to a screen's width or height).
+INK_WEIGHT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -59,8 +58,8 @@ class Spot:
 
 
 def ink_mask(gray: Image.Image) -> Image.Image:
-    """255 where a pixel differs enough from its left or upper neighbour (an edge's far side),
-    0 elsewhere; mode F, for sums."""
+    """Ink (INK_WEIGHT * 255) where a pixel differs enough from its left or upper neighbour (an
+    edge's far side), 0 elsewhere; mode F, for means."""
     across = ImageChops.difference(gray, ImageChops.offset(gray, 1, 0))
     down = ImageChops.difference(gray, ImageChops.offset(gray, 0, 1))
     mask = ImageChops.lighter(across, down).point(lambda v: 255 if v > INK_CONTRAST else 0)
@@ -68,7 +67,7 @@ def ink_mask(gray: Image.Image) -> Image.Image:
     mask.paste(0, (0, 0, 1, mask.height))
     mask.paste(0, (0, 0, mask.width, 1))
     rules = ImageChops.lighter(_long_runs(mask, 1, 0), _long_runs(mask, 0, 1))
-    return ImageChops.subtract(mask, rules).convert("F")
+    return ImageChops.subtract(mask, rules).convert("F").point(lambda v: v * INK_WEIGHT)
 
 
 def _long_runs(mask: Image.Image, dx: int, dy: int) -> Image.Image:
@@ -85,39 +84,37 @@ def _long_runs(mask: Image.Image, dx: int, dy: int) -> Image.Image:
     return run
 
 
-def _profile(mask: Image.Image, rect: tuple[int, int, int, int], rows: bool) -> array.array:
+def _profile(mask: Image.Image, rect: tuple[int, int, int, int], rows: bool) -> bytes:
+    """One byte a row (or column) of ``rect``: 0 where it holds no ink. The mask's ink is scaled
+    so that the mean of a single ink pixel among thousands still clips to 255, not rounds to 0."""
     x0, y0, x1, y1 = rect
     size = (1, y1 - y0) if rows else (x1 - x0, 1)
-    return array.array("f", mask.crop(rect).resize(size, Image.Resampling.BOX).tobytes())
+    return mask.crop(rect).resize(size, Image.Resampling.BOX).convert("L").tobytes()
 
 
-def _runs(profile: array.array, min_gap: int, rule: float) -> list[tuple[int, int]]:
-    """[start, end) of the inked stretches of ``profile`` separated by at least ``min_gap`` empty
-    (or ruled: inked at ``rule`` or more) places."""
+INKED = re.compile(rb"[^\x00]+")
+
+
+def _runs(profile: bytes, min_gap: int) -> list[tuple[int, int]]:
+    """[start, end) of the inked stretches of ``profile`` separated by at least ``min_gap`` empty."""
     runs: list[tuple[int, int]] = []
-    start, last = -1, -1
-    for i, value in enumerate(profile):
-        if value <= 0 or value >= rule:
-            continue
-        if start < 0:
-            start = i
-        elif i - last - 1 >= min_gap:
-            runs.append((start, last + 1))
-            start = i
-        last = i
-    if start >= 0:
-        runs.append((start, last + 1))
+    for found in INKED.finditer(profile):
+        if runs and found.start() - runs[-1][1] < min_gap:
+            runs[-1] = (runs[-1][0], found.end())
+        else:
+            runs.append((found.start(), found.end()))
     return runs
 
 
 def pieces(mask: Image.Image) -> list[Box]:
-    """The XY cut: rectangles of ink no empty row or wide enough empty column divides."""
+    """The XY cut: rectangles of ink no empty row or wide enough empty column divides. A rect of
+    one line's height is cut only at gaps wider than a word space (its pieces are lines); a
+    taller one at any gap between columns of ink."""
     out: list[Box] = []
     todo = [(0, 0, mask.width, mask.height)]
     while todo:
         x0, y0, x1, y1 = todo.pop()
-        rule = RULE_SPAN if y1 - y0 > TALL else 256.0
-        bands = _runs(_profile(mask, (x0, y0, x1, y1), rows=True), 1, rule)
+        bands = _runs(_profile(mask, (x0, y0, x1, y1), rows=True), 1)
         if len(bands) > 1:
             todo.extend((x0, y0 + a, x1, y0 + b) for a, b in bands)
             continue
@@ -126,7 +123,8 @@ def pieces(mask: Image.Image) -> list[Box]:
         if bands[0] != (0, y1 - y0):
             todo.append((x0, y0 + bands[0][0], x1, y0 + bands[0][1]))
             continue
-        columns = _runs(_profile(mask, (x0, y0, x1, y1), rows=False), COLUMN_GAP, rule)
+        gap = COLUMN_GAP if y1 - y0 > TALL else max(COLUMN_GAP, int(WORD_GAP * (y1 - y0)) + 1)
+        columns = _runs(_profile(mask, (x0, y0, x1, y1), rows=False), gap)
         if len(columns) > 1:
             todo.extend((x0 + a, y0, x0 + b, y1) for a, b in columns)
         elif columns:
@@ -186,8 +184,8 @@ def background(gray: Image.Image, box: Box) -> tuple[int, bool]:
     crop = gray.crop((box.x, box.y, box.x + box.width, box.y + box.height))
     histogram = crop.histogram()
     fill = max(range(256), key=histogram.__getitem__)
-    ink_mean = sum(level * count for level, count in enumerate(histogram)) / max(1, box.width * box.height)
-    return fill, ink_mean > fill
+    mean = crop.resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
+    return fill, mean > fill
 
 
 def text_lines(gray: Image.Image) -> list[Spot]:
