@@ -184,7 +184,7 @@ def background(gray: Image.Image, box: Box) -> tuple[int, bool]:
     crop = gray.crop((box.x, box.y, box.x + box.width, box.y + box.height))
     histogram = crop.histogram()
     fill = max(range(256), key=histogram.__getitem__)
-    mean = crop.resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
+    mean = crop.resize((1, 1), Image.Resampling.BOX).tobytes()[0]
     return fill, mean > fill
 
 
