@@ -18,6 +18,7 @@ Usage: .venv/bin/python scripts/bench_ocr.py [--runs 5] [--min-confidence 0.3] [
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -76,16 +77,28 @@ class Timing:
     lines: list[Line]
 
 
-def timed(read: Callable[[], list[Line]], runs: int, before: Callable[[], None] = lambda: None) -> Timing:
-    walls, cpus = [], []
-    lines: list[Line] = []
+@dataclass
+class Case:
+    """One thing to time: ``prepare`` runs before each timed ``read``, outside the timing."""
+    read: Callable[[], list[Line]]
+    prepare: Callable[[], None] = lambda: None
+
+
+def timed_in_turn(cases: dict[str, Case], runs: int) -> dict[str, Timing]:
+    """Medians of every case, run in turns (one of each per round), so that the load of the
+    shared host, which drifts over a minute, weighs on all of them alike."""
+    walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
+    lines: dict[str, list[Line]] = {}
     for _ in range(runs):
-        before()
-        wall, cpu = time.perf_counter(), time.process_time()
-        lines = read()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return Timing(statistics.median(walls), statistics.median(cpus), lines)
+        for name, case in cases.items():
+            case.prepare()
+            wall, cpu = time.perf_counter(), time.process_time()
+            lines[name] = case.read()
+            walls[name].append(time.perf_counter() - wall)
+            cpus[name].append(time.process_time() - cpu)
+    return {name: Timing(statistics.median(walls[name]), statistics.median(cpus[name]), lines[name])
+            for name in cases}
 
 
 def one_line_changed(screen: Image.Image, truth: list[TrueWord]) -> Image.Image:
@@ -116,31 +129,18 @@ def report(label: str, full: Timing, part: Timing, base: tuple[Timing, Timing], 
               f"region: recall {region.recall:.3f} precision {region.precision:.3f} IoU {region.mean_iou:.3f}")
 
 
-def measure(label: str, workers: int | None, images: tuple[Image.Image, Image.Image],
-            changed: tuple[Image.Image, Image.Image], runs: int, base: tuple[Timing, Timing],
-            scored: Callable[[Timing, Timing], tuple[Score, Score]]) -> None:
-    """First reads (empty cache), repeat reads (the same pixels) and reads after one line
-    changed (the cache holds the screen before the change, no more) of the screen and region."""
-    cache = LineCache()
-    engine = TesseractEngine(workers=workers, cache=cache)
-
-    def each(read_one: Callable[[Image.Image, Image.Image], Timing]) -> tuple[Timing, Timing]:
-        return read_one(images[0], changed[0]), read_one(images[1], changed[1])
-
-    first = each(lambda image, _: timed(lambda: engine.read(image), runs, cache.clear))
-    report(f"{label}, first read", *first, base, scored(*first))
-    repeat = each(lambda image, _: timed(lambda: engine.read(image), runs, lambda: engine.read(image)))
-    report(f"{label}, repeat read", *repeat, base, scored(*repeat))
-
-    def after(image: Image.Image) -> Callable[[], None]:
-        def read_before_the_change() -> None:
+def engine_cases(label: str, engine: TesseractEngine, cache: LineCache, image: Image.Image,
+                 changed: Image.Image) -> dict[str, Case]:
+    """First read (empty cache), repeat read (the same pixels again) and a read after one line
+    changed (the cache holds the image before the change, no more)."""
+    def warm(what: Image.Image) -> Callable[[], None]:
+        def read_it() -> None:
             cache.clear()
-            engine.read(image)
-        return read_before_the_change
-
-    step = each(lambda image, new: timed(lambda: engine.read(new), runs, after(image)))
-    report(f"{label}, one line changed", *step, base, None)
-    engine.close()
+            engine.read(what)
+        return read_it
+    return {f"{label}, first read": Case(lambda: engine.read(image), cache.clear),
+            f"{label}, repeat read": Case(lambda: engine.read(image), warm(image)),
+            f"{label}, one line changed": Case(lambda: engine.read(changed), warm(image))}
 
 
 def main() -> None:
@@ -160,18 +160,31 @@ def main() -> None:
                 score(confident(part.lines, args.min_confidence), region_truth))
 
     old = TwoPassPageLayout()
-    base = (timed(lambda: old.read(screen), args.runs), timed(lambda: old.read(region), args.runs))
+    engines = {"tesseract": (LineCache(), None), "tesseract 1 worker": (LineCache(), 1)}
+    made = {label: TesseractEngine(workers=workers, cache=cache) for label, (cache, workers) in engines.items()}
+    print(f"Tesseract {old.version}, medians of {args.runs}, load average before "
+          f"{os.getloadavg()[0]:.1f}")
+    results = []
+    for image, changed in ((screen, changed_screen), (region, changed_region)):
+        cases = {old.name: Case(lambda image=image: old.read(image))}
+        for label, engine in made.items():
+            cases.update(engine_cases(label, engine, engines[label][0], image, changed))
+        results.append(timed_in_turn(cases, args.runs))
+    full, part = results
+    base = (full[old.name], part[old.name])
+    for name in full:
+        scores = None if name.endswith("changed") else scored(full[name], part[name])
+        report(name, full[name], part[name], base, scores)
+    print(f"load average after {os.getloadavg()[0]:.1f}")
     old.close()
-    print(f"Tesseract {old.version}, medians of {args.runs}")
-    report(old.name, *base, base, scored(*base))
-
-    for workers, label in ((None, "tesseract"), (1, "tesseract 1 worker")):
-        measure(label, workers, (screen, region), (changed_screen, changed_region), args.runs, base, scored)
+    for engine in made.values():
+        engine.close()
 
     if args.rapid:
         from ocr_rapid import RapidEngine
         rapid: OcrEngine = RapidEngine()
-        timings = (timed(lambda: rapid.read(screen), args.runs), timed(lambda: rapid.read(region), args.runs))
+        timings = (timed_in_turn({"rapid": Case(lambda: rapid.read(screen))}, args.runs)["rapid"],
+                   timed_in_turn({"rapid": Case(lambda: rapid.read(region))}, args.runs)["rapid"])
         report(f"rapidocr {rapid.version}", *timings, base, scored(*timings))
 
 
