@@ -31,6 +31,13 @@ SCREEN_DPI = 96
 # line inverted would only cost time.
 SETTINGS = {b"tessedit_do_invert": b"0"}
 MAX_WORKERS = 4
+# A word read below this confidence is read again alone at UPSCALE times its size, with
+# RETRY_ROOM pixels around it (small screen text loses detail in Tesseract's binarisation: a long
+# path or URL then comes out with one wrong letter and no confidence), and the surer reading is
+# kept: the weak words pay for it, not every line.
+RETRY_BELOW = 0.5
+UPSCALE = 2
+RETRY_ROOM = 4
 
 
 class TesseractUnavailable(RuntimeError):
@@ -152,6 +159,32 @@ class TesseractEngine:
             self._lib.TessDeleteText(pointer)
         return parse_tsv(tsv)
 
+    def _line(self, image: Image.Image, mode: int) -> list[Line]:
+        """One line image read; its weak words read again, larger, each on its own."""
+        return [self._firmer(image, line) for line in self.recognise(image, mode)]
+
+    def _firmer(self, image: Image.Image, line: Line) -> Line:
+        words: list[Word] = []
+        for word in line.words:
+            words.extend(self._reread(image, word) if word.confidence < RETRY_BELOW else (word,))
+        if tuple(words) == line.words:
+            return line
+        return Line(tuple(words), line.box, sum(w.confidence for w in words) / len(words))
+
+    def _reread(self, image: Image.Image, word: Word) -> tuple[Word, ...]:
+        """The word cut out with a little room, read at UPSCALE times its size; kept when the
+        words read there are surer on average than the word was."""
+        x0, y0 = max(0, word.box.x - RETRY_ROOM), max(0, word.box.y - RETRY_ROOM)
+        x1 = min(image.width, word.box.x + word.box.width + RETRY_ROOM)
+        y1 = min(image.height, word.box.y + word.box.height + RETRY_ROOM)
+        larger = image.crop((x0, y0, x1, y1)).resize(((x1 - x0) * UPSCALE, (y1 - y0) * UPSCALE),
+                                                     Image.Resampling.BICUBIC)
+        again = [w.shrunk(UPSCALE).moved(x0, y0) for line in self.recognise(larger, PSM_SINGLE_LINE)
+                 for w in line.words]
+        if again and sum(w.confidence for w in again) / len(again) > word.confidence:
+            return tuple(again)
+        return (word,)
+
     def _spot(self, gray: Image.Image, spot: Spot) -> tuple[Image.Image, tuple[int, int], int]:
         image, origin = line_image(gray, spot)
         return image, origin, PSM_SINGLE_BLOCK if spot.block else PSM_SINGLE_LINE
@@ -162,7 +195,7 @@ class TesseractEngine:
         keys = [line_key(job_image, mode) for job_image, _, mode in jobs]
         known = [self._cache.get(key) for key in keys]
         todo = [i for i, lines in enumerate(known) if lines is None]
-        read = self._pool.map(lambda i: self.recognise(jobs[i][0], jobs[i][2]), todo)
+        read = self._pool.map(lambda i: self._line(jobs[i][0], jobs[i][2]), todo)
         for i, lines in zip(todo, read):
             self._cache.put(keys[i], lines)
             known[i] = lines

@@ -123,3 +123,15 @@ def test_the_cache_forgets_the_least_recently_used_first():
     assert cache.get(b"a") == one   # a is now the most recent
     cache.put(b"c", [])
     assert cache.get(b"b") is None and cache.get(b"a") == one and len(cache) == 2
+
+
+@pytest.mark.parametrize("size", [12, 13, 14])
+def test_a_long_path_in_small_text_is_read_letter_for_letter(engine, size):
+    """An address bar's path: read at its own size, one letter goes wrong and the word's
+    confidence with it; the weak word read again larger comes out right."""
+    path = "/work/wt/ocr/images/chromium/rootfs/usr/share/desktopd/start.html"
+    image = Image.new("RGB", (700, 40), (241, 243, 244))
+    ImageDraw.Draw(image).text((20, 12), path, font=ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", size),
+                               fill=(31, 31, 31))
+    (line,) = engine.read(image)
+    assert line.text == path and line.words[0].confidence >= 0.5, line
