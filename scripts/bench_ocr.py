@@ -13,6 +13,7 @@ same run's baseline (the machine is shared: the ratio is the figure to compare).
   * rapidocr: RapidOCR's PP-OCRv4 models in ONNX Runtime (scripts/ocr_rapid.py), when
     rapidocr-onnxruntime is installed in this interpreter (`pip install rapidocr-onnxruntime`).
 Usage: .venv/bin/python scripts/bench_ocr.py [--runs 5] [--min-confidence 0.3] [--rapid]
+       .venv/bin/python scripts/bench_ocr.py --screenshot SCREEN.png   (a real screen, no truth)
 """
 
 from __future__ import annotations
@@ -143,12 +144,36 @@ def engine_cases(label: str, engine: TesseractEngine, cache: LineCache, image: I
             f"{label}, one line changed": Case(lambda: engine.read(changed), warm(image))}
 
 
+def screenshot(image: Image.Image, runs: int) -> None:
+    """A real screen's first and repeat reads against the reading before, in turns."""
+    old = TwoPassPageLayout()
+    cache = LineCache()
+    engine = TesseractEngine(cache=cache)
+    print(f"{image.width}x{image.height} screenshot, medians of {runs}, load average {os.getloadavg()[0]:.1f}")
+    timings = timed_in_turn({old.name: Case(lambda: old.read(image)),
+                             "tesseract, first read": Case(lambda: engine.read(image), cache.clear),
+                             "tesseract, repeat read": Case(lambda: engine.read(image), lambda: engine.read(image))},
+                            runs)
+    base = timings[old.name]
+    for name, timing in timings.items():
+        words = sum(len(line.words) for line in timing.lines)
+        print(f"{name}: {timing.wall * 1000:.0f} ms wall ({timing.wall / base.wall:.2f}x), "
+              f"{timing.cpu * 1000:.0f} ms CPU ({timing.cpu / base.cpu:.2f}x), {words} words")
+    old.close()
+    engine.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--min-confidence", type=float, default=0.3)
     parser.add_argument("--rapid", action="store_true", help="also RapidOCR (needs rapidocr-onnxruntime)")
+    parser.add_argument("--screenshot", type=Path,
+                        help="instead: time before and after on this screenshot (no truth: words counted)")
     args = parser.parse_args()
+    if args.screenshot:
+        screenshot(Image.open(args.screenshot).convert("RGB"), args.runs)
+        return
     screen, truth = synthetic_screen()
     region = screen.crop((REGION[0], REGION[1], REGION[0] + REGION[2], REGION[1] + REGION[3]))
     region_truth = [t for t in truth if t.box.x + t.box.width <= REGION[2] and t.box.y + t.box.height <= REGION[3]]
