@@ -44,11 +44,24 @@ class TesseractUnavailable(RuntimeError):
     """libtesseract or its English model is not installed."""
 
 
-def _library() -> ctypes.CDLL:
-    # One OpenMP thread per Tesseract: the parallelism is ours, a line per worker thread, and
-    # Tesseract's spinning OpenMP workers cost far more than they gain on a busy 2-core host
-    # (docs/vision.md). Read by libgomp when it loads with libtesseract, so set before that.
+def _openmp() -> ctypes.CDLL | None:
+    """libgomp, which libtesseract runs its parallel regions on (None: built without OpenMP).
+
+    One OpenMP thread per Tesseract: the parallelism is ours, a line per worker thread, and
+    Tesseract's spinning OpenMP workers cost far more than they gain on a busy 2-core host
+    (docs/vision.md). OMP_THREAD_LIMIT only counts when set before libgomp loads, and Debian's
+    Pillow loads it first (through libimagequant), so each reading thread also sets its own
+    max-active-levels to 0 (a per-thread setting since OpenMP 5): no parallel region goes active."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    name = ctypes.util.find_library("gomp")
+    if name is None:
+        return None
+    gomp = ctypes.CDLL(name)
+    gomp.omp_set_max_active_levels.argtypes = [ctypes.c_int]
+    return gomp
+
+
+def _library() -> ctypes.CDLL:
     name = ctypes.util.find_library("tesseract")
     if name is None:
         raise TesseractUnavailable("libtesseract is not installed (Debian: tesseract-ocr)")
@@ -100,6 +113,7 @@ class TesseractEngine:
     name = "tesseract"
 
     def __init__(self, workers: int | None = None, cache: LineCache | None = None) -> None:
+        self._openmp = _openmp()
         self._lib = _library()
         self.version = self._lib.TessVersion().decode()
         self._local = threading.local()
@@ -118,6 +132,8 @@ class TesseractEngine:
         """This thread's Tesseract, made on first use."""
         api = getattr(self._local, "api", None)
         if api is None:
+            if self._openmp is not None:
+                self._openmp.omp_set_max_active_levels(0)
             api = self._lib.TessBaseAPICreate()
             if self._lib.TessBaseAPIInit3(api, None, LANGUAGE) != 0:
                 self._lib.TessBaseAPIDelete(api)
