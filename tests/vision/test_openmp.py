@@ -4,6 +4,7 @@ team threads appear beside them, which spun on the shared cores and cost 7x the 
 
 from __future__ import annotations
 
+import ctypes.util
 import json
 import subprocess
 from pathlib import Path
@@ -25,6 +26,7 @@ print(json.dumps({"text": [line.text for line in lines], "threads": len(os.listd
 
 def test_a_read_runs_on_the_calling_thread_and_one_worker_only():
     require(debian_python_has("PIL"), "/usr/bin/python3 with Pillow (python3-pil)")
+    require(ctypes.util.find_library("tesseract") is not None, "libtesseract (Debian: libtesseract5)")
     done = subprocess.run(["/usr/bin/python3", "-c", READ_ON_ONE_WORKER], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
