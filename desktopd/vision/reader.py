@@ -1,6 +1,7 @@
 """The OCR engine desktopd reads the screen with, created on first use on its own thread (one
-read at a time: Tesseract's model is per thread and the CPU is shared with the desktop), and the
-reason it cannot be when the engine is not installed (the desktop image ships none)."""
+read at a time: the engine spreads one read's lines over the cores itself, and the CPU is shared
+with the desktop), and the reason it cannot be when the engine is not installed (the desktop
+image ships none)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,12 @@ class Box:
     def moved(self, dx: int, dy: int) -> Box:
         return replace(self, x=self.x + dx, y=self.y + dy)
 
+    def shrunk(self, factor: int) -> Box:
+        """The box in an image ``factor`` times smaller (edges rounded outwards)."""
+        x1 = -(-(self.x + self.width) // factor)
+        y1 = -(-(self.y + self.height) // factor)
+        return Box(self.x // factor, self.y // factor, x1 - self.x // factor, y1 - self.y // factor)
+
     def iou(self, other: Box) -> float:
         """Intersection over union of the two rectangles (0 when they do not touch)."""
         w = min(self.x + self.width, other.x + other.width) - max(self.x, other.x)
@@ -50,6 +56,9 @@ class Word:
     def moved(self, dx: int, dy: int) -> Word:
         return replace(self, box=self.box.moved(dx, dy))
 
+    def shrunk(self, factor: int) -> Word:
+        return replace(self, box=self.box.shrunk(factor))
+
 
 @dataclass(frozen=True)
 class Line:
@@ -63,6 +72,9 @@ class Line:
 
     def moved(self, dx: int, dy: int) -> Line:
         return Line(tuple(w.moved(dx, dy) for w in self.words), self.box.moved(dx, dy), self.confidence)
+
+    def shrunk(self, factor: int) -> Line:
+        return Line(tuple(w.shrunk(factor) for w in self.words), self.box.shrunk(factor), self.confidence)
 
 
 class OcrEngine(Protocol):
