@@ -11,7 +11,8 @@ N elements (testbed's /gen/N, served here); then, timed request by request:
   * layout-warm:    GET /layout, page unchanged;
   * layout-change:  GET /layout right after a button in the middle was renamed (through CDP);
   * snapshot-warm:  GET /snapshot, page unchanged;
-  * snapshot-change: GET /snapshot right after a rename.
+  * snapshot-change: GET /snapshot right after a rename;
+  * act-click:      POST /act a click by ref (cdp mode, no snapshot back) on a button of the page.
 Printed per tree: the median wall ms of a request, and the CPU ms a request cost (a batch's CPU,
 renames included, over its requests; the median of the rounds' batches); the ratio this tree /
 the other (below 1: this tree is cheaper).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import re
 import statistics
@@ -47,7 +49,8 @@ from testbed.xvfb import start_xvfb  # noqa: E402
 
 RENAME = ("{ const b = document.querySelectorAll('button'); "
           "b[b.length >> 1].textContent = 'Renamed ' + Date.now(); }")
-OPERATIONS = ("layout-warm", "layout-change", "snapshot-warm", "snapshot-change")
+OPERATIONS = ("layout-warm", "layout-change", "snapshot-warm", "snapshot-change", "act-click")
+BUTTON_REF = re.compile(r'- button "[^"]*" \[ref=(\w+)\]')
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 START_BUDGET_S = 60.0
 # Before each batch the sidecar and its Chromium are let finish what the last one started (a
@@ -170,8 +173,21 @@ async def measure_tree(tree: Path, display: str, page_url: str, requests: int, l
 
                 for path in ("/layout", "/snapshot"):      # first reads: not measured
                     await get(path)
+                async with http.get(sidecar.url + "/snapshot", params={"tab": page.target_id}) as response:
+                    found = BUTTON_REF.search(await response.text())
+                if found is None:
+                    raise RuntimeError("no button ref in the snapshot")
+                click = {"kind": "click", "ref": found.group(1), "mode": "cdp", "tab": page.target_id,
+                         "snapshot": False}
+
+                async def act() -> None:
+                    async with http.post(sidecar.url + "/act", json=click) as response:
+                        body = await response.read()
+                        if response.status != 200:
+                            raise RuntimeError(f"/act: {response.status} {body[:200]!r}")
                 for operation in OPERATIONS:
-                    path = "/" + operation.split("-")[0]
+                    request = act if operation == "act-click" else functools.partial(
+                        get, "/" + operation.split("-")[0])
                     await until_quiet(sidecar.process.pid)
                     # CPU is counted in clock ticks (10 ms): over the whole batch, then divided.
                     cpu_before = cpu_seconds_of_tree(sidecar.process.pid)
@@ -179,7 +195,7 @@ async def measure_tree(tree: Path, display: str, page_url: str, requests: int, l
                         if operation.endswith("change"):
                             await rename()
                         start = time.perf_counter()
-                        await get(path)
+                        await request()
                         results[operation].wall_ms.append((time.perf_counter() - start) * 1000)
                     cpu = cpu_spent(cpu_before, cpu_seconds_of_tree(sidecar.process.pid))
                     results[operation].cpu_ms.append(cpu * 1000 / requests)
