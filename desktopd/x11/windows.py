@@ -18,21 +18,19 @@ close uses WM_DELETE_WINDOW or destroys the window.
 
 from __future__ import annotations
 
-import select
-import time
 from typing import Any
 
 from Xlib import X, Xatom, error as xerror
 from Xlib.protocol import event as xevent
 
 from .errors import WindowNotFound
+from .window_waits import settled_window, wait_gone
 
 ICONIC_STATE, NORMAL_STATE = 3, 1
 SOURCE_PAGER = 2  # EWMH source indication: we act for the user, like a pager/taskbar
 _NET_WM_STATE_REMOVE, _NET_WM_STATE_ADD = 0, 1
 ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore")
 WINDOW_TYPE_PREFIX = "_NET_WM_WINDOW_TYPE_"
-ACTION_SETTLE_S = 1.0  # upper bound on waiting for the WM/app to carry an action out
 
 
 def _bounds(x: int, y: int, width: int, height: int) -> dict[str, Any]:
@@ -252,8 +250,8 @@ class Windows:
         self._dpy.sync()
         if action == "close":
             return {"id": wid, "action": action, "method": result,
-                    "closed": self._wait_gone(wid)}
-        done = self._settle(wid, action, params)
+                    "closed": wait_gone(self._dpy, wid, self.list, self._on_event)}
+        done = settled_window(self._dpy, wid, action, params, self.get, self._on_event)
         return {"id": wid, "action": action, "method": result, "window": done}
 
     def _do_focus(self, window, info, managed: bool) -> str:
@@ -363,69 +361,3 @@ class Windows:
             x, y, width, height = saved
             window.configure(x=x, y=y, width=width, height=height)
         return "configure/map"
-
-    # ------------------------------------------------------------- waiting for results
-    def _wait_event(self, deadline: float) -> bool:
-        """Block until the connection has an event or ``deadline``; False on timeout."""
-        while not self._dpy.pending_events():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            select.select([self._dpy.fileno()], [], [], remaining)
-        event = self._dpy.next_event()
-        if self._on_event is not None:
-            self._on_event(event)
-        return True
-
-    def _settle(self, wid: int, action: str, params: dict) -> dict[str, Any] | None:
-        """The window after the WM/app carried the action out (bounded wait on its events)."""
-        def done(info: dict[str, Any]) -> bool:
-            if action == "move":
-                return (info["frame"]["x"], info["frame"]["y"]) == (params["x"], params["y"])
-            if action == "resize":
-                return (info["client"]["width"], info["client"]["height"]) == (
-                    params["width"], params["height"])
-            if action == "minimize":
-                return info["minimized"] or not info["visible"]
-            if action == "maximize":
-                return info["maximized"] or info["frame"]["width"] >= self._dpy.screen().width_in_pixels
-            if action == "focus":
-                return info["focused"]
-            if action == "restore":
-                return info["visible"] and not info["minimized"] and not info["maximized"]
-            return True
-
-        window = self._dpy.create_resource_object("window", wid)
-        try:
-            window.change_attributes(event_mask=X.StructureNotifyMask | X.PropertyChangeMask)
-            self._root.change_attributes(event_mask=X.PropertyChangeMask)
-        except xerror.XError:
-            return None
-        deadline = time.monotonic() + ACTION_SETTLE_S
-        info = None
-        try:
-            while True:
-                try:
-                    info = self.get(wid)
-                except WindowNotFound:
-                    return None
-                if done(info) or not self._wait_event(deadline):
-                    return info
-        finally:
-            try:
-                window.change_attributes(event_mask=X.NoEventMask)
-                self._root.change_attributes(event_mask=X.NoEventMask)
-            except xerror.XError:
-                pass
-
-    def _wait_gone(self, wid: int) -> bool:
-        self._root.change_attributes(event_mask=X.SubstructureNotifyMask)
-        deadline = time.monotonic() + ACTION_SETTLE_S
-        try:
-            while True:
-                if not any(info["id"] == wid for info in self.list()):
-                    return True
-                if not self._wait_event(deadline):
-                    return False
-        finally:
-            self._root.change_attributes(event_mask=X.NoEventMask)
