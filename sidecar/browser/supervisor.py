@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import shutil
-import tempfile
 from typing import TYPE_CHECKING, Any
 
 from httpapi.bounded import within
@@ -24,7 +21,8 @@ from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from .chromium_connection import ChromiumConnection
 from .launcher import ChromiumProcess, LaunchError, launch
 from .graceful import close_gracefully
-from ..state.profiles import Profile, ProfileStore, ThrowawayProfile
+from ..state.profiles import Profile, ProfileStore
+from ..state.throwaway_dirs import new_throwaway_profile, remove_stale_throwaway_dirs
 from .window_geometry import default_window_size
 
 if TYPE_CHECKING:   # the settings module reads browser defaults: a type-only import back
@@ -33,10 +31,6 @@ if TYPE_CHECKING:   # the settings module reads browser defaults: a type-only im
 log = logging.getLogger(__name__)
 
 HEADLESS_WINDOW = (1280, 800)
-PROFILE_PREFIX = "sidecar-chromium-"
-# The sidecar's pid, in its profile dir: a dir whose sidecar is gone (killed with SIGKILL, so it
-# could not clean up) is removed by the next sidecar that starts.
-OWNER_FILE = "sidecar.pid"
 RECONNECT_ATTEMPTS = 3
 # Chromium's window flags and bounds are in device-independent pixels: screen pixels / scale.
 WINDOW_SPACE = "screen (device-independent pixels)"
@@ -69,8 +63,8 @@ class ChromiumSupervisor:
 
     async def start(self) -> None:
         """Begin launching in the background; returns at once (health says ``starting``)."""
-        _remove_stale_profiles()
-        self.profile = ThrowawayProfile(_new_profile())
+        remove_stale_throwaway_dirs()
+        self.profile = new_throwaway_profile()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -87,7 +81,7 @@ class ChromiumSupervisor:
         async with self._reset_lock:
             current = self.profile
             if profile is None:
-                lease: Profile = ThrowawayProfile(_new_profile())
+                lease: Profile = new_throwaway_profile()
             elif current is not None and current.name == profile:
                 lease = current          # its lock is ours already
             else:
@@ -361,14 +355,6 @@ class ChromiumSupervisor:
             return None
 
 
-def _new_profile() -> str:
-    """An empty user-data dir, marked with this sidecar's pid (see _remove_stale_profiles)."""
-    path = tempfile.mkdtemp(prefix=PROFILE_PREFIX)
-    with open(os.path.join(path, OWNER_FILE), "w", encoding="ascii") as owner:
-        owner.write(str(os.getpid()))
-    return path
-
-
 def _display_size(display: str) -> tuple[int, int]:
     """The root window's size in pixels (blocking: run in an executor)."""
     from Xlib import display as xdisplay
@@ -379,32 +365,3 @@ def _display_size(display: str) -> tuple[int, int]:
         return screen.width_in_pixels, screen.height_in_pixels
     finally:
         connection.close()
-
-
-def _remove_stale_profiles() -> None:
-    root = tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(root) if n.startswith(PROFILE_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(root, name)
-        try:
-            with open(os.path.join(path, OWNER_FILE), encoding="ascii") as owner:
-                pid = int(owner.read().strip())
-        except (OSError, ValueError):
-            continue            # not ours, or still being created: leave it alone
-        if pid == os.getpid() or _alive(pid):
-            continue
-        log.info("removing the profile of a sidecar that is gone: %s", path)
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -87,7 +87,7 @@ def test_profiles_of_dead_sidecars_are_removed_and_others_kept(tmp_path, monkeyp
     import subprocess
     import tempfile
 
-    from sidecar.browser import supervisor as chromium_watch
+    from sidecar.state import throwaway_dirs
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     exited = subprocess.Popen(["true"])     # a pid that has certainly exited (and been reaped)
@@ -95,13 +95,13 @@ def test_profiles_of_dead_sidecars_are_removed_and_others_kept(tmp_path, monkeyp
     profiles = {}
     for name, owner in (("dead", str(exited.pid)), ("alive", str(os.getppid())),
                         ("foreign", None)):
-        path = tmp_path / f"{chromium_watch.PROFILE_PREFIX}{name}"
+        path = tmp_path / f"{throwaway_dirs.PROFILE_PREFIX}{name}"
         path.mkdir()
         if owner is not None:
-            (path / chromium_watch.OWNER_FILE).write_text(owner)
+            (path / throwaway_dirs.OWNER_FILE).write_text(owner)
         profiles[name] = path
     other = tmp_path / "unrelated"
     other.mkdir()
-    chromium_watch._remove_stale_profiles()
+    throwaway_dirs.remove_stale_throwaway_dirs()
     assert not profiles["dead"].exists()
     assert profiles["alive"].exists() and profiles["foreign"].exists() and other.exists()
