@@ -1,4 +1,7 @@
-"""desktopd over real HTTP, as a real process, on a real Xvfb with real X clients (no fakes)."""
+"""desktopd over real HTTP, as a real process, with real clients (no fakes), on each backend:
+a real Xvfb with Tk clients, and a real headless Sway with a Wayland client (conftest.py's
+``live``). The same requests, the same answers; tests named for one backend use that one's
+display server directly."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from tests.support.capability import have_program, require
 
 from tests.support.desktopd import start_desktopd
 
-pytestmark = pytest.mark.x11
+from .conftest import LiveDesktop
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 
@@ -30,10 +33,10 @@ def post(desktopd, path, body, status=200):
     return resp.json() if resp.content else None
 
 
-def test_health_reports_the_display(desktopd, xvfb):
+def test_health_reports_the_display(desktopd, live: LiveDesktop):
     body = desktopd.request("GET", "/health").json()
     assert body["status"] == "ok" and body["x_connected"] is True
-    assert body["display"] == xvfb.display
+    assert body["display"] == live.display
     assert body["screen"] == {"width": 1280, "height": 800}
 
 
@@ -167,12 +170,18 @@ def test_clipboard_round_trip(desktopd):
     assert desktopd.request("GET", "/api/v1/clipboard").json()["text"] == text
 
 
-def test_execute_runs_in_the_desktop_session(desktopd, xvfb, tmp_path):
-    out = post(desktopd, "/api/v1/execute", {"command": ["sh", "-c", "echo $DISPLAY; xdpyinfo >/dev/null && echo ok"],
-                                             "cwd": str(tmp_path)})
-    assert out["stdout"] == f"{xvfb.display}\nok\n" and out["exit_code"] == 0
+# A program the desktop session runs finds its display server: X's, or Sway's Wayland socket.
+SESSION_PROBES = {"x11": ("echo $DISPLAY; xdpyinfo >/dev/null && echo ok", "DISPLAY"),
+                  "sway": ('echo $WAYLAND_DISPLAY; test -S "$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY" && echo ok',
+                           "WAYLAND_DISPLAY")}
+
+
+def test_execute_runs_in_the_desktop_session(desktopd, live: LiveDesktop, tmp_path):
+    probe, variable = SESSION_PROBES[live.backend]
+    out = post(desktopd, "/api/v1/execute", {"command": ["sh", "-c", probe], "cwd": str(tmp_path)})
+    assert out["stdout"] == f"{live.display}\nok\n" and out["exit_code"] == 0, out
     marker = tmp_path / "display"
-    out = post(desktopd, "/api/v1/execute", {"command": f"echo $DISPLAY > {marker}; exec sleep 60",
+    out = post(desktopd, "/api/v1/execute", {"command": f"echo ${variable} > {marker}; exec sleep 60",
                                              "detach": True})
     pid = out["pid"]
     try:
@@ -211,6 +220,7 @@ def _start_xvfb_on(number: int) -> subprocess.Popen:
         time.sleep(0.05)
 
 
+@pytest.mark.x11
 def test_503_while_display_is_gone_then_recovery():
     require(have_program("Xvfb"), "Xvfb")
     number = _free_high_display()
@@ -239,8 +249,8 @@ def test_503_while_display_is_gone_then_recovery():
                 xvfb.wait(timeout=10)
 
 
-def test_token_protects_a_real_server(xvfb):
-    server = start_desktopd(xvfb.display, env={"DESKTOPD_TOKEN": "tok-123"})
+def test_token_protects_a_real_server(live: LiveDesktop):
+    server = live.start_desktopd(env={"DESKTOPD_TOKEN": "tok-123"})
     try:
         assert server.request("GET", "/health").status_code == 200
         assert server.request("GET", "/api/v1/tree").status_code == 401
@@ -250,6 +260,7 @@ def test_token_protects_a_real_server(xvfb):
         server.stop()
 
 
+@pytest.mark.x11
 def test_starts_before_the_display_and_connects_when_it_appears():
     require(have_program("Xvfb"), "Xvfb")
     number = _free_high_display()
