@@ -2,7 +2,8 @@
 Sway, a real xdg_shell client over desktopd's own wire module (Debian packages no Python
 Wayland binding) with libxkbcommon (ctypes) reading the compositor's keymap.
 
-A 400x300 window (its minimum and maximum size are equal, so Sway floats it): blue, a red
+A 400x300 window (its minimum and maximum size are equal when it maps, so Sway floats it; then
+it takes any size the compositor configures, as a resize or full screen asks): blue, a red
 100x50 block at its top-left, green below y=100, as the Tk recorder draws. Prints one JSON object
 per event on stdout, in tk_recorder.py's shapes; coordinates are the surface's plus the origin
 the test read from Sway's tree and gave on stdin ("origin X Y"). Buttons are numbered as X
@@ -94,6 +95,8 @@ class Window:
         self.held: set[int] = set()
         self.typed: list[str] = []
         self.configured: int | None = None
+        self.size = (WIDTH, HEIGHT)
+        self.asked = (0, 0)        # the size of the last toplevel configure (0: ours to choose)
         self.pointer = self.keyboard = None
         self.surface = self.conn.new_proxy("wl_surface")
         self.compositor.request(0, Args().uint(self.surface.id))
@@ -107,25 +110,34 @@ class Window:
             self.toplevel.request(opcode, Args().sint(WIDTH).sint(HEIGHT))
         self.surface.request(6)  # commit: the compositor answers with a configure
         self.conn.wait_for(lambda: self.configured is not None, 10, "the first configure")
-        self._draw()
+        self._draw(WIDTH, HEIGHT)
+        self.conn.roundtrip()
+        for opcode in (7, 8):   # mapped and floating: from now on any size goes
+            self.toplevel.request(opcode, Args().sint(0).sint(0))
+        self.surface.request(6)
 
-    def _draw(self) -> None:
-        stride, size = WIDTH * 4, WIDTH * HEIGHT * 4
+    def _draw(self, width: int, height: int) -> None:
+        """A new buffer of that size, attached and committed."""
+        stride, size = width * 4, width * height * 4
         fd = os.memfd_create("recorder", os.MFD_CLOEXEC)
         os.ftruncate(fd, size)
-        pixels = mmap.mmap(fd, size)
-        for y in range(HEIGHT):
-            row = RED * 100 + BLUE * (WIDTH - 100) if y < 50 else (BLUE if y < 100 else GREEN) * WIDTH
-            pixels[y * stride:(y + 1) * stride] = row
+        with mmap.mmap(fd, size) as pixels:
+            for y in range(height):
+                if y < 50:
+                    row = RED * min(100, width) + BLUE * max(0, width - 100)
+                else:
+                    row = (BLUE if y < 100 else GREEN) * width
+                pixels[y * stride:(y + 1) * stride] = row
         pool = self.conn.new_proxy("wl_shm_pool")
         self.shm.request(0, Args().uint(pool.id).fd(fd).sint(size))
         buffer = self.conn.new_proxy("wl_buffer")
-        pool.request(0, Args().uint(buffer.id).sint(0).sint(WIDTH).sint(HEIGHT).sint(stride).uint(XRGB8888))
+        pool.request(0, Args().uint(buffer.id).sint(0).sint(width).sint(height).sint(stride).uint(XRGB8888))
+        pool.request(1)         # destroy: the buffer keeps the memory
         self.surface.request(1, Args().uint(buffer.id).sint(0).sint(0))
-        self.surface.request(2, Args().sint(0).sint(0).sint(WIDTH).sint(HEIGHT))
+        self.surface.request(2, Args().sint(0).sint(0).sint(width).sint(height))
         self.surface.request(6)
-        self.conn.roundtrip()
         os.close(fd)
+        self.size = (width, height)
 
     # ------------------------------------------------------------------ events
     def _wm_event(self, opcode: int, reader: Reader) -> None:
@@ -133,15 +145,21 @@ class Window:
             self.wm.request(3, Args().uint(reader.uint()))
 
     def _surface_event(self, opcode: int, reader: Reader) -> None:
-        if opcode == 0:   # configure: acked; the buffer stays 400x300 (the only size it takes)
+        if opcode == 0:   # configure: acked, then drawn at the size the toplevel's configure asked
             serial = reader.uint()
             self.xdg_surface.request(4, Args().uint(serial))
             if self.configured is not None:
-                self.surface.request(6)
+                wanted = (self.asked[0] or self.size[0], self.asked[1] or self.size[1])
+                if wanted != self.size:
+                    self._draw(*wanted)
+                else:
+                    self.surface.request(6)
             self.configured = serial
 
     def _toplevel_event(self, opcode: int, reader: Reader) -> None:
-        if opcode == 1:   # close
+        if opcode == 0:   # configure(width, height, states)
+            self.asked = (reader.sint(), reader.sint())
+        elif opcode == 1:   # close
             emit(ev="closed")
             sys.exit(0)
 
