@@ -97,6 +97,8 @@ class SwayWindowCheck:
         pid = self._pid()
         if pid is None:
             return "Chromium is not running"
+        if page.crashed or page.pending_navigation is not None:
+            return "the tab's page does not answer now (crashed, or loading a new document)"
         try:
             return await self._wait(page, pid)
         except (CDPError, CDPTimeout) as exc:

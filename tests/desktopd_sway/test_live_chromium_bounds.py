@@ -33,7 +33,7 @@ pytestmark = pytest.mark.chromium
 PAGE = ("data:text/html,<title>waiting</title><button onmousedown=\"document.title='down '+event.clientX+' '+"
         "event.clientY\" style='position:absolute;left:30px;top:30px;width:60px;height:30px'>Go</button>")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CYCLES = 4
+CYCLES = 3
 
 
 @dataclass

@@ -86,3 +86,10 @@ async def test_a_window_that_never_settles_says_why_within_the_bound_then_at_onc
 
 async def test_a_tab_not_shown_has_no_exact_screen_bounds() -> None:
     assert await check().unsettled(ScriptedPage([None])) == NOT_SHOWN
+
+
+async def test_a_page_that_cannot_answer_is_not_asked() -> None:
+    page = ScriptedPage([[1300, 820]])
+    page.pending_navigation = "http://127.0.0.1/next"
+    assert "loading" in await check().unsettled(page)
+    assert page.calls == 0
