@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from desktopd.sway.ipc import IpcError, SwayIpc, find_socket
+from desktopd.sway.windows import window_nodes
 
 from ..cdp.connection import CDPError, CDPTimeout
 from ..layout.seams import Page
@@ -48,16 +49,8 @@ def sway_windows(pid: int) -> tuple[Rect, ...]:
         tree = ipc.tree()
     finally:
         ipc.close()
-    found: list[Rect] = []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.get("nodes", []))
-        stack.extend(node.get("floating_nodes", []))
-        if node.get("pid") == pid:
-            rect = node["rect"]
-            found.append(Rect(rect["x"], rect["y"], rect["width"], rect["height"]))
-    return tuple(found)
+    return tuple(Rect(node["rect"]["x"], node["rect"]["y"], node["rect"]["width"], node["rect"]["height"])
+                 for node in window_nodes(tree) if node.get("pid") == pid)
 
 
 def mismatch(outer: Size, windows: tuple[Rect, ...]) -> str | None:

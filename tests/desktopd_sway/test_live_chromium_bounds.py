@@ -21,6 +21,7 @@ import pytest
 import requests
 
 from desktopd.sway.ipc import SwayIpc
+from desktopd.sway.windows import window_nodes
 from testbed.children import drain, read_line_matching, stop
 from tests.support.capability import require_chromium
 from tests.support.desktopd import DesktopdProcess, start_desktopd
@@ -131,13 +132,8 @@ def test_bounds_read_right_after_tiling_are_exact_or_say_they_are_not(browser: W
 
 
 def chromium_floats(browser: WaylandBrowser) -> bool:
-    stack = [browser.ipc.tree()]
-    while stack:
-        node = stack.pop()
-        if node.get("app_id") == "chromium":
-            return bool(node["type"] == "floating_con")
-        stack.extend([*node.get("nodes", []), *node.get("floating_nodes", [])])
-    return False
+    return any(node.get("app_id") == "chromium" and node["type"] == "floating_con"
+               for node in window_nodes(browser.ipc.tree()))
 
 
 def test_a_floating_window_whose_place_chromium_cannot_know_is_not_exact(browser: WaylandBrowser) -> None:

@@ -86,12 +86,13 @@ def place_window(sway: Sway, pid: int, x: int, y: int, timeout: float = 10.0) ->
     """Move the floating window of process ``pid`` to (x, y) through Sway's IPC; its tree node
     once Sway shows it there."""
     from desktopd.sway.ipc import SwayIpc
+    from desktopd.sway.windows import window_nodes
 
     ipc = SwayIpc(sway.swaysock)
     try:
         deadline = time.monotonic() + timeout
         while True:
-            node = next((n for n in _leaves(ipc.tree()) if n.get("pid") == pid), None)
+            node = next((n for n in window_nodes(ipc.tree()) if n.get("pid") == pid), None)
             if node is not None and (node["rect"]["x"], node["rect"]["y"]) == (x, y):
                 return node
             if node is not None:
@@ -102,11 +103,3 @@ def place_window(sway: Sway, pid: int, x: int, y: int, timeout: float = 10.0) ->
             time.sleep(0.05)   # bounded: the window maps, then moves, as Sway's tree shows
     finally:
         ipc.close()
-
-
-def _leaves(node: dict) -> Iterator[dict]:
-    children = [*node.get("nodes", []), *node.get("floating_nodes", [])]
-    if not children and node.get("type") in ("con", "floating_con"):
-        yield node
-    for child in children:
-        yield from _leaves(child)
