@@ -17,6 +17,7 @@ from PIL import Image
 from tests.support.capability import have_program, require
 
 from tests.support.desktopd import start_desktopd
+from tests.support.sway import launch_sway, running_sway, stop_sway
 
 from .conftest import LiveDesktop
 
@@ -295,3 +296,33 @@ def test_compat_batches_as_long_as_harnesses_send_them_in_order(desktopd, record
     reply = desktopd.request("POST", "/api/v1/keyboard_event", json={"events": late_typo})
     assert reply.status_code == 422 and reply.json()["field"] == "events[40].keysym", reply.text
     assert recorder.text().endswith(text)
+
+
+@pytest.mark.sway
+def test_503_while_the_compositor_is_gone_then_recovery_on_sway():
+    """Sway's twin of the Xvfb test above: Sway stopped, then started again on the same sockets."""
+    with running_sway(640, 480) as sway:
+        server = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
+                                sway.wayland_display, env=sway.env())
+        again = None
+        try:
+            assert server.request("GET", "/health").status_code == 200
+            assert decode(server.request("GET", "/api/v1/screenshot")).size == (640, 480)
+            stop_sway(sway)
+            resp = server.request("GET", "/api/v1/screenshot")
+            assert resp.status_code == 503 and resp.json()["error"] == "unavailable", resp.text
+            health = server.request("GET", "/health")
+            assert health.status_code == 503 and health.json()["x_connected"] is False
+            assert server.request("POST", "/api/v1/tablet", json={"x": 1, "y": 1}).status_code == 503
+            again = launch_sway(sway.runtime_dir, 640, 480)
+            assert again.wayland_display == sway.wayland_display
+            health = server.request("GET", "/health")  # the first request after the return reconnects
+            assert health.status_code == 200 and health.json()["x_connected"] is True, health.text
+            assert decode(server.request("GET", "/api/v1/screenshot")).size == (640, 480)
+            assert server.request("POST", "/api/v1/tablet", json={"x": 5, "y": 5}).json()["x"] == 5
+            assert server.request("PUT", "/api/v1/clipboard", json={"text": "back"}).status_code == 200
+            assert server.request("GET", "/api/v1/clipboard").json()["text"] == "back"
+        finally:
+            server.stop()
+            if again is not None:
+                stop_sway(again)

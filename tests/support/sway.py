@@ -41,14 +41,14 @@ def _wayland_sockets(runtime: str) -> list[str]:
     return [n for n in os.listdir(runtime) if n.startswith("wayland-") and not n.endswith(".lock")]
 
 
-@contextmanager
-def running_sway(width: int, height: int) -> Iterator[Sway]:
-    """Sway, headless, ready once its IPC and Wayland sockets exist; stopped and cleaned after."""
+def launch_sway(runtime: str, width: int, height: int) -> Sway:
+    """Sway in ``runtime`` (a directory of its user's), ready once its IPC and Wayland sockets
+    exist. A previous instance's sockets there are removed first, as the image's start-sway does,
+    so a Sway started again takes the same socket names."""
     require(have_program("sway"), "Sway (Debian package sway)")
-    runtime = tempfile.mkdtemp(prefix="desktopd-sway-")
-    os.chmod(runtime, 0o700)
-    if os.getuid() == 0:
-        os.chown(runtime, 65534, 65534)
+    for name in os.listdir(runtime):
+        if name.startswith("wayland-") or name == "sway-ipc.sock":
+            os.unlink(os.path.join(runtime, name))
     config = os.path.join(runtime, "config")
     with open(config, "w", encoding="utf-8") as out:
         out.write(f"output HEADLESS-1 resolution {width}x{height} position 0 0\n"
@@ -61,7 +61,7 @@ def running_sway(width: int, height: int) -> Iterator[Sway]:
            "HOME": runtime}
     env.pop("WAYLAND_DISPLAY", None)
     env.pop("DISPLAY", None)
-    with open(os.path.join(runtime, "sway.log"), "wb") as log:   # Sway keeps its own copy
+    with open(os.path.join(runtime, "sway.log"), "ab") as log:   # Sway keeps its own copy
         process = subprocess.Popen([*_as_unprivileged(), "sway", "--config", config], env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -71,14 +71,33 @@ def running_sway(width: int, height: int) -> Iterator[Sway]:
             with open(os.path.join(runtime, "sway.log"), encoding="utf-8", errors="replace") as out:
                 raise RuntimeError(f"Sway did not start:\n{out.read()}")
         time.sleep(0.05)   # bounded: the sockets appear once Sway listens
+    return Sway(runtime, _wayland_sockets(runtime)[0], swaysock, process)
+
+
+def stop_sway(sway: Sway) -> None:
+    sway.process.terminate()
     try:
-        yield Sway(runtime, _wayland_sockets(runtime)[0], swaysock, process)
-    finally:
-        process.terminate()
+        sway.process.wait(10)
+    except subprocess.TimeoutExpired:
+        sway.process.kill()
+        sway.process.wait(10)
+
+
+@contextmanager
+def running_sway(width: int, height: int) -> Iterator[Sway]:
+    """A headless Sway in a runtime directory of its own, stopped and cleaned after."""
+    require(have_program("sway"), "Sway (Debian package sway)")
+    runtime = tempfile.mkdtemp(prefix="desktopd-sway-")
+    os.chmod(runtime, 0o700)
+    if os.getuid() == 0:
+        os.chown(runtime, 65534, 65534)
+    try:
+        sway = launch_sway(runtime, width, height)
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            yield sway
+        finally:
+            stop_sway(sway)
+    finally:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
