@@ -326,3 +326,25 @@ def test_503_while_the_compositor_is_gone_then_recovery_on_sway():
             server.stop()
             if again is not None:
                 stop_sway(again)
+
+
+@pytest.mark.sway
+def test_starts_before_sway_and_connects_when_it_appears():
+    with running_sway(640, 480) as first:
+        stop_sway(first)      # a runtime directory of Sway's user, with no Sway in it yet
+        server = start_desktopd("wayland-1", "--backend", "sway", "--wayland-display", "wayland-1",
+                                env={**first.env(), "WAYLAND_DISPLAY": "wayland-1"})
+        sway = None
+        try:
+            health = server.request("GET", "/health")
+            assert health.status_code == 503 and health.json()["status"] == "degraded"
+            resp = server.request("GET", "/api/v1/tree")
+            assert resp.status_code == 503 and "Retry-After" in resp.headers
+            sway = launch_sway(first.runtime_dir, 640, 480)
+            assert sway.wayland_display == "wayland-1"   # libwayland's first free name
+            assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
+            assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+        finally:
+            server.stop()
+            if sway is not None:
+                stop_sway(sway)
