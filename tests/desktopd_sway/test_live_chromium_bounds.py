@@ -30,8 +30,9 @@ from .conftest import Sway
 
 pytestmark = pytest.mark.chromium
 
-# The page says in its title where a press landed, in page pixels.
-PAGE = ("data:text/html,<title>waiting</title><button onmousedown=\"document.title='down '+event.clientX+' '+"
+# The page says in its title where a press landed, and where the pointer moved, in page pixels.
+PAGE = ("data:text/html,<title>waiting</title><body onmousemove=\"document.title='move '+event.clientX+' '+"
+        "event.clientY\"><button onmousedown=\"event.stopPropagation();document.title='down '+event.clientX+' '+"
         "event.clientY\" style='position:absolute;left:30px;top:30px;width:60px;height:30px'>Go</button>")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CYCLES = 3
@@ -124,6 +125,17 @@ def test_bounds_read_right_after_tiling_are_exact_or_say_they_are_not(browser: W
     # The box said exact is where the page is: a tap 3 px inside its bottom-right corner lands on it.
     box, exact = read_button(browser)
     assert exact and box == settled
+    # Chromium may map input with its old window for a moment after its size and frames settled
+    # (seen once in about ten runs: a press 10 px left, 21 px up), which no page metric shows: a
+    # pointer move over the page, beside the button, must be reported where it was sent first.
+    probe_x, probe_y = int(box["x"]) + 200, int(box["y"]) + 100
+
+    def input_follows() -> bool:
+        for dx in (1, 0):   # a move each time: Sway reports changes only
+            browser.desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": probe_x + dx, "y": probe_y})
+        return browser.title() == "move 230 130"
+
+    wait_for(input_follows, "Chromium's input where its window is")
     x, y = int(box["x"] + box["width"]) - 3, int(box["y"] + box["height"]) - 3
     response = browser.desktopd.request("POST", "/api/v1/tablet", json={"action": "tap", "x": x, "y": y})
     assert response.status_code == 200, response.text
