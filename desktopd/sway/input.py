@@ -102,6 +102,9 @@ class VirtualKeyboard:
         manager.request(CREATE_VIRTUAL_KEYBOARD, Args().uint(seat_id).uint(self._keyboard.id))
         self.keymap = Keymap()
         self.held: set[int] = set()   # keysyms down
+        # Keysyms down on the upper level of their key with Shift added for them (as X11's
+        # XTEST path and xdotool do): Shift stays in the modifiers until they are released.
+        self._shifted: set[int] = set()
         self._upload()
 
     def _upload(self) -> None:
@@ -119,7 +122,7 @@ class VirtualKeyboard:
             self._upload()
 
     def _modifiers(self, extra_shift: bool = False) -> None:
-        mask = MODIFIER_BITS["Shift"] if extra_shift else 0
+        mask = MODIFIER_BITS["Shift"] if extra_shift or self._shifted else 0
         for held in self.held:
             mask |= MODIFIER_BITS.get(MODIFIERS.get(held, ""), 0)
         self._keyboard.request(MODIFIERS_REQUEST, Args().uint(mask).uint(0).uint(0).uint(0))
@@ -133,10 +136,21 @@ class VirtualKeyboard:
             self._modifiers()
 
     def keysym(self, keysym: int, down: bool) -> None:
-        """One key down or up, as named: modifiers held stay as they are."""
+        """One key down or up, as named: a symbol on the upper level of its key ("A", ":") gets
+        Shift while it is down unless Shift is held already, so it arrives as named; the
+        modifiers held stay as they are."""
         self._prepare([keysym])
+        if down and keysym not in self.held and self.keymap.stroke(keysym).shift and not self._shift_held():
+            self._shifted.add(keysym)
+            self._modifiers()
         self._send(keysym, down)
+        if not down and keysym in self._shifted:
+            self._shifted.discard(keysym)
+            self._modifiers()
         self.conn.roundtrip()
+
+    def _shift_held(self) -> bool:
+        return any(MODIFIERS.get(held) == "Shift" for held in self.held)
 
     def type_keysyms(self, keysyms: list[int], delay_ms: float = 0) -> None:
         """Press and release each in order; Shift only for the upper level of a US key, so each
@@ -159,4 +173,7 @@ class VirtualKeyboard:
     def release_all(self) -> None:
         for keysym in sorted(self.held):
             self._send(keysym, False)
+        if self._shifted:
+            self._shifted.clear()
+            self._modifiers()
         self.conn.roundtrip()

@@ -45,6 +45,11 @@ def _leaves(node: dict[str, Any], workspace: dict[str, Any] | None) -> Iterator[
         yield from _leaves(child, workspace)
 
 
+def window_nodes(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every window node of Sway's tree: tiled, floating and in the scratchpad."""
+    return (node for node, _workspace in _leaves(tree, None))
+
+
 def describe(node: dict[str, Any], workspace: dict[str, Any] | None, index: int,
              workspaces: list[str]) -> dict[str, Any]:
     props = node.get("window_properties") or {}

@@ -14,6 +14,7 @@ from ..cdp.protocol.cdp_calls import browser_get_version
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from ..cdp.targets import TargetTracker
 from ..layout.readers import readers_named
+from ..layout.seams import WindowCheck
 from ..layout.service import LayoutService
 from .crash_recovery import CrashRecovery
 from .tab_health import TabHealth
@@ -33,7 +34,9 @@ class ChromiumConnection:
     version: BrowserGetVersionResult
 
     @classmethod
-    async def open(cls, ws_url: str, settings: Settings) -> ChromiumConnection:
+    async def open(cls, ws_url: str, settings: Settings,
+                   window_check: WindowCheck | None = None) -> ChromiumConnection:
+        """``window_check``: the layout's check of the window against the compositor's (Wayland)."""
         conn = await CDPConnection.connect(ws_url, call_timeout=settings.cdp_timeout)
         tracker = TargetTracker(conn, configure_timeout=settings.cdp_timeout)
         agent = AgentSession(conn, tracker, AgentConfig(settings.downloads_dir, settings.cdp_timeout))
@@ -50,7 +53,7 @@ class ChromiumConnection:
         recovery.start()
         strategies = settings.layout_strategies
         layout = LayoutService(conn, tracker, readers=readers_named(strategies),
-                               refresh="refresh" in strategies)
+                               refresh="refresh" in strategies, window_check=window_check)
         return cls(conn, tracker, agent, recovery, TabHealth(settings.tab_budget), layout, version)
 
     @property

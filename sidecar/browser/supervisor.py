@@ -18,7 +18,9 @@ from httpapi.bounded import within
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
+from ..layout.geometry import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
+from .compositor_window import SwayWindowCheck
 from .launcher import ChromiumProcess, LaunchError, launch
 from .graceful import close_gracefully
 from ..state.profiles import Profile, ProfileStore
@@ -255,7 +257,10 @@ class ChromiumSupervisor:
         chromium = self.chromium
         if chromium is None:
             raise LaunchError("no Chromium to connect to")
-        live = await ChromiumConnection.open(chromium.ws_url, self.settings)
+        # On Wayland the screen bounds hold only once Chromium has taken Sway's window.
+        window_check = SwayWindowCheck(lambda: chromium.pid) \
+            if chromium_on_wayland(" ".join(self.settings.chromium_flags)) else None
+        live = await ChromiumConnection.open(chromium.ws_url, self.settings, window_check)
         self.live, self.version = live, live.version
         self._signal()
         log.info("connected to %s (pid %d)", live.version.get("product"), chromium.pid)

@@ -90,3 +90,12 @@ class TabHealth(Protocol):
 
     def mark(self, page: Page) -> None: ...
 
+
+
+class WindowCheck(Protocol):
+    """Whether a tab's screen bounds are exact: the browser window its page reports is the one
+    the compositor shows (sidecar/browser/compositor_window.py, Chromium on Wayland). It may
+    wait, within a bound, for the window to settle."""
+
+    async def unsettled(self, page: Page) -> str | None:
+        """None when the tab's screen bounds are exact; else why they are not."""

@@ -32,7 +32,7 @@ from .options import LayoutOptions
 from .change_signal import unprovable
 from .readers import ALL, Reader
 from .refresh import EagerRefresher
-from .seams import Connection, Page, TabHealth, Tracker
+from .seams import Connection, Page, TabHealth, Tracker, WindowCheck
 from .tab import LayoutCounters, TabLayout
 
 log = logging.getLogger(__name__)
@@ -44,10 +44,13 @@ TAB_TIMEOUT = 20.0          # a whole tab's layout; each CDP call also has the c
 
 class LayoutService:
     def __init__(self, conn: Connection, tracker: Tracker, *, readers: Sequence[Reader] = ALL,
-                 refresh: bool = True) -> None:
+                 refresh: bool = True, window_check: WindowCheck | None = None) -> None:
         """``readers``: the ways to read a tab, in order (readers.readers_named); ``refresh``:
-        read a tab again in the background as soon as its page reports a change."""
+        read a tab again in the background as soon as its page reports a change;
+        ``window_check``: where the browser's window geometry must be checked against the
+        compositor's (Wayland), each tab's entry says whether its screen bounds are exact."""
         self.conn, self.tracker = conn, tracker
+        self.window_check = window_check
         self.readers = tuple(readers)
         self.counters = LayoutCounters()
         self.encoder = LayoutEncoder()
@@ -77,6 +80,9 @@ class LayoutService:
             raise ChromiumUnavailable("not connected to Chromium")
         pages = self._pages(options.tab)
         self._forget_closed_tabs()
+        # Before the reads: a window that is still settling is waited for, so the reads see it settled.
+        unsettled = await asyncio.gather(*(self.window_check.unsettled(page) for page in pages)) \
+            if self.window_check is not None else None
         # Titles are re-read alongside (Chromium sends no event when a page sets document.title):
         # each tab's entry names its current title.
         _, *results = await asyncio.gather(or_exception(self.tracker.refresh_titles()),
@@ -84,6 +90,9 @@ class LayoutService:
         if options.tab is not None and isinstance(results[0], Exception):
             raise results[0]
         tabs = [self._entry(page, result, options) for page, result in zip(pages, results)]
+        if unsettled is not None:
+            for entry, reason in zip(tabs, unsettled):
+                entry["screenBounds"] = {"exact": True} if reason is None else {"exact": False, "reason": reason}
         if options.order == "front":
             # The tab in front first (as CDP's /json lists them), then the rest in tab-strip order.
             tabs.sort(key=lambda entry: entry["visible"] is not True)

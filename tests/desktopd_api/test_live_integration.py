@@ -1,4 +1,7 @@
-"""desktopd over real HTTP, as a real process, on a real Xvfb with real X clients (no fakes)."""
+"""desktopd over real HTTP, as a real process, with real clients (no fakes), on each backend:
+a real Xvfb with Tk clients, and a real headless Sway with a Wayland client (conftest.py's
+``live``). The same requests, the same answers; tests named for one backend use that one's
+display server directly."""
 
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ from PIL import Image
 from tests.support.capability import have_program, require
 
 from tests.support.desktopd import start_desktopd
+from tests.support.sway import launch_sway, running_sway, stop_sway
 
-pytestmark = pytest.mark.x11
+from .conftest import LiveDesktop
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 
@@ -30,10 +34,10 @@ def post(desktopd, path, body, status=200):
     return resp.json() if resp.content else None
 
 
-def test_health_reports_the_display(desktopd, xvfb):
+def test_health_reports_the_display(desktopd, live: LiveDesktop):
     body = desktopd.request("GET", "/health").json()
     assert body["status"] == "ok" and body["x_connected"] is True
-    assert body["display"] == xvfb.display
+    assert body["display"] == live.display
     assert body["screen"] == {"width": 1280, "height": 800}
 
 
@@ -167,12 +171,18 @@ def test_clipboard_round_trip(desktopd):
     assert desktopd.request("GET", "/api/v1/clipboard").json()["text"] == text
 
 
-def test_execute_runs_in_the_desktop_session(desktopd, xvfb, tmp_path):
-    out = post(desktopd, "/api/v1/execute", {"command": ["sh", "-c", "echo $DISPLAY; xdpyinfo >/dev/null && echo ok"],
-                                             "cwd": str(tmp_path)})
-    assert out["stdout"] == f"{xvfb.display}\nok\n" and out["exit_code"] == 0
+# A program the desktop session runs finds its display server: X's, or Sway's Wayland socket.
+SESSION_PROBES = {"x11": ("echo $DISPLAY; xdpyinfo >/dev/null && echo ok", "DISPLAY"),
+                  "sway": ('echo $WAYLAND_DISPLAY; test -S "$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY" && echo ok',
+                           "WAYLAND_DISPLAY")}
+
+
+def test_execute_runs_in_the_desktop_session(desktopd, live: LiveDesktop, tmp_path):
+    probe, variable = SESSION_PROBES[live.backend]
+    out = post(desktopd, "/api/v1/execute", {"command": ["sh", "-c", probe], "cwd": str(tmp_path)})
+    assert out["stdout"] == f"{live.display}\nok\n" and out["exit_code"] == 0, out
     marker = tmp_path / "display"
-    out = post(desktopd, "/api/v1/execute", {"command": f"echo $DISPLAY > {marker}; exec sleep 60",
+    out = post(desktopd, "/api/v1/execute", {"command": f"echo ${variable} > {marker}; exec sleep 60",
                                              "detach": True})
     pid = out["pid"]
     try:
@@ -211,6 +221,7 @@ def _start_xvfb_on(number: int) -> subprocess.Popen:
         time.sleep(0.05)
 
 
+@pytest.mark.x11
 def test_503_while_display_is_gone_then_recovery():
     require(have_program("Xvfb"), "Xvfb")
     number = _free_high_display()
@@ -239,8 +250,8 @@ def test_503_while_display_is_gone_then_recovery():
                 xvfb.wait(timeout=10)
 
 
-def test_token_protects_a_real_server(xvfb):
-    server = start_desktopd(xvfb.display, env={"DESKTOPD_TOKEN": "tok-123"})
+def test_token_protects_a_real_server(live: LiveDesktop):
+    server = live.start_desktopd(env={"DESKTOPD_TOKEN": "tok-123"})
     try:
         assert server.request("GET", "/health").status_code == 200
         assert server.request("GET", "/api/v1/tree").status_code == 401
@@ -250,6 +261,7 @@ def test_token_protects_a_real_server(xvfb):
         server.stop()
 
 
+@pytest.mark.x11
 def test_starts_before_the_display_and_connects_when_it_appears():
     require(have_program("Xvfb"), "Xvfb")
     number = _free_high_display()
@@ -284,3 +296,55 @@ def test_compat_batches_as_long_as_harnesses_send_them_in_order(desktopd, record
     reply = desktopd.request("POST", "/api/v1/keyboard_event", json={"events": late_typo})
     assert reply.status_code == 422 and reply.json()["field"] == "events[40].keysym", reply.text
     assert recorder.text().endswith(text)
+
+
+@pytest.mark.sway
+def test_503_while_the_compositor_is_gone_then_recovery_on_sway():
+    """Sway's twin of the Xvfb test above: Sway stopped, then started again on the same sockets."""
+    with running_sway(640, 480) as sway:
+        server = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
+                                sway.wayland_display, env=sway.env())
+        again = None
+        try:
+            assert server.request("GET", "/health").status_code == 200
+            assert decode(server.request("GET", "/api/v1/screenshot")).size == (640, 480)
+            stop_sway(sway)
+            resp = server.request("GET", "/api/v1/screenshot")
+            assert resp.status_code == 503 and resp.json()["error"] == "unavailable", resp.text
+            health = server.request("GET", "/health")
+            assert health.status_code == 503 and health.json()["x_connected"] is False
+            assert server.request("POST", "/api/v1/tablet", json={"x": 1, "y": 1}).status_code == 503
+            again = launch_sway(sway.runtime_dir, 640, 480)
+            assert again.wayland_display == sway.wayland_display
+            health = server.request("GET", "/health")  # the first request after the return reconnects
+            assert health.status_code == 200 and health.json()["x_connected"] is True, health.text
+            assert decode(server.request("GET", "/api/v1/screenshot")).size == (640, 480)
+            assert server.request("POST", "/api/v1/tablet", json={"x": 5, "y": 5}).json()["x"] == 5
+            assert server.request("PUT", "/api/v1/clipboard", json={"text": "back"}).status_code == 200
+            assert server.request("GET", "/api/v1/clipboard").json()["text"] == "back"
+        finally:
+            server.stop()
+            if again is not None:
+                stop_sway(again)
+
+
+@pytest.mark.sway
+def test_starts_before_sway_and_connects_when_it_appears():
+    with running_sway(640, 480) as first:
+        stop_sway(first)      # a runtime directory of Sway's user, with no Sway in it yet
+        server = start_desktopd("wayland-1", "--backend", "sway", "--wayland-display", "wayland-1",
+                                env={**first.env(), "WAYLAND_DISPLAY": "wayland-1"})
+        sway = None
+        try:
+            health = server.request("GET", "/health")
+            assert health.status_code == 503 and health.json()["status"] == "degraded"
+            resp = server.request("GET", "/api/v1/tree")
+            assert resp.status_code == 503 and "Retry-After" in resp.headers
+            sway = launch_sway(first.runtime_dir, 640, 480)
+            assert sway.wayland_display == "wayland-1"   # libwayland's first free name
+            assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
+            assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+        finally:
+            server.stop()
+            if sway is not None:
+                stop_sway(sway)
