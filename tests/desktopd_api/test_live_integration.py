@@ -261,6 +261,20 @@ def test_token_protects_a_real_server(live: LiveDesktop):
         server.stop()
 
 
+def assert_degraded_without_display(server) -> None:
+    """desktopd up, its display not (yet): health says so and the API answers 503 to retry."""
+    health = server.request("GET", "/health")
+    assert health.status_code == 503 and health.json()["status"] == "degraded"
+    resp = server.request("GET", "/api/v1/tree")
+    assert resp.status_code == 503 and "Retry-After" in resp.headers
+
+
+def assert_serves_the_640x480_screen(server) -> None:
+    """Connected to the display that appeared: its size known, its far corner tappable."""
+    assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
+    assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+
+
 @pytest.mark.x11
 def test_starts_before_the_display_and_connects_when_it_appears():
     require(have_program("Xvfb"), "Xvfb")
@@ -268,13 +282,9 @@ def test_starts_before_the_display_and_connects_when_it_appears():
     server = start_desktopd(f":{number}")  # nothing listens on that display yet
     xvfb = None
     try:
-        health = server.request("GET", "/health")
-        assert health.status_code == 503 and health.json()["status"] == "degraded"
-        resp = server.request("GET", "/api/v1/tree")
-        assert resp.status_code == 503 and "Retry-After" in resp.headers
+        assert_degraded_without_display(server)
         xvfb = _start_xvfb_on(number)
-        assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
-        assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+        assert_serves_the_640x480_screen(server)
     finally:
         server.stop()
         if xvfb is not None:
@@ -336,14 +346,10 @@ def test_starts_before_sway_and_connects_when_it_appears():
                                 env={**first.env(), "WAYLAND_DISPLAY": "wayland-1"})
         sway = None
         try:
-            health = server.request("GET", "/health")
-            assert health.status_code == 503 and health.json()["status"] == "degraded"
-            resp = server.request("GET", "/api/v1/tree")
-            assert resp.status_code == 503 and "Retry-After" in resp.headers
+            assert_degraded_without_display(server)
             sway = launch_sway(first.runtime_dir, 640, 480)
             assert sway.wayland_display == "wayland-1"   # libwayland's first free name
-            assert server.request("GET", "/health").json()["screen"] == {"width": 640, "height": 480}
-            assert server.request("POST", "/api/v1/tablet", json={"x": 639, "y": 479}).status_code == 200
+            assert_serves_the_640x480_screen(server)
         finally:
             server.stop()
             if sway is not None:
