@@ -41,7 +41,7 @@ def test_each_format_module_declares_the_format_it_is_named_for() -> None:
 
 def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
     served = {(route.method, route.path) for route in ROUTES if route.path.startswith(COMPUTER_PATH + "/")}
-    declared = {(endpoint.method, fmt.path) for fmt in FORMATS.values() for endpoint in fmt.endpoints}
+    declared = {(endpoint.method, fmt.path) for fmt in FORMATS.values() for endpoint in fmt.server_side().endpoints}
     assert served == declared
     assert all(fmt.path == f"/api/v1/computer/{name}" for name, fmt in FORMATS.items())
 
@@ -49,7 +49,7 @@ def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_openapi_document_describes_each_endpoint_as_declared(name: str) -> None:
     fmt = FORMATS[name]
-    for endpoint in fmt.endpoints:
+    for endpoint in fmt.server_side().endpoints:
         operation = DOCUMENT["paths"][fmt.path][endpoint.method.lower()]
         params = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
         assert params == {f.name for f in endpoint.query.fields}
@@ -58,7 +58,7 @@ def test_the_openapi_document_describes_each_endpoint_as_declared(name: str) -> 
             body = operation["requestBody"]["content"]["application/json"]["schema"]
             assert _resolve(body) == _resolve(endpoint.body.schema())
     # The kit scales coordinates with the display query and runs actions without a settle.
-    post = next(e for e in fmt.endpoints if e.method == "POST")
+    post = next(e for e in fmt.server_side().endpoints if e.method == "POST")
     assert {"display_width_px", "display_height_px", "settle"} <= {f.name for f in post.query.fields}
 
 
@@ -92,7 +92,7 @@ def test_the_kit_tells_the_format_apart_and_sends_what_the_endpoint_takes(name: 
     assert planned.act == name and planned.step_act() == {
         name: planned.body, "display_width_px": 50, "display_height_px": 50}
     fmt.action.validate(planned.body, name)          # what /step takes
-    post = next(e for e in fmt.endpoints if e.method == "POST")
+    post = next(e for e in fmt.server_side().endpoints if e.method == "POST")
     assert post.body is not None
     post.body.validate(fmt.kit.body(planned.body), "")   # what the endpoint takes
 
