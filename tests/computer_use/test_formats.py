@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktopd.computer.formats import FORMATS
-from desktopd.computer.vendor_format import COMPUTER_PATH
+from desktopd.computer.vendor_format import COMPUTER_PATH, FormatServer
 from desktopd.handlers.openapi import build_openapi
 from desktopd.harness_step import ACTS, STEP_BODY
 from desktopd.routes import ROUTES
@@ -37,6 +37,14 @@ def _resolve(schema: dict) -> dict:
 def test_each_format_module_declares_the_format_it_is_named_for() -> None:
     modules = {path.stem for path in (ROOT / "desktopd/computer/formats").glob("*.py") if path.stem != "__init__"}
     assert modules == set(FORMATS) and len(FORMATS) >= 2
+
+
+def test_each_format_names_its_server_side_and_every_server_module_belongs_to_one() -> None:
+    servers = {f"desktopd.computer.format_servers.{path.stem}"
+               for path in (ROOT / "desktopd/computer/format_servers").glob("*.py") if path.stem != "__init__"}
+    assert {fmt.server for fmt in FORMATS.values()} == servers
+    for fmt in FORMATS.values():
+        assert isinstance(fmt.server_side(), FormatServer) and fmt.server_side().endpoints
 
 
 def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
