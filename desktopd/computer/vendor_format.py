@@ -4,7 +4,7 @@
   model, which actions only look, and what the harness kit needs to send it actions (KitSide).
   A declaration imports no server code, so the kit names and plans formats without loading
   desktopd's input layer, X bindings, aiohttp or Pillow.
-- its server side, one module in ``format_servers/`` (``SERVER``, a FormatServer) that the
+- its server side, ``format_servers/<name>_server.py`` (``SERVER``, a FormatServer), which the
   declaration names by its dotted path: the translation into desktopd input and the endpoints.
   desktopd resolves it (``VendorFormat.server_side()``) when it builds its routes or runs an act.
 

@@ -1,5 +1,5 @@
 """The Anthropic format: Anthropic's ``computer`` tool (computer_20250124 and computer_20251124),
-served on POST/GET /api/v1/computer/anthropic (format_servers/anthropic.py runs it).
+served on POST/GET /api/v1/computer/anthropic (format_servers/anthropic_server.py runs it).
 
 The body is the tool call's ``input``; the answer's ``content`` is the tool_result's content
 blocks (text and/or a base64 PNG), as the reference implementation (anthropic-quickstarts,
@@ -100,4 +100,4 @@ FORMAT = VendorFormat(
          "hold_key": "keys", "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"},
         body=dict, executed=lambda reply: dict(reply.get("executed") or {}), step_reply=_step_reply,
         query={"screenshot": False}, unwrap=_unwrap),
-    server="desktopd.computer.format_servers.anthropic")
+    server="desktopd.computer.format_servers.anthropic_server")

@@ -1,5 +1,5 @@
 """The OpenAI format: the actions of an OpenAI ``computer_call``, served on POST
-/api/v1/computer/openai (format_servers/openai.py runs them) and answered with the
+/api/v1/computer/openai (format_servers/openai_server.py runs them) and answered with the
 ``computer_call_output`` item the Responses API expects next (a screenshot).
 """
 
@@ -83,4 +83,4 @@ FORMAT = VendorFormat(
         {"click": "click", "double_click": "click", "type": "type", "keypress": "keys", "move": "move",
          "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"},
         body=lambda action: {"action": action}, executed=_executed, step_reply=_step_reply),
-    server="desktopd.computer.format_servers.openai")
+    server="desktopd.computer.format_servers.openai_server")
