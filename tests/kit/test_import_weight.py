@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-SERVER_SIDE = ("desktopd.computer.executors", "desktopd.handlers", "desktopd.input", "desktopd.x11",
-               "desktopd.settle", "desktopd.xservice", "Xlib", "aiohttp", "PIL")
+SERVER_SIDE = ("desktopd.computer.format_servers", "desktopd.computer.steps", "desktopd.computer.display",
+               "desktopd.handlers", "desktopd.input", "desktopd.x11", "desktopd.settle", "desktopd.xservice",
+               "desktopd.models", "Xlib", "aiohttp", "PIL")
 
 
 @pytest.mark.parametrize("module", ["desktopd_kit", "desktopd_kit.actions", "desktopd_kit.env"])
