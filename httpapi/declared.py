@@ -19,8 +19,8 @@ def declarations(package: str, path: Iterable[str], name: str, kind: type[T]) ->
 
 def declared_in(module: str, name: str, kind: type[T]) -> T:
     """The ``name`` of ``module``, imported now (a declaration naming another module's part by
-    its dotted name resolves it here); a TypeError when it is not a ``kind``."""
-    declared = getattr(importlib.import_module(module), name)
+    its dotted name resolves it here); a TypeError when it is missing or not a ``kind``."""
+    declared = getattr(importlib.import_module(module), name, None)
     if not isinstance(declared, kind):
         raise TypeError(f"{module}.{name} is not a {kind.__name__}")
     return declared

@@ -6,6 +6,7 @@ new format module is checked without a line here."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,9 @@ def test_each_format_names_its_server_side_and_every_server_module_belongs_to_on
     assert {fmt.server for fmt in FORMATS.values()} == servers
     for fmt in FORMATS.values():
         assert isinstance(fmt.server_side(), FormatServer) and fmt.server_side().endpoints
+    misnamed = replace(FORMATS["openai"], server="desktopd.computer.formats.anthropic")
+    with pytest.raises(TypeError, match=r"desktopd\.computer\.formats\.anthropic\.SERVER is not a FormatServer"):
+        misnamed.server_side()
 
 
 def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
