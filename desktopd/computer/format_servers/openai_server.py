@@ -32,6 +32,7 @@ WAIT_S = 1.0   # `wait` carries no duration; the reference sample sleeps about t
 KEY_ALIASES = {"cmd": "super", "option": "alt", "arrowup": "Up", "arrowdown": "Down",
                "arrowleft": "Left", "arrowright": "Right", "pageup": "Prior", "pagedown": "Next"}
 
+
 def _one_of_action(body: JSONObject) -> tuple[str, str] | None:
     if (body["action"] is None) == (body["actions"] is None):
         return "action", "give exactly one of action, actions"

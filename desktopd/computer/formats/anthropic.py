@@ -71,7 +71,9 @@ ACTIONS = Tagged("action", {
                                required=True, description="[x0, y0, x1, y1] in display pixels.")),
 }, description="The input of an Anthropic computer tool call; `action` picks the variant.")
 
+
 # -- the harness kit's side --------------------------------------------------------------------
+
 
 def _recognises(action: RawAction) -> bool:
     """An ``action`` key (and no ``type``), or a whole tool_use block."""
