@@ -72,7 +72,7 @@ async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, 
     xs = xservice(request)
     for name, fmt in FORMATS.items():
         if body[name] is not None:
-            done = await fmt.perform(xs, await display_of(xs, body), body[name], name)
+            done = await fmt.server_side().perform(xs, await display_of(xs, body), body[name], name)
             return name, done.executed, done.text
     if body["tablet"] is not None:
         return "tablet", await run_pointer_body(xs, body["tablet"], "tablet"), None
@@ -131,7 +131,7 @@ def _clicks(body: dict[str, Any], started: float) -> Clicks | None:
     """The left clicks the act gives a page, for the browser's evidence."""
     for name, fmt in FORMATS.items():
         if body[name] is not None:
-            return fmt.clicks([body[name]], started)
+            return fmt.server_side().clicks([body[name]], started)
     if body["tablet"] is not None:
         return tablet_clicks(body["tablet"], started)
     return None

@@ -7,8 +7,8 @@ from typing import Any, Literal, TypedDict
 
 from httpapi.bodies import Typed
 from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
+from desktopd.limits import COORD_LIMIT
 
-COORD_LIMIT = 1 << 15  # X coordinates are 16-bit; the screen check comes later, against the real size
 
 
 def coord(description: str = "") -> Int:

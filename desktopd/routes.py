@@ -9,7 +9,7 @@ from desktopd import models
 from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd import harness_step as step
-from desktopd.computer.formats import format_routes
+from desktopd.computer.format_servers import format_routes
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models

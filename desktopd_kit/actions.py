@@ -1,7 +1,8 @@
 """Actions in several formats, told apart by their keys, and run on a desktop.
 
-- The vendor formats desktopd serves, one module each in desktopd/computer/formats/ (each
-  declares how the kit recognises its actions, what it posts and how it reads the answer):
+- The vendor formats desktopd serves, one declaration each in desktopd/computer/formats/ (each
+  declares how the kit recognises its actions, what it posts and how it reads the answer, and
+  imports none of desktopd's server):
   ``anthropic``, an Anthropic computer tool call's ``input`` (an ``action`` key; a whole
   ``tool_use`` block is unwrapped), run on /api/v1/computer/anthropic; ``openai``, an OpenAI
   ``computer_call`` action (a ``type`` key and something only OpenAI says: type ``keypress``,

@@ -14,10 +14,13 @@ T = TypeVar("T")
 def declarations(package: str, path: Iterable[str], name: str, kind: type[T]) -> list[T]:
     """The ``name`` of every module of ``package`` (its ``__name__`` and ``__path__``); a
     TypeError names a module whose declaration is not a ``kind``."""
-    found: list[T] = []
-    for info in pkgutil.iter_modules(path):
-        declared = getattr(importlib.import_module(f"{package}.{info.name}"), name)
-        if not isinstance(declared, kind):
-            raise TypeError(f"{package}.{info.name}.{name} is not a {kind.__name__}")
-        found.append(declared)
-    return found
+    return [declared_in(f"{package}.{info.name}", name, kind) for info in pkgutil.iter_modules(path)]
+
+
+def declared_in(module: str, name: str, kind: type[T]) -> T:
+    """The ``name`` of ``module``, imported now (a declaration naming another module's part by
+    its dotted name resolves it here); a TypeError when it is missing or not a ``kind``."""
+    declared = getattr(importlib.import_module(module), name, None)
+    if not isinstance(declared, kind):
+        raise TypeError(f"{module}.{name} is not a {kind.__name__}")
+    return declared

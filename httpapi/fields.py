@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from httpapi.errors import ApiError, invalid
+from httpapi.api_error import ApiError, invalid
 
 _MISSING: Any = object()
 

@@ -60,7 +60,7 @@ def screenshot_ref(png: bytes, step: int) -> dict[str, Any]:
 async def execute(xs: XService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
     """One planned action through its format's executor (validated as its endpoint validates)."""
     fmt = FORMATS[planned.executor]
-    done = await fmt.perform(xs, display, fmt.action.validate(planned.action, where), where)
+    done = await fmt.server_side().perform(xs, display, fmt.action.validate(planned.action, where), where)
     return {"executed": done.executed, "text": done.text}
 
 

@@ -2,7 +2,8 @@
 Anthropic's Messages API with the computer tool, OpenAI's Responses API with
 computer_use_preview, and an OpenAI-compatible chat endpoint whose (grounding) model answers one
 JSON action with coordinates. Each turns the model's answer into a plan: actions in the shape of
-desktopd's existing executors (desktopd/computer/formats/anthropic.py and openai.py), or done."""
+desktopd's existing executors (desktopd/computer/format_servers/: anthropic_server.py and
+openai_server.py), or done."""
 
 from __future__ import annotations
 

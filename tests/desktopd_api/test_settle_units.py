@@ -216,7 +216,7 @@ async def test_the_settler_asks_the_browser_only_for_clicks_and_when_allowed():
 
 
 def test_which_acts_are_clicks_a_page_can_confirm():
-    anthropic_clicks, openai_clicks = FORMATS["anthropic"].clicks, FORMATS["openai"].clicks
+    anthropic_clicks, openai_clicks = (FORMATS[name].server_side().clicks for name in ("anthropic", "openai"))
     assert anthropic_clicks([{"action": "triple_click"}], 1.0) == Clicks(1.0, 3)
     assert anthropic_clicks([{"action": "left_click", "text": "shift"}], 1.0) is None
     assert anthropic_clicks([{"action": "right_click"}], 1.0) is None
