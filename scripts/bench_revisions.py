@@ -14,7 +14,8 @@ N elements (testbed's /gen/N, served here); then, timed request by request:
   * snapshot-change: GET /snapshot right after a rename;
   * act-click:      POST /act a click by ref (cdp mode, no snapshot back) on a button of the page.
 Printed per tree: the median wall ms of a request, and the CPU ms a request cost (a batch's CPU,
-renames included, over its requests; the median of the rounds' batches); the ratio this tree /
+renames included, less the tree's idle rate over the batch's duration, over its requests; the
+median of the rounds' batches); the ratio this tree /
 the other (below 1: this tree is cheaper).
 
 Usage: .venv/bin/python scripts/bench_revisions.py --baseline-tree /path/to/old/checkout
@@ -56,6 +57,7 @@ START_BUDGET_S = 60.0
 # Before each batch the sidecar and its Chromium are let finish what the last one started (a
 # page's load starts a background read): quiet = under this share of a core over QUIET_WINDOW_S.
 QUIET_SHARE, QUIET_WINDOW_S, QUIET_BUDGET_S = 0.03, 0.5, 30.0
+IDLE_WINDOW_S = 2.0
 
 
 def cpu_seconds_of_tree(root_pid: int) -> dict[int, float]:
@@ -96,6 +98,13 @@ async def until_quiet(root_pid: int) -> None:
         await asyncio.sleep(QUIET_WINDOW_S)
         if cpu_spent(before, cpu_seconds_of_tree(root_pid)) < QUIET_SHARE * QUIET_WINDOW_S:
             return
+
+
+async def idle_cpu_rate(root_pid: int) -> float:
+    """CPU seconds per second the quiet process tree spends with no request (over IDLE_WINDOW_S)."""
+    before = cpu_seconds_of_tree(root_pid)
+    await asyncio.sleep(IDLE_WINDOW_S)
+    return cpu_spent(before, cpu_seconds_of_tree(root_pid)) / IDLE_WINDOW_S
 
 
 @dataclass
@@ -189,8 +198,10 @@ async def measure_tree(tree: Path, display: str, page_url: str, requests: int, l
                     request = act if operation == "act-click" else functools.partial(
                         get, "/" + operation.split("-")[0])
                     await until_quiet(sidecar.process.pid)
+                    idle_rate = await idle_cpu_rate(sidecar.process.pid)
                     # CPU is counted in clock ticks (10 ms): over the whole batch, then divided.
                     cpu_before = cpu_seconds_of_tree(sidecar.process.pid)
+                    batch_start = time.perf_counter()
                     for _ in range(requests):
                         if operation.endswith("change"):
                             await rename()
@@ -198,6 +209,9 @@ async def measure_tree(tree: Path, display: str, page_url: str, requests: int, l
                         await request()
                         results[operation].wall_ms.append((time.perf_counter() - start) * 1000)
                     cpu = cpu_spent(cpu_before, cpu_seconds_of_tree(sidecar.process.pid))
+                    # What Chromium spends anyway (timers, GC) while a slow host stretches the
+                    # batch is not the requests' cost.
+                    cpu = max(0.0, cpu - idle_rate * (time.perf_counter() - batch_start))
                     results[operation].cpu_ms.append(cpu * 1000 / requests)
             finally:
                 await cdp.close()
