@@ -191,3 +191,31 @@ def test_a_visible_click_right_after_a_tiling_change_presses_its_button_where_ai
         pressed = agent.act("evaluate", mode="cdp", function="() => document.title")["result"]
         assert pressed == "down 60 45", f"cycle {cycle}: {answer}"
         assert answer["point"]["pointer_check"]["seen"] == {"x": 60, "y": 45, "inside": True}, answer
+
+
+def test_a_visible_click_on_a_floating_window_it_cannot_place_is_refused_with_the_reason(
+        browser: WaylandBrowser) -> None:
+    """Floating, Chromium's window is where Sway centres it, which the page does not know: a
+    visible click answers 409 with the window check's reason and presses nothing, or (bounds
+    exact) presses the button's centre."""
+    agent = Agent(browser.sidecar_url)
+    tiled = steady_box(browser)
+    ref = agent.ref("button", "Go", agent.snapshot())
+    browser.command("floating enable")
+    try:
+        wait_for(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
+                 "Chromium's floating window")
+        agent.act("evaluate", mode="cdp", function="() => { document.title = 'waiting'; }")
+        response = agent.http.post(agent.url + "/act", json={"kind": "click", "ref": ref, "mode": "visible"},
+                                   timeout=60)
+        pressed = agent.act("evaluate", mode="cdp", function="() => document.title")["result"]
+        if response.status_code == 409:
+            body = response.json()
+            assert body["error"] == "screen_bounds_not_exact" and "Sway" in body["reason"], body
+            assert not pressed.startswith("down"), pressed
+        else:
+            assert response.status_code == 200, response.text
+            assert pressed == "down 60 45", response.text
+    finally:
+        browser.command("floating disable")
+        steady_box(browser)
