@@ -87,23 +87,31 @@ async def confirm_pointer(page: Page, element: Element, check: WindowCheck, poin
 
 async def _pointer_seen_at(element: Element, pointer: Input, point: tuple[float, float],
                            timeout: float) -> PointerSeen | None:
-    """Move the pointer to ``point`` and return the move as the element's window saw it. A step
-    beside it first, seen too, so the last move is a change whatever the pointer's place (Sway
-    sends motion only when the pointer moves)."""
+    """Move the pointer to ``point`` and return the move as the element's window saw it; None when
+    the page did not report it unmistakably. A step beside it first, seen too, so that the last
+    move is a change whatever the pointer's place (Sway sends motion only when the pointer moves),
+    and so that a report of the step arriving late is not taken for the point's."""
     x, y = point
-    beside = (x - 1, y) if x >= 1 else (x + 1, y)
-    for target in (beside, point):
-        try:
-            promise = await element.call_pending(_POINTER_SEEN, int(SEEN_S * 1000), timeout=timeout)
-        except CDPError:
-            return None
-        await pointer.move(*target)
-        if promise is None:
-            return None
-        try:
-            reply = await element.session.send("Runtime.awaitPromise", {
-                "promiseObjectId": promise, "returnByValue": True}, timeout=SEEN_S + timeout)
-        except CDPError:
-            return None
-        seen = (reply.get("result") or {}).get("value")
+    beside = await _move_seen(element, pointer, (x - 1, y) if x >= 1 else (x + 1, y), timeout)
+    seen = await _move_seen(element, pointer, point, timeout)
+    if beside is None or seen is None or (seen["x"], seen["y"]) == (beside["x"], beside["y"]):
+        return None
     return seen
+
+
+async def _move_seen(element: Element, pointer: Input, point: tuple[float, float],
+                     timeout: float) -> PointerSeen | None:
+    """Move the pointer to ``point``: the next move the element's window saw (bounded), or None."""
+    try:
+        promise = await element.call_pending(_POINTER_SEEN, int(SEEN_S * 1000), timeout=timeout)
+    except CDPError:
+        promise = None
+    await pointer.move(*point)      # moved even when the page cannot report it: the next try starts beside
+    if promise is None:
+        return None
+    try:
+        reply = await element.session.send("Runtime.awaitPromise", {
+            "promiseObjectId": promise, "returnByValue": True}, timeout=SEEN_S + timeout)
+    except CDPError:
+        return None
+    return (reply.get("result") or {}).get("value")

@@ -17,7 +17,9 @@ from sidecar.agent.resolve import Element
 from sidecar.layout.seams import Page
 
 INSIDE: PointerSeen = {"x": 60, "y": 45, "inside": True}
+BESIDE: PointerSeen = {"x": 59, "y": 45, "inside": True}             # the step before it
 ELSEWHERE: PointerSeen = {"x": 50, "y": 24, "inside": False}
+BESIDE_ELSEWHERE: PointerSeen = {"x": 49, "y": 24, "inside": False}
 
 
 class FakePage:
@@ -71,7 +73,7 @@ def run(page: FakePage, check: FakeCheck, pointer: FakePointer, points: list[tup
 
 
 def test_the_pointer_seen_over_the_element_at_once_is_pressed_where_aimed() -> None:
-    page, pointer = FakePage([None, INSIDE]), FakePointer()
+    page, pointer = FakePage([BESIDE, INSIDE]), FakePointer()
     aimed, report = run(page, FakeCheck([None]), pointer, [(60, 132)])
     assert aimed == (60, 132)
     assert report == {"seen": INSIDE, "misses": []}
@@ -80,7 +82,7 @@ def test_the_pointer_seen_over_the_element_at_once_is_pressed_where_aimed() -> N
 
 
 def test_a_move_the_page_saw_elsewhere_is_aimed_again_after_a_frame_and_reported() -> None:
-    page, pointer = FakePage([None, ELSEWHERE, None, INSIDE]), FakePointer()
+    page, pointer = FakePage([BESIDE_ELSEWHERE, ELSEWHERE, BESIDE, INSIDE]), FakePointer()
     aimed, report = run(page, FakeCheck([None]), pointer, [(60, 132), (60, 45)])
     assert aimed == (60, 45)
     assert report == {"seen": INSIDE, "misses": [ELSEWHERE]}
@@ -100,8 +102,18 @@ def test_bounds_that_are_not_exact_are_a_409_with_the_reason_and_no_move() -> No
 def test_a_pointer_never_seen_over_the_element_is_a_409_once_the_budget_is_spent(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compositor_aim, "CONFIRM_BUDGET_S", 0.0)
-    page, pointer = FakePage([None, ELSEWHERE]), FakePointer()
+    page, pointer = FakePage([BESIDE_ELSEWHERE, ELSEWHERE]), FakePointer()
     with pytest.raises(ApiError) as raised:
         run(page, FakeCheck([None]), pointer, [(60, 132)])
     assert (raised.value.status, raised.value.error) == (409, "pointer_not_confirmed")
     assert raised.value.extra == {"misses": [ELSEWHERE]}
+
+
+def test_a_report_not_told_apart_from_the_step_before_is_a_miss() -> None:
+    """The step's report arriving late (the same place twice), or no report of the step at all:
+    the page's answer for the point is not known to be the point's."""
+    page, pointer = FakePage([BESIDE, BESIDE, None, INSIDE, BESIDE, INSIDE]), FakePointer()
+    aimed, report = run(page, FakeCheck([None]), pointer, [(60, 132)])
+    assert report == {"seen": INSIDE, "misses": [None, None]}
+    assert pointer.moves == [(59, 132), (60, 132)] * 3
+    assert page.frames == 2
