@@ -32,7 +32,7 @@ async def _act(ctx: ActContext, kind: ActKind, body: ActBody) -> dict[str, Any]:
     if kind.aims and element is not None:
         if ctx.mode == "visible":
             await ensure_front(ctx)
-        out["element"], out["point"], point = await aim(ctx, element)
+        out["element"], out["point"], point = await aim(ctx, element, presses=kind.presses)
     out.update(await kind.run(ctx, Target(element, point), body))
     return out
 

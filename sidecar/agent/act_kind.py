@@ -54,6 +54,7 @@ class ActKind:
     ref: Literal["required", "optional", "none"] = "none"   # resolve body["ref"] first
     aims: bool = False              # scroll the element into view and read its point first
     visible_input: bool = False     # visible mode goes through desktopd
+    presses: bool = False           # presses a button at the point it aimed at
     settles: bool = True            # wait for a navigation the act started
     own_time: Callable[[ActBody], float] | None = None      # seconds the act itself may take
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from desktopd_kit import AsyncDesktop
 from httpapi.errors import ApiError
@@ -20,6 +20,7 @@ from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
 from .pointer import CdpInput, Input, VisibleInput
 from .aim import quick_aim
+from .compositor_aim import PointerCheck, confirm_pointer, exact_bounds
 from .page_scripts import NEXT_FRAME, NEXT_FRAME_FUNCTION, PAINTED, TO_MIDDLE_DRAWN
 from .resolve import Element, element_node
 from .session import AgentSession
@@ -80,6 +81,8 @@ class PointJson(TypedDict):
     x: float
     y: float
     space: Literal["screen", "viewport"]
+    # Before a visible press where the compositor's window is checked (Wayland): what the page saw.
+    pointer_check: NotRequired[PointerCheck]
 
 
 Aimed = tuple[ElementSummary, PointJson, tuple[float, float]]
@@ -101,8 +104,25 @@ async def _element_summary(element: Element, node: dict[str, Any]) -> ElementSum
             "name": (node.get("name") or {}).get("value", "")}
 
 
-async def aim(ctx: ActContext, element: Element) -> Aimed:
-    """Scroll the element into view and re-read its box: (element summary, point json, point)."""
+async def aim(ctx: ActContext, element: Element, *, presses: bool = False) -> Aimed:
+    """Scroll the element into view and re-read its box: (element summary, point json, point).
+    ``presses``: the act presses there (visible mode checks the page sees the pointer there first,
+    where the compositor's window must be checked: compositor_aim.py)."""
+    check = ctx.layout.window_check if ctx.mode == "visible" else None
+    if check is None:
+        aimed = await _aim_on_page(ctx, element)
+    elif not presses:
+        await exact_bounds(ctx.page, check)
+        aimed = await _aim_on_page(ctx, element)
+    else:
+        (summary, point_json, point), report = await confirm_pointer(
+            ctx.page, element, check, ctx.input, lambda: _aim_on_page(ctx, element),
+            lambda aimed: aimed[2], ctx.timeout)
+        aimed = summary, {**point_json, "pointer_check": report}, point
+    return aimed
+
+
+async def _aim_on_page(ctx: ActContext, element: Element) -> Aimed:
     aimed = await _aim_at(ctx, element)
     if element.session is not element.page:
         # The browser sends input to an out-of-process iframe by the page's last frame on
@@ -216,9 +236,7 @@ async def _arm_arrival(ctx: ActContext, element: Element | None, event: str) -> 
     ms = int(ARRIVAL_S * 1000)
     try:
         if element is not None:
-            reply = await element.session.send("Runtime.callFunctionOn", {
-                "objectId": element.object_id, "functionDeclaration": _ARRIVAL,
-                "arguments": [{"value": event}, {"value": ms}]}, timeout=ctx.timeout)
+            return await element.call_pending(_ARRIVAL, event, ms, timeout=ctx.timeout)
         else:
             reply = await ctx.page.send("Runtime.evaluate", {
                 "expression": f"({_ARRIVAL}).call(document, {event!r}, {ms})"}, timeout=ctx.timeout)

@@ -37,6 +37,14 @@ class Element:
             raise ApiError(422, "script_error", text)
         return (reply.get("result") or {}).get("value")
 
+    async def call_pending(self, function: str, *args: Any, timeout: float) -> str | None:
+        """``function`` run with this element as ``this``, its promise left pending: the
+        promise's object id, awaited later (Runtime.awaitPromise) once input was sent."""
+        reply = await self.session.send("Runtime.callFunctionOn", {
+            "objectId": self.object_id, "functionDeclaration": function,
+            "arguments": [{"value": a} for a in args]}, timeout=timeout)
+        return (reply.get("result") or {}).get("objectId")
+
 
 async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: float) -> Element:
     table = agent.refs(page.target_id)

@@ -191,7 +191,9 @@ AGENT_ROUTES: list[Route] = [
           extra_errors=(403, 408, 409, 502, 504), not_found=True,
           description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
                       "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
-                      "document, 409 modal_state while a dialog or file chooser waits."),
+                      "document, 409 modal_state while a dialog or file chooser waits; on Wayland (Sway) "
+                      "409 screen_bounds_not_exact or pointer_not_confirmed rather than a visible "
+                      "act at a point that would miss (docs/sway.md)."),
     Route("POST", "/back", _history(-1), "Go back one history entry", "agent", body=HISTORY_BODY.model,
           body_optional=True, **_ERR),
     Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", body=HISTORY_BODY.model,

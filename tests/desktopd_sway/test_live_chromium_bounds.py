@@ -26,6 +26,8 @@ from testbed.children import drain, read_line_matching, stop
 from tests.support.capability import require_chromium
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
+from tests.sidecar_agent.agent import Agent
+
 from .conftest import Sway
 
 pytestmark = pytest.mark.chromium
@@ -61,26 +63,26 @@ class WaylandBrowser:
 @pytest.fixture(scope="module")
 def browser(sway: Sway) -> Iterator[WaylandBrowser]:
     chromium = require_chromium()
-    env = {**os.environ, **sway.env(), "CHROMIUM_FLAGS": "--ozone-platform=wayland", "CHROMIUM_PATH": chromium}
+    # desktopd first: the sidecar's visible-mode acts go through it.
+    desktopd = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
+                              sway.wayland_display, env=sway.env())
+    env = {**os.environ, **sway.env(), "CHROMIUM_FLAGS": "--ozone-platform=wayland", "CHROMIUM_PATH": chromium,
+           "SIDECAR_DESKTOPD_URL": desktopd.url}
     env.pop("DISPLAY", None)
     sidecar = subprocess.Popen([sys.executable, "-m", "sidecar", PAGE, "--host", "127.0.0.1", "--port", "0"],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                stdin=subprocess.DEVNULL)
-    desktopd = None
     ipc = SwayIpc(sway.swaysock)
     try:
         url = read_line_matching(sidecar.stderr, re.compile(r"sidecar listening on (http://[\d.]+:\d+)"),
                                  sidecar, 60, "sidecar").group(1)
         read_line_matching(sidecar.stderr, re.compile(r"Chromium ready"), sidecar, 60, "sidecar's Chromium")
         drain(sidecar.stderr)
-        desktopd = start_desktopd(sway.wayland_display, "--backend", "sway", "--wayland-display",
-                                  sway.wayland_display, env=sway.env())
         yield WaylandBrowser(url, sidecar, desktopd, ipc)
     finally:
-        if desktopd is not None:
-            desktopd.stop()
         ipc.close()
         stop(sidecar)
+        desktopd.stop()
 
 
 def wait_for(found, what: str, timeout: float = 30.0):
@@ -93,9 +95,11 @@ def wait_for(found, what: str, timeout: float = 30.0):
 
 def read_button(browser: WaylandBrowser) -> tuple[dict, bool]:
     """The button's screen box, and whether the tab says its screen bounds are exact (a tab
-    that says nothing claims they are)."""
+    that says nothing claims they are); no box and not exact before the page shows it."""
     tab = browser.tab()
-    button = next(n for n in tab["layout"]["nodes"] if n["role"]["value"] == "button")
+    button = next((n for n in tab["layout"]["nodes"] if n["role"]["value"] == "button"), None)
+    if button is None:
+        return {}, False        # the page is still loading
     return button["screen"]["borderBox"], (tab.get("screenBounds") or {"exact": True})["exact"]
 
 
@@ -165,6 +169,53 @@ def test_a_floating_window_whose_place_chromium_cannot_know_is_not_exact(browser
         wait_for(lambda: browser.title() == "down 60 45",
                  f"a press on the button's centre after a tap at ({x}, {y}), the centre of {box} said exact",
                  timeout=5)
+    finally:
+        browser.command("floating disable")
+        steady_box(browser)
+
+
+def test_a_visible_click_right_after_a_tiling_change_presses_its_button_where_aimed(browser: WaylandBrowser) -> None:
+    """A visible-mode /act click sent at once after Sway tiles Chromium again: it aims only once
+    the screen bounds are exact and the page saw the pointer over the button, so the press lands
+    on the button's centre (never at a point computed from Chromium's old window)."""
+    agent = Agent(browser.sidecar_url)
+    tiled = steady_box(browser)
+    ref = agent.ref("button", "Go", agent.snapshot())
+    for cycle in range(CYCLES):
+        browser.command("floating enable")
+        wait_for(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
+                 "Chromium's floating window")
+        agent.act("evaluate", mode="cdp", function="() => { document.title = 'waiting'; }")
+        browser.command("floating disable")
+        answer = agent.act("click", ref=ref)         # at once: Chromium has not taken the tiled window yet
+        pressed = agent.act("evaluate", mode="cdp", function="() => document.title")["result"]
+        assert pressed == "down 60 45", f"cycle {cycle}: {answer}"
+        assert answer["point"]["pointer_check"]["seen"] == {"x": 60, "y": 45, "inside": True}, answer
+
+
+def test_a_visible_click_on_a_floating_window_it_cannot_place_is_refused_with_the_reason(
+        browser: WaylandBrowser) -> None:
+    """Floating, Chromium's window is where Sway centres it, which the page does not know: a
+    visible click answers 409 with the window check's reason and presses nothing, or (bounds
+    exact) presses the button's centre."""
+    agent = Agent(browser.sidecar_url)
+    tiled = steady_box(browser)
+    ref = agent.ref("button", "Go", agent.snapshot())
+    browser.command("floating enable")
+    try:
+        wait_for(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
+                 "Chromium's floating window")
+        agent.act("evaluate", mode="cdp", function="() => { document.title = 'waiting'; }")
+        response = agent.http.post(agent.url + "/act", json={"kind": "click", "ref": ref, "mode": "visible"},
+                                   timeout=60)
+        pressed = agent.act("evaluate", mode="cdp", function="() => document.title")["result"]
+        if response.status_code == 409:
+            body = response.json()
+            assert body["error"] == "screen_bounds_not_exact" and "Sway" in body["reason"], body
+            assert not pressed.startswith("down"), pressed
+        else:
+            assert response.status_code == 200, response.text
+            assert pressed == "down 60 45", response.text
     finally:
         browser.command("floating disable")
         steady_box(browser)

@@ -24,4 +24,4 @@ KIND = ActKind(
         F("modifiers", ListOf(MODIFIER, max_items=4), default=[]),
     ], "Click the element's centre.",
     '`ref`, `button` (left/right/middle), `double`, `modifiers` (`["Control","Shift"]`)',
-    run, ref="required", aims=True, visible_input=True)
+    run, ref="required", aims=True, visible_input=True, presses=True)

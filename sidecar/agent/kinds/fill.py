@@ -26,7 +26,7 @@ async def _fill_one(ctx: ActContext, field: ActBody) -> ActAnswer:
     checkable = await element.call(_CHECKABLE, timeout=ctx.timeout)
     if ctx.mode == "visible":
         await ensure_front(ctx)
-    summary, point_json, point = await aim(ctx, element)
+    summary, point_json, point = await aim(ctx, element, presses=True)
     if checkable is not None:
         want = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "on", "yes")
         if checkable["checked"] != want:

@@ -26,4 +26,4 @@ KIND = ActKind(
         F("slowly", Bool(), default=False, description="One key at a time (key handlers see each)."),
     ], "Replace the field's text with this text.",
     "`ref`, `text` (replaces the field's text), `submit` (Enter after), `slowly` (one key event per character)",
-    run, ref="required", aims=True, visible_input=True)
+    run, ref="required", aims=True, visible_input=True, presses=True)
