@@ -32,7 +32,6 @@ import functools
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from sidecar.cdp.connection import CDPConnection  # noqa: E402
 from sidecar.cdp.targets import TargetTracker  # noqa: E402
+from testbed.children import start_sidecar  # noqa: E402
 from testbed.pages import PageServer, free_port  # noqa: E402
 from testbed.xvfb import start_xvfb  # noqa: E402
 
@@ -53,7 +53,6 @@ RENAME = ("{ const b = document.querySelectorAll('button'); "
 OPERATIONS = ("layout-warm", "layout-change", "snapshot-warm", "snapshot-change", "act-click")
 BUTTON_REF = re.compile(r'- button "[^"]*" \[ref=(\w+)\]')
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-START_BUDGET_S = 60.0
 # Before each batch the sidecar and its Chromium are let finish what the last one started (a
 # page's load starts a background read): quiet = under this share of a core over QUIET_WINDOW_S.
 QUIET_SHARE, QUIET_WINDOW_S, QUIET_BUDGET_S = 0.03, 0.5, 30.0
@@ -113,59 +112,13 @@ class Samples:
     cpu_ms: list[float] = field(default_factory=list)
 
 
-@dataclass
-class RunningSidecar:
-    process: subprocess.Popen
-    url: str
-    cdp_url: str
-    log_path: Path
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def spawn_sidecar(tree: Path, display: str, page_url: str, log_path: Path) -> subprocess.Popen:
-    """``python -m sidecar`` of ``tree``, its output in ``log_path``."""
-    with open(log_path, "wb") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "sidecar", page_url, "--display", display, "--host", "127.0.0.1",
-             "--port", "0", "--cdp-port", str(free_port())],
-            cwd=str(tree), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-async def start_sidecar(tree: Path, display: str, page_url: str, log_path: Path) -> RunningSidecar:
-    """The sidecar of ``tree``, ready once it listens and Chromium answers /health."""
-    process = spawn_sidecar(tree, display, page_url, log_path)
-    deadline = time.monotonic() + START_BUDGET_S
-    url = None
-    async with aiohttp.ClientSession() as http:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"sidecar of {tree} exited: see {log_path}")
-            if url is None:
-                found = re.search(r"sidecar listening on (http://[\d.]+:\d+)", log_path.read_text(errors="replace"))
-                url = found.group(1) if found else None
-            if url is not None:
-                async with http.get(url + "/health") as response:
-                    health = await response.json()
-                if health.get("status") == "ok" and health.get("cdp_url"):
-                    return RunningSidecar(process, url, health["cdp_url"], log_path)
-            await asyncio.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"sidecar of {tree} not healthy in {START_BUDGET_S} s: see {log_path}")
-
-
-async def measure_tree(tree: Path, display: str, page_url: str, requests: int, log_path: Path,
+async def measure_tree(tree: Path, display: str, page_url: str, requests: int,
                        results: dict[str, Samples]) -> None:
-    sidecar = await start_sidecar(tree, display, page_url, log_path)
+    sidecar = await start_sidecar(display, page_url, extra=("--cdp-port", str(free_port())), tree=tree)
     try:
         async with aiohttp.ClientSession() as http:
-            cdp = await CDPConnection.connect(sidecar.cdp_url)
+            _status, health = await sidecar.get(http, "/health")
+            cdp = await CDPConnection.connect(health["cdp_url"])
             try:
                 tracker = TargetTracker(cdp)
                 await tracker.start()
@@ -216,7 +169,7 @@ async def measure_tree(tree: Path, display: str, page_url: str, requests: int, l
             finally:
                 await cdp.close()
     finally:
-        sidecar.stop()
+        await sidecar.close()
 
 
 def ratio(mine: list[float], theirs: list[float]) -> str:
@@ -230,9 +183,7 @@ async def main() -> int:
     parser.add_argument("--sizes", default="2000,10000")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=20)
-    parser.add_argument("--logs", type=Path, default=ROOT / ".state" / "bench-revisions")
     args = parser.parse_args()
-    args.logs.mkdir(parents=True, exist_ok=True)
     trees = {"this": ROOT, "baseline": args.baseline_tree.resolve()}
     xvfb = start_xvfb(1280, 800)
     server = PageServer()
@@ -243,8 +194,7 @@ async def main() -> int:
                 order = list(trees) if round_number % 2 == 0 else list(reversed(trees))
                 for name in order:
                     await measure_tree(trees[name], xvfb.display, server.url(f"/gen/{size}"),
-                                       args.requests, args.logs / f"{name}-{size}-{round_number}.log",
-                                       results[name])
+                                       args.requests, results[name])
             print(f"{size} elements: {args.rounds} rounds x {args.requests} requests; "
                   "ratio = this tree / baseline")
             print(f"  {'operation':16} {'wall this':>10} {'baseline':>9} {'ratio':>6}   "

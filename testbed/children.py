@@ -89,11 +89,12 @@ def _wait_closed(stream: Any) -> None:
         stream.close()
 
 
-async def start_module(args: Sequence[str], waits: Sequence[tuple[str, float, str]]) -> tuple[
-        subprocess.Popen, list[re.Match[str]]]:
-    """``python -m ARGS`` from the repository, ready once its stderr has shown each line of
-    ``waits`` (pattern, timeout s, what to call it in an error), in order."""
-    process = subprocess.Popen([sys.executable, "-m", *args], cwd=str(ROOT), stdout=subprocess.DEVNULL,
+async def start_module(args: Sequence[str], waits: Sequence[tuple[str, float, str]], *,
+                       tree: Path = ROOT) -> tuple[subprocess.Popen, list[re.Match[str]]]:
+    """``python -m ARGS`` from the repository (or another checkout, ``tree``), ready once its
+    stderr has shown each line of ``waits`` (pattern, timeout s, what to call it in an error), in
+    order."""
+    process = subprocess.Popen([sys.executable, "-m", *args], cwd=str(tree), stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     matches = []
     try:
@@ -134,10 +135,10 @@ class Sidecar:
         stop(self.process)
 
 
-async def start_sidecar(display: str, *urls: str, extra: Sequence[str] = ()) -> Sidecar:
+async def start_sidecar(display: str, *urls: str, extra: Sequence[str] = (), tree: Path = ROOT) -> Sidecar:
     """``python -m sidecar URL... --display :N --port 0``, ready once Chromium is up too."""
     process, (listening, _ready) = await start_module(
         ["sidecar", *urls, "--display", display, "--host", "127.0.0.1", "--port", "0", *extra],
         [(r"sidecar listening on (http://[\d.]+:\d+)", 40, "sidecar"),
-         (r"Chromium ready", 40, "sidecar's Chromium")])
+         (r"Chromium ready", 40, "sidecar's Chromium")], tree=tree)
     return Sidecar(process, listening.group(1))
