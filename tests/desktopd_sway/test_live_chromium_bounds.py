@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from desktopd.sway.windows import window_nodes
 from testbed.children import drain, read_line_matching, stop
 from tests.support.capability import require_chromium
 from tests.support.desktopd import DesktopdProcess, start_desktopd
+from tests.support.polling import poll_until
 
 from tests.sidecar_agent.agent import Agent
 
@@ -85,14 +85,6 @@ def browser(sway: Sway) -> Iterator[WaylandBrowser]:
         desktopd.stop()
 
 
-def wait_for(found, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while not (result := found()):
-        assert time.monotonic() < deadline, f"{what}: not seen within {timeout} s"
-        time.sleep(0.1)
-    return result
-
-
 def read_button(browser: WaylandBrowser) -> tuple[dict, bool]:
     """The button's screen box, and whether the tab says its screen bounds are exact (a tab
     that says nothing claims they are); no box and not exact before the page shows it."""
@@ -113,7 +105,7 @@ def steady_box(browser: WaylandBrowser) -> dict:
         previous.append(box)
         return box if same else None
 
-    return wait_for(steady, "the button's box, exact and steady")
+    return poll_until(steady, "the button's box, exact and steady")
 
 
 def test_bounds_read_right_after_tiling_are_exact_or_say_they_are_not(browser: WaylandBrowser) -> None:
@@ -121,7 +113,7 @@ def test_bounds_read_right_after_tiling_are_exact_or_say_they_are_not(browser: W
     for cycle in range(CYCLES):
         browser.command("floating enable")
         # Chromium floats: its box moves (Chromium on Wayland does not know where), or says so.
-        wait_for(lambda: read_button(browser) != (settled, True), "Chromium's floating window")
+        poll_until(lambda: read_button(browser) != (settled, True), "Chromium's floating window")
         browser.command("floating disable")
         box, exact = read_button(browser)              # at once: Chromium may not know yet
         assert not exact or box == settled, f"cycle {cycle}: {box} said exact, the page's box is {settled}"
@@ -139,11 +131,11 @@ def test_bounds_read_right_after_tiling_are_exact_or_say_they_are_not(browser: W
             browser.desktopd.request("POST", "/api/v1/tablet", json={"action": "move", "x": probe_x + dx, "y": probe_y})
         return browser.title() == "move 230 130"
 
-    wait_for(input_follows, "Chromium's input where its window is")
+    poll_until(input_follows, "Chromium's input where its window is")
     x, y = int(box["x"] + box["width"]) - 3, int(box["y"] + box["height"]) - 3
     response = browser.desktopd.request("POST", "/api/v1/tablet", json={"action": "tap", "x": x, "y": y})
     assert response.status_code == 200, response.text
-    assert wait_for(lambda: browser.title().startswith("down") and browser.title(), "the press") == \
+    assert poll_until(lambda: browser.title().startswith("down") and browser.title(), "the press") == \
         f"down {x - int(box['x']) + 30} {y - int(box['y']) + 30}"
 
 
@@ -158,15 +150,15 @@ def test_a_floating_window_whose_place_chromium_cannot_know_is_not_exact(browser
     tiled = steady_box(browser)
     browser.command("floating enable")
     try:
-        wait_for(lambda: chromium_floats(browser), "Chromium's window floating in Sway's tree")
-        box, exact = wait_for(lambda: (read := read_button(browser)) != (tiled, True) and read,
+        poll_until(lambda: chromium_floats(browser), "Chromium's window floating in Sway's tree")
+        box, exact = poll_until(lambda: (read := read_button(browser)) != (tiled, True) and read,
                               "a read of the floating window")
         if not exact:
             assert "Sway" in browser.tab()["screenBounds"]["reason"]
             return
         x, y = int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2)
         browser.desktopd.request("POST", "/api/v1/tablet", json={"action": "tap", "x": x, "y": y})
-        wait_for(lambda: browser.title() == "down 60 45",
+        poll_until(lambda: browser.title() == "down 60 45",
                  f"a press on the button's centre after a tap at ({x}, {y}), the centre of {box} said exact",
                  timeout=5)
     finally:
@@ -183,7 +175,7 @@ def test_a_visible_click_right_after_a_tiling_change_presses_its_button_where_ai
     ref = agent.ref("button", "Go", agent.snapshot())
     for cycle in range(CYCLES):
         browser.command("floating enable")
-        wait_for(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
+        poll_until(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
                  "Chromium's floating window")
         agent.act("evaluate", mode="cdp", function="() => { document.title = 'waiting'; }")
         browser.command("floating disable")
@@ -203,7 +195,7 @@ def test_a_visible_click_on_a_floating_window_it_cannot_place_is_refused_with_th
     ref = agent.ref("button", "Go", agent.snapshot())
     browser.command("floating enable")
     try:
-        wait_for(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
+        poll_until(lambda: chromium_floats(browser) and read_button(browser) != (tiled, True),
                  "Chromium's floating window")
         agent.act("evaluate", mode="cdp", function="() => { document.title = 'waiting'; }")
         response = agent.http.post(agent.url + "/act", json={"kind": "click", "ref": ref, "mode": "visible"},
