@@ -42,7 +42,8 @@ def described(shot: Capture, reading: Reading) -> dict[str, Any]:
     return {"coordinate_space": "screen pixels",
             "screen": {"width": shot.screen[0], "height": shot.screen[1]},
             "region": box_json(shot.area),
-            "engine": {"name": reading.engine.name, "version": reading.engine.version},
+            "engine": {"name": reading.engine.name, "version": reading.engine.version,
+                       **({"fallback": reading.fallback} if reading.fallback else {})},
             "read_ms": round(reading.read_ms, 1)}
 
 

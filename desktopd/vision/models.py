@@ -85,7 +85,9 @@ POINT = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type"
 WORD_PROPERTIES = {"text": {"type": "string"}, "box": BOX, "center": POINT, "confidence": {"type": "number"}}
 WORD = {"type": "object", "properties": WORD_PROPERTIES}
 LINE = {"type": "object", "properties": {**WORD_PROPERTIES, "words": {"type": "array", "items": WORD}}}
-ENGINE = {"type": "object", "properties": {"name": {"type": "string"}, "version": {"type": "string"}}}
+ENGINE = {"type": "object", "properties": {
+    "name": {"type": "string"}, "version": {"type": "string"},
+    "fallback": {"type": "string", "description": "Present when the engine is not the preferred one: why"}}}
 TEXT_RESULT = {"type": "object", "required": ["lines", "region"], "properties": {
     "coordinate_space": {"const": "screen pixels"},
     "screen": {"type": "object"}, "region": BOX,
