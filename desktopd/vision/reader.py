@@ -14,6 +14,7 @@ import concurrent.futures
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from PIL import Image
 
@@ -36,10 +37,11 @@ class EngineChoice:
     fallback: str | None = None
 
 
-def default_engine() -> EngineChoice:
+def default_engine(traineddata: Path | None = None) -> EngineChoice:
     try:
         from .model_engine import ModelEngine
-        return EngineChoice(ModelEngine())
+        from .tess_model import DEFAULT_TRAINEDDATA
+        return EngineChoice(ModelEngine(traineddata or DEFAULT_TRAINEDDATA))
     except (ImportError, OSError, ValueError, RuntimeError) as exc:   # ModelFormatError is a ValueError
         reason = f"Tesseract's model through ONNX Runtime could not start ({type(exc).__name__}: {exc})"
     from .tesseract import TesseractEngine

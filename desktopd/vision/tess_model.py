@@ -8,6 +8,7 @@ own serialisation (src/lstm/network.cpp, weightmatrix.cpp, lstm.cpp, unicharcomp
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,8 @@ import numpy.typing as npt
 
 Floats = npt.NDArray[np.float32]
 
-DEFAULT_TRAINEDDATA = Path("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata")
+# Where Tesseract itself finds it: $TESSDATA_PREFIX, else Debian's directory.
+DEFAULT_TRAINEDDATA = Path(os.environ.get("TESSDATA_PREFIX") or "/usr/share/tesseract-ocr/5/tessdata") / "eng.traineddata"
 # Components of a traineddata file (Tesseract's TessdataType).
 LSTM, LSTM_UNICHARSET, LSTM_RECODER = 17, 21, 22
 # WeightMatrix mode flags.
@@ -70,7 +72,10 @@ class _Reader:
         self.offset = 0
 
     def take(self, fmt: str) -> tuple[int | float, ...]:
-        values = struct.unpack_from("<" + fmt, self._data, self.offset)
+        try:
+            values = struct.unpack_from("<" + fmt, self._data, self.offset)
+        except struct.error as exc:
+            raise ModelFormatError("the model ends early") from exc
         self.offset += struct.calcsize("<" + fmt)
         return values
 
@@ -158,18 +163,20 @@ def _lstm(layer: _Layer) -> Lstm:
 
 def _components(data: bytes) -> dict[int, bytes]:
     """The parts of a traineddata file: a count, one int64 offset each (-1: absent), the data."""
-    count = struct.unpack_from("<i", data, 0)[0]
-    if not 0 < count < 100:
+    reader = _Reader(data)
+    count = reader.number()
+    if not 0 < count < 100 or len(data) < 4 + 8 * count:
         raise ModelFormatError("not a traineddata file")
-    offsets = struct.unpack_from(f"<{count}q", data, 4)
+    offsets = [reader.number("q") for _ in range(count)]
     present = sorted((offset, index) for index, offset in enumerate(offsets) if offset >= 0)
     ends = [offset for offset, _ in present[1:]] + [len(data)]
     return {index: data[offset:end] for (offset, index), end in zip(present, ends)}
 
 
-def _code_text(unicharset: str, recoder: bytes) -> dict[int, str]:
+def _code_text(unicharset: str, recoder: bytes, null_code: int) -> dict[int, str]:
     """Which characters each output code stands for: the recoder gives each unichar its codes
-    (one each in the Latin models), the unicharset their text; unichar 0 is the space."""
+    (one each in the Latin models), the unicharset their text; unichar 0 is the space, and the
+    unichars coded as the blank (Tesseract's "Joined" and "Broken" markers) stand for nothing."""
     rows = unicharset.splitlines()
     texts = [row.split(" ", 1)[0] for row in rows[1:1 + int(rows[0])]]
     reader = _Reader(recoder)
@@ -179,7 +186,8 @@ def _code_text(unicharset: str, recoder: bytes) -> dict[int, str]:
         codes = [reader.number() for _ in range(reader.number())]
         if len(codes) != 1:
             raise ModelFormatError(f"unichar {texts[unichar]!r} has {len(codes)} codes: only one-code models are read")
-        out.setdefault(codes[0], " " if unichar == 0 else texts[unichar])
+        if codes[0] != null_code:
+            out.setdefault(codes[0], " " if unichar == 0 else texts[unichar])
     return out
 
 
@@ -205,6 +213,6 @@ def load(path: Path = DEFAULT_TRAINEDDATA) -> LineModel:
     spec = reader.string()
     reader.take("iii")   # training flags, iterations
     null_code = reader.number()
-    codes = _code_text(parts[LSTM_UNICHARSET].decode("utf-8"), parts[LSTM_RECODER])
+    codes = _code_text(parts[LSTM_UNICHARSET].decode("utf-8"), parts[LSTM_RECODER], null_code)
     return LineModel(height=shape[1], conv=conv, pool=(pool[0], pool[1]), column=column, along=along,
                      output=output, null_code=null_code, code_text=codes, spec=spec)

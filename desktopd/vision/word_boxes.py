@@ -13,7 +13,7 @@ from .ctc import StepWord
 from .text import Box
 
 # A pixel this far from the line's background grey is ink (anti-aliased edges included).
-INK_DIFFERENCE = 48
+INK_DIFFERENCE = 24
 STEP_PIXELS = 3   # the model's time step, in its own (scaled) pixels
 
 

@@ -1,0 +1,97 @@
+"""The model engine (Tesseract's English line model in ONNX Runtime) against text we draw and
+therefore know, beside Tesseract itself reading the same pixels; and the reader's fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from desktopd.vision.line_cache import LineCache
+from desktopd.vision.model_engine import ModelEngine
+from desktopd.vision.reader import default_engine
+from desktopd.vision.tesseract import TesseractEngine
+from tests.vision.test_detect import FONT, drawn_form, texts
+from tests.vision.truth import FONT_DIR, draw_line, score, synthetic_screen
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[ModelEngine]:
+    made = ModelEngine(cache=LineCache())
+    yield made
+    made.close()
+
+
+def test_the_drawn_screen_reads_at_least_as_well_as_tesseract_reads_it(engine):
+    """821 words in five faces, 12-28 px, dark on light, light on dark, low contrast, colours."""
+    screen, truth = synthetic_screen()
+    tesseract = TesseractEngine(cache=LineCache())
+    try:
+        theirs = score(tesseract.read(screen), truth)
+    finally:
+        tesseract.close()
+    ours = score(engine.read(screen), truth)
+    assert ours.recall >= 0.97 and ours.precision >= 0.97 and ours.mean_iou >= 0.9, ours
+    assert ours.recall >= theirs.recall - 0.005 and ours.precision >= theirs.precision - 0.005, (ours, theirs)
+
+
+def test_the_drawn_form_is_read_whole_dark_buttons_included(engine):
+    image, _, truth = drawn_form()
+    got = score(engine.read(image), truth)
+    assert got.recall == 1.0 and got.precision == 1.0 and got.mean_iou >= 0.9, got
+
+
+def test_a_repeated_read_comes_from_the_cache_and_a_changed_line_is_read_again():
+    engine = ModelEngine(cache=LineCache())
+    try:
+        image, lines, _ = drawn_form()
+        first = engine.read(image)
+        assert engine.lines_recognised == len(lines)
+        assert engine.read(image) == first and engine.lines_recognised == len(lines)
+
+        changed = image.copy()
+        draw = ImageDraw.Draw(changed)
+        box = lines[1][0]
+        draw.rectangle((box.x, box.y, box.x + box.width, box.y + box.height), fill=(255, 255, 255))
+        draw_line(draw, (20, 50), ["Shopping", "Addresses", "County"], FONT, (0, 0, 0))
+        again = engine.read(changed)
+        assert engine.lines_recognised == len(lines) + 1   # the changed line alone
+        assert "Shopping Addresses County" in texts(again)
+        assert "Shipping Address Country" not in texts(again)
+        assert [t for t in texts(again) if "Sh" not in t] == [t for t in texts(first) if "Sh" not in t]
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("size", [12, 13, 14])
+def test_a_long_path_in_small_text_is_read_letter_for_letter(engine, size):
+    """An address bar's path: at 13 px the model first reads the leading "/" as "J", unsure;
+    the line read again with less room around it (so at a larger scale) comes out right."""
+    path = "/work/wt/ocr/images/chromium/rootfs/usr/share/desktopd/start.html"
+    image = Image.new("RGB", (700, 40), (241, 243, 244))
+    ImageDraw.Draw(image).text((20, 12), path, font=ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", size),
+                               fill=(31, 31, 31))
+    (line,) = engine.read(image)
+    assert line.text == path, line
+
+
+def test_without_the_model_tesseract_reads_alone_and_says_why(tmp_path: Path):
+    missing = tmp_path / "eng.traineddata"
+    choice = default_engine(missing)
+    try:
+        assert choice.engine.name == "tesseract"
+        assert choice.fallback is not None and str(missing) in choice.fallback, choice.fallback
+        image, _, truth = drawn_form()
+        assert score(choice.engine.read(image), truth).recall == 1.0
+    finally:
+        choice.engine.close()
+
+
+def test_the_preferred_engine_is_the_model():
+    choice = default_engine()
+    try:
+        assert choice.engine.name == "tesseract-model-onnx" and choice.fallback is None
+    finally:
+        choice.engine.close()
