@@ -10,6 +10,9 @@ same run's baseline (the machine is shared: the ratio is the figure to compare).
     of one engine per core), first reads (no cache), repeat reads of the same pixels, and reads
     after one line of text changed (the act-loop case), cache warm from the previous screen;
   * tesseract 1 worker: the same on one thread (CPU cost without the pool's parallelism);
+  * model: desktopd.vision.model_engine as shipped (Tesseract's line model in ONNX Runtime, all
+    new lines batched over a pool of one thread per core), first, repeat and one-line-changed
+    reads as above; and model 1 worker;
   * rapidocr: RapidOCR's PP-OCRv4 models in ONNX Runtime (scripts/ocr_rapid.py), when
     rapidocr-onnxruntime is installed in this interpreter (`pip install rapidocr-onnxruntime`).
 Usage: .venv/bin/python scripts/bench_ocr.py [--runs 5] [--min-confidence 0.3] [--rapid]
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from desktopd.vision.line_cache import LineCache
+from desktopd.vision.model_engine import ModelEngine
 from desktopd.vision.tesseract import PSM_SINGLE_BLOCK, TesseractEngine
 from desktopd.vision.text import Line, OcrEngine
 from tests.vision.truth import FONT_DIR, TrueWord, Score, score, synthetic_screen
@@ -130,7 +134,7 @@ def report(label: str, full: Timing, part: Timing, base: tuple[Timing, Timing], 
               f"region: recall {region.recall:.3f} precision {region.precision:.3f} IoU {region.mean_iou:.3f}")
 
 
-def engine_cases(label: str, engine: TesseractEngine, cache: LineCache, image: Image.Image,
+def engine_cases(label: str, engine: OcrEngine, cache: LineCache, image: Image.Image,
                  changed: Image.Image) -> dict[str, Case]:
     """First read (empty cache), repeat read (the same pixels again) and a read after one line
     changed (the cache holds the image before the change, no more)."""
@@ -147,12 +151,15 @@ def engine_cases(label: str, engine: TesseractEngine, cache: LineCache, image: I
 def screenshot(image: Image.Image, runs: int) -> None:
     """A real screen's first and repeat reads against the reading before, in turns."""
     old = TwoPassPageLayout()
-    cache = LineCache()
+    cache, model_cache = LineCache(), LineCache()
     engine = TesseractEngine(cache=cache)
+    model = ModelEngine(cache=model_cache)
     print(f"{image.width}x{image.height} screenshot, medians of {runs}, load average {os.getloadavg()[0]:.1f}")
     timings = timed_in_turn({old.name: Case(lambda: old.read(image)),
                              "tesseract, first read": Case(lambda: engine.read(image), cache.clear),
-                             "tesseract, repeat read": Case(lambda: engine.read(image), lambda: engine.read(image))},
+                             "tesseract, repeat read": Case(lambda: engine.read(image), lambda: engine.read(image)),
+                             "model, first read": Case(lambda: model.read(image), model_cache.clear),
+                             "model, repeat read": Case(lambda: model.read(image), lambda: model.read(image))},
                             runs)
     base = timings[old.name]
     for name, timing in timings.items():
@@ -161,6 +168,7 @@ def screenshot(image: Image.Image, runs: int) -> None:
               f"{timing.cpu * 1000:.0f} ms CPU ({timing.cpu / base.cpu:.2f}x), {words} words")
     old.close()
     engine.close()
+    model.close()
 
 
 def main() -> None:
@@ -185,8 +193,12 @@ def main() -> None:
                 score(confident(part.lines, args.min_confidence), region_truth))
 
     old = TwoPassPageLayout()
-    engines = {"tesseract": (LineCache(), None), "tesseract 1 worker": (LineCache(), 1)}
-    made = {label: TesseractEngine(workers=workers, cache=cache) for label, (cache, workers) in engines.items()}
+    engines = {"tesseract": (LineCache(), None), "tesseract 1 worker": (LineCache(), 1),
+               "model": (LineCache(), None), "model 1 worker": (LineCache(), 1)}
+    made: dict[str, OcrEngine] = {
+        label: (ModelEngine(workers=workers, cache=cache) if label.startswith("model")
+                else TesseractEngine(workers=workers, cache=cache))
+        for label, (cache, workers) in engines.items()}
     print(f"Tesseract {old.version}, medians of {args.runs}, load average before "
           f"{os.getloadavg()[0]:.1f}")
     results = []

@@ -41,17 +41,24 @@ class _Job:
     margin_at: tuple[int, int]      # where the margin image's top-left pixel lies in the screen
     key: bytes
 
+    def size(self, room: int) -> tuple[int, int]:
+        return self.spot.box.width + 2 * room, self.spot.box.height + 2 * room
+
     def crop(self, room: int) -> tuple[Image.Image, tuple[int, int]]:
         """The ink with ``room`` pixels around it, and where that lies in the screen."""
         x0, y0 = self.spot.box.x - self.margin_at[0] - room, self.spot.box.y - self.margin_at[1] - room
-        image = self.margin.crop((x0, y0, x0 + self.spot.box.width + 2 * room,
-                                  y0 + self.spot.box.height + 2 * room))
+        width, height = self.size(room)
+        image = self.margin.crop((x0, y0, x0 + width, y0 + height))
         return image, (self.margin_at[0] + x0, self.margin_at[1] + y0)
 
     @property
     def origin(self) -> tuple[int, int]:
         """Where the lines read for this job are placed from (cached lines are relative)."""
         return self.margin_at if self.spot.block else self.crop(ROOM)[1]
+
+
+def _least_sure(line: Line) -> float:
+    return min(word.confidence for word in line.words)
 
 
 def default_workers() -> int:
@@ -71,7 +78,7 @@ class ModelEngine:
             max_workers=workers or default_workers(), thread_name_prefix="desktopd-ocr-model")
         # Made now, not on the first block: an engine that cannot read blocks must not start.
         self._blocks = TesseractEngine(workers=1, cache=self._cache)
-        self.lines_recognised = 0   # lines the model read (not answered from the cache)
+        self.lines_recognised = 0   # line images the model read (not answered from the cache)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -100,19 +107,18 @@ class ModelEngine:
             background = 255 - job.spot.background if job.spot.light_on_dark else job.spot.background
             boxes = word_boxes.boxes(found, line.scale, np.asarray(image), background)
             words = tuple(Word(w.text, box, w.confidence) for w, box in zip(found, boxes))
-            read = Line(words, Box.around(list(boxes)), min(w.confidence for w in words))
+            read = Line(words, Box.around(list(boxes)), sum(w.confidence for w in words) / len(words))
             out.append(read.moved(ROOM - room, ROOM - room))
         return out
 
     def _lines(self, jobs: list[_Job]) -> list[list[Line]]:
         """One batch of lines, the weak ones read a second way and the surer reading kept."""
-        self.lines_recognised += len(jobs)
         first = self._read(jobs, ROOM)
-        weak = [i for i, line in enumerate(first) if line is not None and line.confidence < RETRY_BELOW]
+        weak = [i for i, line in enumerate(first) if line is not None and _least_sure(line) < RETRY_BELOW]
         if weak:
             for i, again in zip(weak, self._read([jobs[i] for i in weak], RETRY_ROOM)):
                 held = first[i]
-                if again is not None and held is not None and again.confidence > held.confidence:
+                if again is not None and held is not None and _least_sure(again) > _least_sure(held):
                     first[i] = again
         return [[line] if line is not None else [] for line in first]
 
@@ -120,10 +126,13 @@ class ModelEngine:
         gray = image.convert("L")
         jobs = [self._job(gray, spot) for spot in text_lines(gray)]
         known = [self._cache.get(job.key) for job in jobs]
-        todo = [i for i, lines in enumerate(known) if lines is None]
+        # Each new line image once, however often it appears (a column of "Edit" buttons).
+        first_of = {job.key: i for i, job in reversed(list(enumerate(jobs))) if known[i] is None}
+        todo = sorted(first_of.values())
         blocks = [i for i in todo if jobs[i].spot.block]
         lines = [i for i in todo if not jobs[i].spot.block]
-        steps = [scaled_width(jobs[i].crop(ROOM)[0].size, self._model.height) // 3 for i in lines]
+        self.lines_recognised += len(lines)
+        steps = [scaled_width(jobs[i].size(ROOM), self._model.height) // 3 for i in lines]
         groups = [[lines[k] for k in group] for group in batches(steps)]
         runs = [self._pool.submit(self._lines, [jobs[i] for i in group]) for group in groups]
         block_runs = [(i, self._pool.submit(self._block, jobs[i])) for i in blocks]
@@ -134,5 +143,6 @@ class ModelEngine:
             known[i] = block_run.result()
         for i in todo:
             self._cache.put(jobs[i].key, known[i] or [])
+        known = [read if read is not None else known[first_of[job.key]] for job, read in zip(jobs, known)]
         out = [line.moved(*job.origin) for job, read in zip(jobs, known) for line in read or ()]
         return sorted(out, key=lambda line: (line.box.y, line.box.x))

@@ -65,6 +65,21 @@ def test_a_repeated_read_comes_from_the_cache_and_a_changed_line_is_read_again()
         engine.close()
 
 
+def test_a_line_shown_several_times_is_recognised_once_and_answered_at_each_place():
+    engine = ModelEngine(cache=LineCache())
+    try:
+        image = Image.new("RGB", (400, 200), (255, 255, 255))
+        draw = ImageDraw.Draw(image)
+        for y in (20, 80, 140):
+            draw_line(draw, (30, y), ["Edit", "row"], FONT, (0, 0, 0))
+        lines = engine.read(image)
+        assert [(line.text, line.words[0].box.y) for line in lines] == [
+            ("Edit row", lines[0].words[0].box.y + dy) for dy in (0, 60, 120)]
+        assert engine.lines_recognised == 1
+    finally:
+        engine.close()
+
+
 @pytest.mark.parametrize("size", [12, 13, 14])
 def test_a_long_path_in_small_text_is_read_letter_for_letter(engine, size):
     """An address bar's path: at 13 px the model first reads the leading "/" as "J", unsure;
