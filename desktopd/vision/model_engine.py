@@ -29,6 +29,11 @@ from .text import Box, Line, Word
 ROOM = 4
 RETRY_ROOM = 2
 RETRY_BELOW = 0.7
+# A line whose ink touches the image's top or bottom edge was cut by it (a region's edge, the
+# screen's bottom row mid-scroll): its glyphs lack their lower or upper part, which the model
+# reads as confident nonsense ("Canurinht" for a cut "Copyright"). Its words keep their text but
+# their confidence goes no higher than this, below the default min_confidence.
+CUT_LINE_CONFIDENCE = 0.25
 # Cache keys of this engine's lines (Tesseract's keys carry its page segmentation mode).
 CACHE_MODE = 1000
 MAX_WORKERS = 4
@@ -55,6 +60,15 @@ class _Job:
     def origin(self) -> tuple[int, int]:
         """Where the lines read for this job are placed from (cached lines are relative)."""
         return self.margin_at if self.spot.block else self.crop(ROOM)[1]
+
+
+def _cut_by_edge(spot: Spot, height: int) -> bool:
+    return spot.box.y <= 1 or spot.box.y + spot.box.height >= height - 1
+
+
+def _capped(line: Line, confidence: float) -> Line:
+    words = tuple(replace(w, confidence=min(w.confidence, confidence)) for w in line.words)
+    return replace(line, words=words, confidence=min(line.confidence, confidence))
 
 
 def _least_sure(line: Line) -> float:
@@ -144,5 +158,6 @@ class ModelEngine:
         for i in todo:
             self._cache.put(jobs[i].key, known[i] or [])
         known = [read if read is not None else known[first_of[job.key]] for job, read in zip(jobs, known)]
-        out = [line.moved(*job.origin) for job, read in zip(jobs, known) for line in read or ()]
+        out = [(_capped(line, CUT_LINE_CONFIDENCE) if _cut_by_edge(job.spot, gray.height) else line).moved(*job.origin)
+               for job, read in zip(jobs, known) for line in read or ()]
         return sorted(out, key=lambda line: (line.box.y, line.box.x))

@@ -80,6 +80,18 @@ def test_a_line_shown_several_times_is_recognised_once_and_answered_at_each_plac
         engine.close()
 
 
+def test_a_line_cut_by_the_bottom_edge_keeps_its_words_but_not_their_confidence(engine):
+    """Glyphs without their lower half read as confident nonsense; the whole line above stays sure."""
+    image = Image.new("RGB", (500, 80), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw_line(draw, (20, 10), ["Invoice", "Amount", "Total"], FONT, (0, 0, 0))
+    cut = draw_line(draw, (20, 60), ["Copyright", "also", "means"], FONT, (0, 0, 0))
+    image = image.crop((0, 0, 500, cut[0].box.y + cut[0].box.height // 2))
+    whole, partial = engine.read(image)
+    assert whole.text == "Invoice Amount Total" and min(w.confidence for w in whole.words) > 0.5, whole
+    assert partial.words and max(w.confidence for w in partial.words) <= 0.25, partial
+
+
 @pytest.mark.parametrize("size", [12, 13, 14])
 def test_a_long_path_in_small_text_is_read_letter_for_letter(engine, size):
     """An address bar's path: at 13 px the model first reads the leading "/" as "J", unsure;
