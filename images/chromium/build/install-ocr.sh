@@ -10,24 +10,9 @@ set -euo pipefail
 # shellcheck source=pip-failure.sh
 . "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
-pip=(python3 -m pip --disable-pip-version-check --no-cache-dir --no-input)
-install=(install --no-deps --only-binary=:all: --target "$target" -r "$requirements")
-log=$(mktemp)
-if compgen -G "$wheelhouse/onnxruntime-*.whl" >/dev/null \
-    && "${pip[@]}" "${install[@]}" --no-index --find-links "$wheelhouse" >"$log" 2>&1; then
-    echo "ocr: installed offline from the host's wheelhouse"
-else
-    cert=()
-    if [ -s "$ca_dir/ca-certificates.crt" ]; then
-        cert=(--cert "$ca_dir/ca-certificates.crt")
-    fi
-    if ! "${pip[@]}" "${install[@]}" --retries 2 "${cert[@]}" >"$log" 2>&1; then
-        pip_failure_line chromium "$requirements" "$log" "${cert[*]}"
-        exit 1
-    fi
-    echo "ocr: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
-fi
-rm -f "$log"
+pip_install_pinned chromium ocr 'onnxruntime-*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
+    python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
+    install --no-deps --only-binary=:all: --target "$target" -r "$requirements"
 # Its console script (onnxruntime_test) would land in TARGET/bin, a stray directory among the
 # system's packages; desktopd only imports the module.
 rm -rf "$target/bin"
