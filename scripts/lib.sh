@@ -35,6 +35,11 @@ ensure_venv() {
         # OSWorld's client (tests/osworld, desktopd_osworld) without its dependencies, which are
         # its whole ML stack; the `osworld` extra holds what the parts we use import.
         "$root/.venv/bin/python" -m pip install -q --no-deps "$OSWORLD_CLIENT"
+        # The `ocr` extra (ONNX Runtime and numpy, for desktopd/vision's recogniser), each without
+        # its dependencies as in the Chromium image: listed among the extras above, pip would add
+        # onnxruntime's coloredlogs, flatbuffers and sympy, which running a model never imports.
+        "$root/.venv/bin/python" -m pip install -q --no-deps \
+            -r <("$root/.venv/bin/python" "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" ocr)
         touch "$stamp"
     fi
 }

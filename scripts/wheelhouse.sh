@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Download the pinned wheels of the `agent` extra (playwright, mcp and everything they need) for
-# the images' Python (Debian bookworm: CPython 3.11, glibc 2.36, x86_64) into
-# images/chromium/wheelhouse/, which the Chromium image's build then installs offline instead of
-# downloading them from PyPI itself (for hosts whose builds cannot reach PyPI, and CI: the host's
-# pip downloads once, kept between runs). Git-ignored but for its README.
+# Download the pinned wheels of the `agent` extra (playwright, mcp and everything they need) and
+# of the `ocr` extra (onnxruntime's alone) for the images' Python (Debian bookworm: CPython 3.11,
+# glibc 2.36, x86_64) into images/chromium/wheelhouse/, which the Chromium image's build then
+# installs offline instead of downloading them from PyPI itself (for hosts whose builds cannot
+# reach PyPI, and CI: the host's pip downloads once, kept between runs). Git-ignored but for its
+# README.
 #   scripts/wheelhouse.sh            (PIP: the pip command to use, default the venv's or python3 -m pip)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,10 +29,19 @@ for level in manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_28_x86_64 ma
     manylinux1_x86_64 manylinux2010_x86_64 linux_x86_64; do
     platforms+=(--platform "$level")
 done
-"${pip[@]}" download --quiet --disable-pip-version-check --dest "$dest" --only-binary=:all: \
-    --implementation cp --python-version 3.11 --abi cp311 --abi abi3 --abi none "${platforms[@]}" \
-    -r "$dest/requirements.txt"
+download() {  # download [pip download args...]
+    "${pip[@]}" download --quiet --disable-pip-version-check --dest "$dest" --only-binary=:all: \
+        --implementation cp --python-version 3.11 --abi cp311 --abi abi3 --abi none "${platforms[@]}" "$@"
+}
+download -r "$dest/requirements.txt"
 echo "wheelhouse: $(find "$dest" -name '*.whl' | wc -l) wheels in $dest for: ${pins[*]}" >&2
+
+# ONNX Runtime for desktopd's OCR recogniser (the Chromium image; the `ocr` extra): its wheel
+# alone, as the image installs it: numpy is Debian's there and nothing else it declares is needed.
+python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" ocr | grep -v '^numpy\b' \
+    >"$dest/ocr-requirements.txt"
+download --no-deps -r "$dest/ocr-requirements.txt"
+echo "wheelhouse: the OCR runtime's wheel in $dest for: $(paste -sd' ' "$dest/ocr-requirements.txt")" >&2
 
 # pyautogui and its pins (both images; the `pyautogui` extra): several are sdists on PyPI, pure
 # Python, so the host's pip builds their py3-none-any wheels here once.

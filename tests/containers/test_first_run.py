@@ -22,6 +22,7 @@ from tests.support.capability import require
 
 from .support import ROOT, wait_healthy
 from .test_compose import compose_command, free_port, run
+from .test_ocr_runtime import ocr_pin, probe
 
 # The Chromium image's build installs pyautogui (both images' stage) before Playwright: either
 # install's failure line, whichever comes first.
@@ -88,8 +89,11 @@ def test_fresh_clone_builds_and_runs_with_plain_compose(
     pins = subprocess.run([sys.executable, "images/chromium/build/agent-pins.py", "pyproject.toml"], cwd=clone,
                           capture_output=True, text=True, check=True).stdout.split()
     assert f"playwright=={response.json()['stdout'].strip()}" in pins
+    # So does the OCR runtime's: the pinned ONNX Runtime runs a model under desktopd's python3.
+    answer = probe(f"desktopd/chromium:{env['DESKTOPD_IMAGE_TAG']}")
+    assert answer["y"] == [2.0, -4.0, 7.0] and answer["onnxruntime"] == ocr_pin(), answer
     # What the build needed and the image does not: no pip, no wheels, no CA bundle of the host's.
-    code, output = container.exec_run(["bash", "-c", "for path in /opt/desktopd/venv/bin/pip /tmp/agent; do "
+    code, output = container.exec_run(["bash", "-c", "for path in /opt/desktopd/venv/bin/pip /tmp/agent /tmp/ocr; do "
                                                      "test ! -e $path || echo $path; done"])
     assert code == 0 and output == b"", output
 

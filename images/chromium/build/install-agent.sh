@@ -14,24 +14,10 @@ venv=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
 
 python3 -m venv --system-site-packages "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-cache-dir --no-input)
-log=$(mktemp)
 
-if compgen -G "$wheelhouse/*.whl" >/dev/null \
-    && "${pip[@]}" install --no-index --find-links "$wheelhouse" -r "$requirements" >"$log" 2>&1; then
-    echo "agent wheels: installed offline from the host's wheelhouse"
-else
-    cert=()
-    if [ -s "$ca_dir/ca-certificates.crt" ]; then
-        cert=(--cert "$ca_dir/ca-certificates.crt")
-    fi
-    # Binary wheels only, as scripts/wheelhouse.sh downloads: nothing is compiled in the image.
-    if ! "${pip[@]}" install --retries 2 --only-binary=:all: "${cert[@]}" -r "$requirements" >"$log" 2>&1; then
-        pip_failure_line chromium "$requirements" "$log" "${cert[*]}"
-        exit 1
-    fi
-    echo "agent wheels: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
-fi
-rm -f "$log"
+# Binary wheels only, as scripts/wheelhouse.sh downloads: nothing is compiled in the image.
+pip_install_pinned chromium "agent wheels" '*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
+    "${pip[@]}" install --only-binary=:all: -r "$requirements"
 # The image runs what it needs; these checks fail the build, not the first request.
 "$venv/bin/python" -c 'import playwright.async_api, mcp.server.fastmcp'
 "$venv/lib/python3.11/site-packages/playwright/driver/node" --version >/dev/null

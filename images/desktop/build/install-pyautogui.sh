@@ -9,25 +9,10 @@ set -euo pipefail
 # shellcheck source=../../chromium/build/pip-failure.sh
 . "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
-pip=(python3 -m pip --disable-pip-version-check --no-cache-dir --no-input)
-install=(install --no-deps --no-build-isolation --target "$target" -r "$requirements")
-log=$(mktemp)
-if compgen -G "$wheelhouse/pyautogui-*.whl" >/dev/null \
-    && "${pip[@]}" "${install[@]}" --no-index --find-links "$wheelhouse" >"$log" 2>&1; then
-    echo "pyautogui: installed offline from the host's wheelhouse"
-else
-    cert=()
-    if [ -s "$ca_dir/ca-certificates.crt" ]; then
-        cert=(--cert "$ca_dir/ca-certificates.crt")
-    fi
-    if ! "${pip[@]}" "${install[@]}" --retries 2 "${cert[@]}" >"$log" 2>&1; then
-        # Both images build this stage: the line names the images, and the same fixes.
-        pip_failure_line images "$requirements" "$log" "${cert[*]}"
-        exit 1
-    fi
-    echo "pyautogui: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
-fi
-rm -f "$log"
+# Both images build this stage: a failure's line names the images, and the same fixes.
+pip_install_pinned images pyautogui 'pyautogui-*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
+    python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
+    install --no-deps --no-build-isolation --target "$target" -r "$requirements"
 # Importing pyautogui needs a display; its parts that do not are checked here.
 PYTHONPATH=$target python3 -c 'import pymsgbox, pytweening, pyscreeze, pyrect, pyperclip, mouseinfo' 2>/dev/null \
     || PYTHONPATH=$target python3 -c 'import pytweening, pyscreeze, pyrect, pyperclip'
