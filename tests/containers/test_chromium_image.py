@@ -208,13 +208,14 @@ def test_novnc_asks_the_vnc_password_where_the_vnc_server_cannot(chromium_deskto
         assert vnc == ["0100007F:170C"], vnc   # 127.0.0.1 only
     else:
         assert requests.get(page, timeout=10).status_code == 200
-def test_vision_reads_and_clicks_the_button_by_its_text_with_the_images_tesseract(chromium_desktop: Desktop) -> None:
+def test_vision_reads_and_clicks_the_button_by_its_text_with_the_images_ocr_engine(chromium_desktop: Desktop) -> None:
     wait_for("the start page's button", lambda: (b := button(chromium_desktop)) and b["name"]["value"] == "Press me",
              chromium_desktop)
     response = chromium_desktop.get(8080, "/api/v1/vision/text")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["engine"]["name"] == "tesseract"
+    # Tesseract's model in the image's ONNX Runtime, not the fallback (which would say why).
+    assert body["engine"]["name"] == "tesseract-model-onnx" and "fallback" not in body["engine"], body["engine"]
     assert any("Press me" in line["text"] for line in body["lines"]), body["text"]
     clicked = chromium_desktop.post(8080, "/api/v1/vision/click", {"text": "Press me"})
     assert clicked.status_code == 200, clicked.text
