@@ -155,7 +155,9 @@ class LineNet:
         """Per line, its (steps, codes) probabilities."""
         widest = max(line.pixels.shape[1] for line in lines)
         steps = widest // 3
-        image = np.ones((len(lines), 1, self.model.height, steps * 3), np.float32)
+        # Padding is 0, what the convolution sees past any image's edge (Tesseract feeds noise of
+        # mean 0 there), so a line reads the same alone or batched beside a wider one.
+        image = np.zeros((len(lines), 1, self.model.height, steps * 3), np.float32)
         for i, line in enumerate(lines):
             usable = line.steps * 3
             image[i, 0, :, :usable] = line.pixels[:, :usable]

@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 from desktopd.vision import onnx_proto as proto
 from desktopd.vision import tess_model
 from desktopd.vision.ctc import StepWord, words
+from desktopd.vision.line_net import LineNet, PreparedLine, prepare
 from desktopd.vision.word_boxes import INK_DIFFERENCE, boxes
 from tests.vision.truth import FONT_DIR, draw_line
 
@@ -96,3 +97,22 @@ def test_a_damaged_or_foreign_file_is_refused_by_name(tmp_path: Path):
     foreign.write_bytes(b"\x89PNG\r\n" + bytes(100))
     with pytest.raises(tess_model.ModelFormatError, match="not a traineddata"):
         tess_model.load(foreign)
+
+
+def test_a_line_reads_the_same_alone_and_padded_in_a_batch_beside_a_wider_one():
+    """Each line's length goes to ONNX Runtime: the backward LSTM starts at the line's end, not
+    at the batch's padding."""
+    model = tess_model.load()
+    net = LineNet(model)
+    font = ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", 14)
+
+    def line(text: str) -> PreparedLine:
+        image = Image.new("L", (12 + round(font.getlength(text)), 24), 255)
+        ImageDraw.Draw(image).text((6, 4), text, font=font, fill=0)
+        return prepare(image, model.height)
+
+    short, wide = line("Invoice 2024"), line("Shipping address and the country it goes to, in full")
+    (alone,) = net.run([short])
+    together = net.run([wide, short])[1]
+    assert together.shape == alone.shape
+    np.testing.assert_allclose(together, alone, atol=1e-4)
