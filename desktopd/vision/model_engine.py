@@ -104,9 +104,6 @@ class ModelEngine:
         image = margin if spot.block else job.crop(ROOM)[0]
         return replace(job, key=line_key(image, PSM_SINGLE_BLOCK if spot.block else CACHE_MODE))
 
-    def _block(self, job: _Job) -> list[Line]:
-        return self._blocks.recognise(job.margin, PSM_SINGLE_BLOCK)
-
     def _read(self, jobs: list[_Job], room: int) -> list[Line | None]:
         """Each line cut with ``room`` through the model, decoded into words with their ink
         boxes, placed relative to the line's ROOM crop (what the cache keeps); None: no text."""
@@ -149,7 +146,7 @@ class ModelEngine:
         steps = [scaled_width(jobs[i].size(ROOM), self._model.height) // 3 for i in lines]
         groups = [[lines[k] for k in group] for group in batches(steps)]
         runs = [self._pool.submit(self._lines, [jobs[i] for i in group]) for group in groups]
-        block_runs = [(i, self._pool.submit(self._block, jobs[i])) for i in blocks]
+        block_runs = [(i, self._blocks.submit(jobs[i].margin, PSM_SINGLE_BLOCK)) for i in blocks]
         for group, run in zip(groups, runs):
             for i, read in zip(group, run.result()):
                 known[i] = read

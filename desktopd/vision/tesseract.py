@@ -175,6 +175,10 @@ class TesseractEngine:
             self._lib.TessDeleteText(pointer)
         return parse_tsv(tsv)
 
+    def submit(self, gray: Image.Image, mode: int) -> concurrent.futures.Future[list[Line]]:
+        """``recognise`` on this engine's own workers (their models, each loaded once)."""
+        return self._pool.submit(self.recognise, gray, mode)
+
     def _line(self, image: Image.Image, mode: int) -> list[Line]:
         """One line image read; its weak words read again, larger, each on its own."""
         return [self._firmer(image, line) for line in self.recognise(image, mode)]

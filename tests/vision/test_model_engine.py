@@ -66,6 +66,21 @@ def test_a_line_shown_several_times_is_recognised_once_and_answered_at_each_plac
         engine.close()
 
 
+def test_a_block_goes_to_tesseracts_layout_and_the_lines_beside_it_to_the_model(engine):
+    """Ink taller than a line that no cut divides (here noise, like a photo) is read by
+    Tesseract's own page layout; whatever it finds stays inside the block."""
+    image = Image.new("RGB", (600, 200), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    truth = draw_line(draw, (20, 20), ["Invoice", "Amount", "Total"], FONT, (0, 0, 0))
+    noise = Image.effect_noise((120, 120), 120).convert("RGB")
+    image.paste(noise, (400, 40))
+    lines = engine.read(image)
+    assert score([line for line in lines if line.box.x < 400], truth).recall == 1.0, lines
+    for line in lines:
+        if line.box.x >= 380:
+            assert 400 <= line.box.x and line.box.x + line.box.width <= 520 and 40 <= line.box.y <= 160, line
+
+
 def test_a_line_cut_by_the_bottom_edge_keeps_its_words_but_not_their_confidence(engine):
     """Glyphs without their lower half read as confident nonsense; the whole line above stays sure."""
     image = Image.new("RGB", (500, 80), (255, 255, 255))
