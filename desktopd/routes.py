@@ -218,8 +218,10 @@ ROUTES: list[Route] = [
           success={"application/json": {"schema": vision_models.TEXT_RESULT}},
           description="Lines and words with boxes and centres in screen pixels (the space of "
                       "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "
-                      "images of text and apps without a tree. 503 ocr_unavailable when the image "
-                      "has no OCR engine (the desktop image: Tesseract ships in the Chromium one)."),
+                      "images of text and apps without a tree. The engine is Tesseract's English line "
+                      "model run by ONNX Runtime; without it Tesseract reads alone and engine.fallback "
+                      "says why. 503 ocr_unavailable when the image has no OCR engine (the desktop "
+                      "image: it ships in the Chromium one)."),
     Route("POST", "/api/v1/vision/click", vision.vision_click,
           "Click visible text: find its words on the screen and click their centre", "vision",
           body=vision_models.CLICK_BODY.model, not_found=True, extra_errors=(409,),
