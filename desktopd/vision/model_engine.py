@@ -23,12 +23,16 @@ from .tesseract import PSM_SINGLE_BLOCK, TesseractEngine
 from .text import Box, Line, Word
 
 # The line image the model reads: the ink and this many pixels of background around it (what
-# Tesseract's own line reading gives its model). A line read with a word below RETRY_BELOW is
-# read again with RETRY_ROOM around it and the surer reading kept: the model sees the line at a
-# different scale, which resolves small glyphs it was unsure of (a 13 px path's leading "/").
+# Tesseract's own line reading gives its model).
 ROOM = 4
-RETRY_ROOM = 2
+# A word read below RETRY_BELOW is read again alone: cut with WORD_ROOM around its own ink (a
+# word smaller than its line, a code span, is then scaled to the model's height by itself) and
+# enlarged UPSCALE times (bicubic: smoother edges for small glyphs); the new reading replaces it
+# when its least sure word is surer. It reads a 13 px path's leading "/" (first read as "J"), a
+# small monospace ":8080" (first read as ":sese") and "start.html" (first read as "start.htm!").
 RETRY_BELOW = 0.7
+WORD_ROOM = 2
+UPSCALE = 2
 # A line whose ink touches the image's top or bottom edge was cut by it (a region's edge, the
 # screen's bottom row mid-scroll): its glyphs lack their lower or upper part, which the model
 # reads as confident nonsense ("Canurinht" for a cut "Copyright"). Its words keep their text but
@@ -57,6 +61,11 @@ class _Job:
         return image, (self.margin_at[0] + x0, self.margin_at[1] + y0)
 
     @property
+    def fill(self) -> int:
+        """The line's background grey as the model sees it (light text is inverted)."""
+        return 255 - self.spot.background if self.spot.light_on_dark else self.spot.background
+
+    @property
     def origin(self) -> tuple[int, int]:
         """Where the lines read for this job are placed from (cached lines are relative)."""
         return self.margin_at if self.spot.block else self.crop(ROOM)[1]
@@ -69,10 +78,6 @@ def _cut_by_edge(spot: Spot, height: int) -> bool:
 def _capped(line: Line, confidence: float) -> Line:
     words = tuple(replace(w, confidence=min(w.confidence, confidence)) for w in line.words)
     return replace(line, words=words, confidence=min(line.confidence, confidence))
-
-
-def _least_sure(line: Line) -> float:
-    return min(word.confidence for word in line.words)
 
 
 def default_workers() -> int:
@@ -104,34 +109,58 @@ class ModelEngine:
         image = margin if spot.block else job.crop(ROOM)[0]
         return replace(job, key=line_key(image, PSM_SINGLE_BLOCK if spot.block else CACHE_MODE))
 
-    def _read(self, jobs: list[_Job], room: int) -> list[Line | None]:
-        """Each line cut with ``room`` through the model, decoded into words with their ink
-        boxes, placed relative to the line's ROOM crop (what the cache keeps); None: no text."""
-        images = [job.crop(room)[0] for job in jobs]
+    def _recognise(self, images: list[Image.Image], backgrounds: list[int]) -> list[tuple[Word, ...]]:
+        """Each image (dark on light, this background grey) through the model: its words, with
+        boxes in the image's pixels."""
         prepared = [prepare(image, self._model.height) for image in images]
-        out: list[Line | None] = []
-        for job, image, line, probabilities in zip(jobs, images, prepared, self._net.run(prepared)):
+        out = []
+        for image, background, line, probabilities in zip(images, backgrounds, prepared, self._net.run(prepared)):
             found = ctc.words(probabilities, self._model.null_code, self._model.code_text)
-            if not found:
-                out.append(None)
-                continue
-            background = 255 - job.spot.background if job.spot.light_on_dark else job.spot.background
             boxes = word_boxes.boxes(found, line.scale, np.asarray(image), background)
-            words = tuple(Word(w.text, box, w.confidence) for w, box in zip(found, boxes))
-            read = Line(words, Box.around(list(boxes)), sum(w.confidence for w in words) / len(words))
-            out.append(read.moved(ROOM - room, ROOM - room))
+            out.append(tuple(Word(w.text, box, w.confidence) for w, box in zip(found, boxes)))
+        return out
+
+    def _read(self, jobs: list[_Job]) -> list[Line | None]:
+        """Each line cut with ROOM around its ink (None: no text read)."""
+        read = self._recognise([job.crop(ROOM)[0] for job in jobs], [job.fill for job in jobs])
+        return [Line(words, Box.around([w.box for w in words]), sum(w.confidence for w in words) / len(words))
+                if words else None for words in read]
+
+    def _firmer_words(self, jobs: list[_Job], lines: list[Line | None]) -> list[Line | None]:
+        """Each weak word read again alone, cut tight with WORD_ROOM around its ink: a word
+        smaller than its line (a code span, a superscript) is then scaled to the model's height
+        by itself. The new reading replaces the word when its least sure word is surer."""
+        weak = [(i, k, word) for i, line in enumerate(lines) if line is not None
+                for k, word in enumerate(line.words) if word.confidence < RETRY_BELOW]
+        if not weak:
+            return lines
+        crops, origins = [], []
+        for i, _, word in weak:
+            image = jobs[i].crop(ROOM)[0]
+            box = word.box
+            x0, y0 = max(0, box.x - WORD_ROOM), max(0, box.y - WORD_ROOM)
+            crop = image.crop((x0, y0, min(image.width, box.x + box.width + WORD_ROOM),
+                               min(image.height, box.y + box.height + WORD_ROOM)))
+            crops.append(crop.resize((crop.width * UPSCALE, crop.height * UPSCALE), Image.Resampling.BICUBIC))
+            origins.append((x0, y0))
+        again = self._recognise(crops, [jobs[i].fill for i, _, _ in weak])
+        replaced: dict[tuple[int, int], tuple[Word, ...]] = {}
+        for (i, k, word), (x0, y0), words in zip(weak, origins, again):
+            if words and min(w.confidence for w in words) > word.confidence:
+                replaced[(i, k)] = tuple(w.shrunk(UPSCALE).moved(x0, y0) for w in words)
+        out: list[Line | None] = []
+        for i, line in enumerate(lines):
+            if line is None or not any((i, k) in replaced for k in range(len(line.words))):
+                out.append(line)
+                continue
+            words = tuple(w for k, old in enumerate(line.words) for w in replaced.get((i, k), (old,)))
+            out.append(Line(words, line.box, sum(w.confidence for w in words) / len(words)))
         return out
 
     def _lines(self, jobs: list[_Job]) -> list[list[Line]]:
-        """One batch of lines, the weak ones read a second way and the surer reading kept."""
-        first = self._read(jobs, ROOM)
-        weak = [i for i, line in enumerate(first) if line is not None and _least_sure(line) < RETRY_BELOW]
-        if weak:
-            for i, again in zip(weak, self._read([jobs[i] for i in weak], RETRY_ROOM)):
-                held = first[i]
-                if again is not None and held is not None and _least_sure(again) > _least_sure(held):
-                    first[i] = again
-        return [[line] if line is not None else [] for line in first]
+        """One batch of lines, their weak words read again alone."""
+        read = self._firmer_words(jobs, self._read(jobs))
+        return [[line] if line is not None else [] for line in read]
 
     def read(self, image: Image.Image) -> list[Line]:
         gray = image.convert("L")

@@ -96,7 +96,7 @@ def test_a_line_cut_by_the_bottom_edge_keeps_its_words_but_not_their_confidence(
 @pytest.mark.parametrize("size", [12, 13, 14])
 def test_a_long_path_in_small_text_is_read_letter_for_letter(engine, size):
     """An address bar's path: at 13 px the model first reads the leading "/" as "J", unsure;
-    the line read again with less room around it (so at a larger scale) comes out right."""
+    the weak word read again alone, cut tight and enlarged, comes out right."""
     path = "/work/wt/ocr/images/chromium/rootfs/usr/share/desktopd/start.html"
     image = Image.new("RGB", (700, 40), (241, 243, 244))
     ImageDraw.Draw(image).text((20, 12), path, font=ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", size),
