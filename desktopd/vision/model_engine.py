@@ -20,7 +20,7 @@ from .detect import Spot, line_image, text_lines
 from .line_cache import LineCache, line_key
 from .line_net import LineNet, batches, prepare, scaled_width
 from .tesseract import PSM_SINGLE_BLOCK, TesseractEngine
-from .text import Box, Line, Word
+from .text import Line, Word
 
 # The line image the model reads: the ink and this many pixels of background around it (what
 # Tesseract's own line reading gives its model).
@@ -123,8 +123,7 @@ class ModelEngine:
     def _read(self, jobs: list[_Job]) -> list[Line | None]:
         """Each line cut with ROOM around its ink (None: no text read)."""
         read = self._recognise([job.crop(ROOM)[0] for job in jobs], [job.fill for job in jobs])
-        return [Line(words, Box.around([w.box for w in words]), sum(w.confidence for w in words) / len(words))
-                if words else None for words in read]
+        return [Line.of_words(words) if words else None for words in read]
 
     def _firmer_words(self, jobs: list[_Job], lines: list[Line | None]) -> list[Line | None]:
         """Each weak word read again alone, cut tight with WORD_ROOM around its ink: a word
@@ -154,7 +153,7 @@ class ModelEngine:
                 out.append(line)
                 continue
             words = tuple(w for k, old in enumerate(line.words) for w in replaced.get((i, k), (old,)))
-            out.append(Line(words, line.box, sum(w.confidence for w in words) / len(words)))
+            out.append(Line.of_words(words, line.box))
         return out
 
     def _lines(self, jobs: list[_Job]) -> list[list[Line]]:

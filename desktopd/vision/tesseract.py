@@ -98,10 +98,7 @@ def parse_tsv(tsv: str) -> list[Line]:
             line_boxes[key] = box
         elif level == WORD_LEVEL and cols[11].strip():
             lines.setdefault(key, []).append(Word(cols[11].strip(), box, max(0.0, float(cols[10])) / 100))
-    out = []
-    for key, words in lines.items():
-        confidence = sum(w.confidence for w in words) / len(words)
-        out.append(Line(tuple(words), line_boxes.get(key) or Box.around([w.box for w in words]), confidence))
+    out = [Line.of_words(tuple(words), line_boxes.get(key)) for key, words in lines.items()]
     return sorted(out, key=lambda line: (line.box.y, line.box.x))
 
 
@@ -189,7 +186,7 @@ class TesseractEngine:
             words.extend(self._reread(image, word) if word.confidence < RETRY_BELOW else (word,))
         if tuple(words) == line.words:
             return line
-        return Line(tuple(words), line.box, sum(w.confidence for w in words) / len(words))
+        return Line.of_words(tuple(words), line.box)
 
     def _reread(self, image: Image.Image, word: Word) -> tuple[Word, ...]:
         """The word cut out with a little room, read at UPSCALE times its size; kept when the

@@ -76,6 +76,12 @@ class Line:
     def shrunk(self, factor: int) -> Line:
         return Line(tuple(w.shrunk(factor) for w in self.words), self.box.shrunk(factor), self.confidence)
 
+    @staticmethod
+    def of_words(words: tuple[Word, ...], box: Box | None = None) -> Line:
+        """A line of these words (at least one): its box around theirs unless given, its
+        confidence their mean."""
+        return Line(words, box or Box.around([w.box for w in words]), sum(w.confidence for w in words) / len(words))
+
 
 class OcrEngine(Protocol):
     """Reads an RGB image; boxes in that image's pixels, lines top to bottom, words left to right."""
