@@ -18,7 +18,7 @@ import onnxruntime
 from PIL import Image
 
 from . import onnx_proto as proto
-from .tess_model import LineModel, Lstm
+from .tess_model import STEP_PIXELS, LineModel, Lstm
 
 Floats = npt.NDArray[np.float32]
 # Lines run together in batches of at most this many, of similar widths (a batch is as wide as
@@ -40,7 +40,7 @@ class PreparedLine:
 
     @property
     def steps(self) -> int:
-        return int(self.pixels.shape[1]) // 3
+        return int(self.pixels.shape[1]) // STEP_PIXELS
 
 
 def _black_white(row: npt.NDArray[np.int16]) -> tuple[float, float]:
@@ -153,13 +153,12 @@ class LineNet:
 
     def run(self, lines: Sequence[PreparedLine]) -> list[Floats]:
         """Per line, its (steps, codes) probabilities."""
-        widest = max(line.pixels.shape[1] for line in lines)
-        steps = widest // 3
+        steps = max(line.steps for line in lines)
         # Padding is 0, what the convolution sees past any image's edge (Tesseract feeds noise of
         # mean 0 there), so a line reads the same alone or batched beside a wider one.
-        image = np.zeros((len(lines), 1, self.model.height, steps * 3), np.float32)
+        image = np.zeros((len(lines), 1, self.model.height, steps * STEP_PIXELS), np.float32)
         for i, line in enumerate(lines):
-            usable = line.steps * 3
+            usable = line.steps * STEP_PIXELS
             image[i, 0, :, :usable] = line.pixels[:, :usable]
         lengths = np.array([line.steps for line in lines], np.int32)
         (probabilities,) = self._session.run(None, {"image": image, "lengths": lengths})

@@ -7,7 +7,6 @@ read before are answered from the cache."""
 from __future__ import annotations
 
 import concurrent.futures
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -16,10 +15,11 @@ import onnxruntime
 from PIL import Image
 
 from . import ctc, tess_model, word_boxes
+from .tess_model import STEP_PIXELS
 from .detect import Spot, line_image, text_lines
 from .line_cache import LineCache, line_key
 from .line_net import LineNet, batches, prepare, scaled_width
-from .tesseract import PSM_SINGLE_BLOCK, TesseractEngine
+from .tesseract import PSM_SINGLE_BLOCK, TesseractEngine, default_workers
 from .text import Line, Word
 
 # The line image the model reads: the ink and this many pixels of background around it (what
@@ -40,35 +40,20 @@ UPSCALE = 2
 CUT_LINE_CONFIDENCE = 0.25
 # Cache keys of this engine's lines (Tesseract's keys carry its page segmentation mode).
 CACHE_MODE = 1000
-MAX_WORKERS = 4
 
 
 @dataclass(frozen=True)
 class _Job:
     spot: Spot
-    margin: Image.Image             # the line on a margin of its fill, dark on light (detect.py)
-    margin_at: tuple[int, int]      # where the margin image's top-left pixel lies in the screen
+    image: Image.Image              # what is read: the ink with ROOM around it, dark on light
+                                    # (a block: the whole margin image detect.py cut, for Tesseract)
+    origin: tuple[int, int]         # where that image's top-left pixel lies in the screen
     key: bytes
-
-    def size(self, room: int) -> tuple[int, int]:
-        return self.spot.box.width + 2 * room, self.spot.box.height + 2 * room
-
-    def crop(self, room: int) -> tuple[Image.Image, tuple[int, int]]:
-        """The ink with ``room`` pixels around it, and where that lies in the screen."""
-        x0, y0 = self.spot.box.x - self.margin_at[0] - room, self.spot.box.y - self.margin_at[1] - room
-        width, height = self.size(room)
-        image = self.margin.crop((x0, y0, x0 + width, y0 + height))
-        return image, (self.margin_at[0] + x0, self.margin_at[1] + y0)
 
     @property
     def fill(self) -> int:
         """The line's background grey as the model sees it (light text is inverted)."""
         return 255 - self.spot.background if self.spot.light_on_dark else self.spot.background
-
-    @property
-    def origin(self) -> tuple[int, int]:
-        """Where the lines read for this job are placed from (cached lines are relative)."""
-        return self.margin_at if self.spot.block else self.crop(ROOM)[1]
 
 
 def _cut_by_edge(spot: Spot, height: int) -> bool:
@@ -78,10 +63,6 @@ def _cut_by_edge(spot: Spot, height: int) -> bool:
 def _capped(line: Line, confidence: float) -> Line:
     words = tuple(replace(w, confidence=min(w.confidence, confidence)) for w in line.words)
     return replace(line, words=words, confidence=min(line.confidence, confidence))
-
-
-def default_workers() -> int:
-    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
 
 
 class ModelEngine:
@@ -104,10 +85,12 @@ class ModelEngine:
         self._blocks.close()
 
     def _job(self, gray: Image.Image, spot: Spot) -> _Job:
-        margin, at = line_image(gray, spot)
-        job = _Job(spot, margin, at, b"")
-        image = margin if spot.block else job.crop(ROOM)[0]
-        return replace(job, key=line_key(image, PSM_SINGLE_BLOCK if spot.block else CACHE_MODE))
+        margin, (mx, my) = line_image(gray, spot)
+        if spot.block:
+            return _Job(spot, margin, (mx, my), line_key(margin, PSM_SINGLE_BLOCK))
+        x0, y0 = spot.box.x - mx - ROOM, spot.box.y - my - ROOM
+        image = margin.crop((x0, y0, x0 + spot.box.width + 2 * ROOM, y0 + spot.box.height + 2 * ROOM))
+        return _Job(spot, image, (mx + x0, my + y0), line_key(image, CACHE_MODE))
 
     def _recognise(self, images: list[Image.Image], backgrounds: list[int]) -> list[tuple[Word, ...]]:
         """Each image (dark on light, this background grey) through the model: its words, with
@@ -122,7 +105,7 @@ class ModelEngine:
 
     def _read(self, jobs: list[_Job]) -> list[Line | None]:
         """Each line cut with ROOM around its ink (None: no text read)."""
-        read = self._recognise([job.crop(ROOM)[0] for job in jobs], [job.fill for job in jobs])
+        read = self._recognise([job.image for job in jobs], [job.fill for job in jobs])
         return [Line.of_words(words) if words else None for words in read]
 
     def _firmer_words(self, jobs: list[_Job], lines: list[Line | None]) -> list[Line | None]:
@@ -135,8 +118,7 @@ class ModelEngine:
             return lines
         crops, origins = [], []
         for i, _, word in weak:
-            image = jobs[i].crop(ROOM)[0]
-            box = word.box
+            image, box = jobs[i].image, word.box
             x0, y0 = max(0, box.x - WORD_ROOM), max(0, box.y - WORD_ROOM)
             crop = image.crop((x0, y0, min(image.width, box.x + box.width + WORD_ROOM),
                                min(image.height, box.y + box.height + WORD_ROOM)))
@@ -171,10 +153,10 @@ class ModelEngine:
         blocks = [i for i in todo if jobs[i].spot.block]
         lines = [i for i in todo if not jobs[i].spot.block]
         self.lines_recognised += len(lines)
-        steps = [scaled_width(jobs[i].size(ROOM), self._model.height) // 3 for i in lines]
+        steps = [scaled_width(jobs[i].image.size, self._model.height) // STEP_PIXELS for i in lines]
         groups = [[lines[k] for k in group] for group in batches(steps)]
         runs = [self._pool.submit(self._lines, [jobs[i] for i in group]) for group in groups]
-        block_runs = [(i, self._blocks.submit(jobs[i].margin, PSM_SINGLE_BLOCK)) for i in blocks]
+        block_runs = [(i, self._blocks.submit(jobs[i].image, PSM_SINGLE_BLOCK)) for i in blocks]
         for group, run in zip(groups, runs):
             for i, read in zip(group, run.result()):
                 known[i] = read

@@ -20,6 +20,8 @@ Floats = npt.NDArray[np.float32]
 
 # Where Tesseract itself finds it: $TESSDATA_PREFIX, else Debian's directory.
 DEFAULT_TRAINEDDATA = Path(os.environ.get("TESSDATA_PREFIX") or "/usr/share/tesseract-ocr/5/tessdata") / "eng.traineddata"
+# Model pixels per output time step: the max-pool's width (the only one accepted).
+STEP_PIXELS = 3
 # Components of a traineddata file (Tesseract's TessdataType).
 LSTM, LSTM_UNICHARSET, LSTM_RECODER = 17, 21, 22
 # WeightMatrix mode flags.
@@ -206,6 +208,8 @@ def load(path: Path = DEFAULT_TRAINEDDATA) -> LineModel:
                                "only 3x3 over grey is read")
     conv = _expect(leaves[2], "Tanh").weights[0]
     pool = _expect(leaves[3], "Maxpool").numbers
+    if pool[0] != STEP_PIXELS:
+        raise ModelFormatError(f"a max-pool {pool[0]} wide: only {STEP_PIXELS} (a time step of {STEP_PIXELS} pixels) is read")
     column = _lstm(_expect(leaves[4], "SummLSTM", ("XYTranspose",)))
     along = (_lstm(_expect(leaves[5], "LSTM")), _lstm(_expect(leaves[6], "LSTM", ("RTLReversed",))),
              _lstm(_expect(leaves[7], "LSTM")))

@@ -10,11 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .ctc import StepWord
+from .tess_model import STEP_PIXELS
 from .text import Box
 
 # A pixel this far from the line's background grey is ink (anti-aliased edges included).
 INK_DIFFERENCE = 24
-STEP_PIXELS = 3   # the model's time step, in its own (scaled) pixels
 
 
 def _stretches(steps: Sequence[StepWord], scale: float, width: int) -> list[tuple[int, int]]:
