@@ -12,10 +12,8 @@ DamageWatcher (desktopd/x11/damage.py) has, so input and captures never wait on 
 from __future__ import annotations
 
 import logging
-import socket
-import threading
 
-from desktopd.changes import ChangeLog, Rect
+from desktopd.changes import ChangeLog, Rect, ThreadedChangeSource
 
 from .registry import MissingProtocol, Registry
 from .screencopy import (CAPTURE_OUTPUT_REGION, EV_BUFFER, EV_BUFFER_DONE, EV_DAMAGE, EV_FAILED, EV_READY,
@@ -29,13 +27,15 @@ PROBE = (0, 0, 1, 1)           # the region copied: one pixel (the damage covers
 MAX_FAILURES = 3               # frames failed in a row before the watcher gives up and says why
 
 
-class SwayDamageWatcher:
+class SwayDamageWatcher(ThreadedChangeSource):
     """Reads the output's damage into a ChangeLog until closed or the compositor goes away (then
     ``log.closed_reason`` says why and a new watcher must be started)."""
 
+    CONNECTION = "Wayland"
+    LOST = (ConnectionLost, WaylandError, OSError)
+
     def __init__(self, wayland_display: str, log_: ChangeLog | None = None) -> None:
-        self.display_name = wayland_display
-        self.log = log_ or ChangeLog()
+        super().__init__(wayland_display, log_)
         self.frames = 0          # frames the compositor copied (one a redraw, after the first)
         conn = Connection(socket_path(wayland_display))
         try:
@@ -56,14 +56,8 @@ class SwayDamageWatcher:
         self._offers: list[Layout] = []
         self._damage: list[Rect] = []
         self._failures = 0
-        self._stopping = False
         self._ask()
-        self._thread = threading.Thread(target=self._read, name="desktopd-sway-damage", daemon=True)
-        self._thread.start()
-
-    @property
-    def alive(self) -> bool:
-        return self.log.closed_reason is None
+        self._start("desktopd-sway-damage")
 
     # ------------------------------------------------------------------ the reader thread
     def _ask(self) -> None:
@@ -110,30 +104,14 @@ class SwayDamageWatcher:
             self._conn.forget(self._frame)
         self._ask()
 
-    def _read(self) -> None:
-        reason = "closed"
-        try:
-            while True:
-                self._conn.dispatch(None)
-        except (ConnectionLost, WaylandError, OSError) as exc:
-            if not self._stopping:
-                reason = f"Wayland connection lost: {type(exc).__name__}: {exc}"
-                log.warning("damage watcher on %s stopped: %s", self.display_name, reason)
-        finally:
-            self.log.close(reason)
+    def _read_forever(self) -> None:
+        while True:
+            self._conn.dispatch(None)
 
-    # ------------------------------------------------------------------ from other threads
-    def close(self) -> None:
-        self._stopping = True
-        # A shutdown (unlike a close) wakes the reader's blocking select in another thread.
-        wake = socket.socket(fileno=self._conn.fileno())
-        try:
-            wake.shutdown(socket.SHUT_RDWR)
-        except OSError as exc:
-            log.debug("shutting the damage connection down failed: %s", exc)
-        finally:
-            wake.detach()
-        self._thread.join(timeout=5)
+    def _fileno(self) -> int:
+        return self._conn.fileno()
+
+    def _release(self) -> None:
         if self._buffer is not None:
             self._buffer.close()
         self._conn.close()

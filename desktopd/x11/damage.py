@@ -11,12 +11,10 @@ known without a DamageSubtract round trip per event.
 from __future__ import annotations
 
 import logging
-import socket
-import threading
 
 from Xlib.ext import damage as xdamage
 
-from desktopd.changes import ChangeLog
+from desktopd.changes import ChangeLog, ThreadedChangeSource
 
 from .connection import open_display
 from .errors import DisplayUnavailable, X11Error
@@ -25,13 +23,15 @@ log = logging.getLogger(__name__)
 __all__ = ["ChangeLog", "DamageWatcher", "open_watcher"]   # ChangeLog lives in desktopd/changes.py
 
 
-class DamageWatcher:
+class DamageWatcher(ThreadedChangeSource):
     """Reads the root window's DamageNotify events into a ChangeLog until closed or the server
     goes away (then ``log.closed_reason`` says why and a new watcher must be started)."""
 
+    CONNECTION = "X"
+    LOST = (Exception,)   # python-xlib raises several kinds when its connection ends
+
     def __init__(self, display_name: str, log_: ChangeLog | None = None) -> None:
-        self.display_name = display_name
-        self.log = log_ or ChangeLog()
+        super().__init__(display_name, log_)
         dpy = open_display(display_name, "display for damage events")
         try:
             if not dpy.has_extension(xdamage.extname):
@@ -43,37 +43,19 @@ class DamageWatcher:
             dpy.close()
             raise
         self._dpy = dpy
-        self._stopping = False
-        self._thread = threading.Thread(target=self._read, name="desktopd-damage", daemon=True)
-        self._thread.start()
+        self._start("desktopd-damage")
 
-    @property
-    def alive(self) -> bool:
-        return self.log.closed_reason is None
+    def _read_forever(self) -> None:
+        while True:
+            event = self._dpy.next_event()
+            area = getattr(event, "area", None)
+            if area is not None:
+                self.log.add((area.x, area.y, area.width, area.height))
 
-    def _read(self) -> None:
-        reason = "closed"
-        try:
-            while True:
-                event = self._dpy.next_event()
-                area = getattr(event, "area", None)
-                if area is not None:
-                    self.log.add((area.x, area.y, area.width, area.height))
-        except Exception as exc:   # the connection ended: by close(), or the server went away
-            if not self._stopping:
-                reason = f"X connection lost: {type(exc).__name__}: {exc}"
-                log.warning("damage watcher on %s stopped: %s", self.display_name, reason)
-        finally:
-            self.log.close(reason)
+    def _fileno(self) -> int:
+        return int(self._dpy.display.socket.fileno())
 
-    def close(self) -> None:
-        self._stopping = True
-        try:
-            # A shutdown (unlike a close) wakes the reader's blocking read in another thread.
-            self._dpy.display.socket.shutdown(socket.SHUT_RDWR)
-        except OSError as exc:
-            log.debug("shutting the damage connection down failed: %s", exc)
-        self._thread.join(timeout=5)
+    def _release(self) -> None:
         try:
             self._dpy.close()
         except Exception as exc:   # the socket is already shut: nothing more to tell the server
