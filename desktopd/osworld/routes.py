@@ -106,7 +106,8 @@ FORM_BODY_ROUTES = frozenset({("POST", route.path) for route in ROUTES
                              | {("POST", "/setup/upload")})
 DESCRIPTION = ("OSWorld's VM-server API (desktop_env/server/main.py) over desktopd: no token, so "
                "served only on loopback or with DESKTOPD_INSECURE=1; browser-sent requests are "
-               "refused. Bodies: JSON, or a form where a route lists one.")
+               "refused. Bodies: JSON, or a form where a route lists one. Every GET route also "
+               "answers HEAD (its status and headers, no body), as OSWorld's Flask server does.")
 UPLOAD_FORM_CONTENT = {"multipart/form-data": {"schema": files.UPLOAD_FORM}}
 
 
@@ -126,4 +127,4 @@ def osworld_openapi() -> dict[str, Any]:
 
 def setup_osworld_routes(app: web.Application) -> None:
     app[OPENAPI_KEY] = json.dumps(osworld_openapi())
-    register(app, ROUTES)
+    register(app, ROUTES, head=True)
