@@ -59,9 +59,13 @@ ROUTES: list[Route] = [
     Route("GET", "/platform", screen.platform, "The platform's name (Linux)", "osworld",
           uses_x=False, success=TEXT),
     Route("GET", "/accessibility", screen.accessibility, "The AT-SPI tree as OSWorld's XML",
-          "osworld", success=json_content({"type": "object", "properties": {"AT": {"type": "string"}}}),
+          "osworld", success=json_content({"type": "object", "properties": {
+              "AT": {"type": "string"}, "complete": {"type": "boolean"},
+              "pending": {"type": "array", "items": {"type": "object"}}}}),
           description="AT is one XML document: desktop-frame > application > ..., attributes in "
-                      "OSWorld's st/cp/attr/act/val namespaces."),
+                      "OSWorld's st/cp/attr/act/val namespaces. While the desktop starts the tree "
+                      "is read again (at most 10 s) until it is complete; complete false with "
+                      "pending (as in /api/v1/accessibility) says what it still lacks."),
     Route("GET", "/terminal", screen.terminal, "The focused terminal's text, or null", "osworld",
           success=json_content({"type": "object", "properties": {"output": {"type": ["string", "null"]},
                                                             "status": {"type": "string"}}})),
