@@ -112,6 +112,8 @@ DESCRIPTION = ("OSWorld's VM-server API (desktop_env/server/main.py) over deskto
                "served only on loopback or with DESKTOPD_INSECURE=1; browser-sent requests are "
                "refused. Bodies: JSON, or a form where a route lists one. Every GET route also "
                "answers HEAD (its status and headers, no body), as OSWorld's Flask server does.")
+STARTING_TEXT = "The desktop is starting (Retry-After: 1): the browser's profile is being set up"
+ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
 UPLOAD_FORM_CONTENT = {"multipart/form-data": {"schema": files.UPLOAD_FORM}}
 
 
@@ -126,6 +128,9 @@ def osworld_openapi() -> dict[str, Any]:
         elif route.path == "/setup/upload":
             op["requestBody"] = {"required": True, "content": UPLOAD_FORM_CONTENT}
         op["responses"].pop("401", None)
+        if route.path != "/openapi.json":   # the desktop's start: app.starting_middleware
+            starting = op["responses"].setdefault("503", {"description": "", "content": ERROR_CONTENT})
+            starting["description"] = "; ".join(filter(None, (starting["description"], STARTING_TEXT)))
     return doc
 
 

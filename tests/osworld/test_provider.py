@@ -56,7 +56,7 @@ def test_register_answers_for_docker_and_leaves_the_others() -> None:
         providers.create_vm_manager_and_provider = before
 
 
-def test_the_first_observation_of_a_new_desktop_holds_its_windows() -> None:
+def test_a_new_desktop_answers_with_chromes_files_and_its_windows_in_the_tree() -> None:
     """The accessibility tree asked for as soon as a new container's /screenshot answers (what
     DesktopEnv's first observation does): complete, with the browser's window and its toolbar, or
     complete false saying what it lacks (it had only XFCE's applications, 4 nodes, and said nothing)."""
@@ -65,6 +65,10 @@ def test_the_first_observation_of_a_new_desktop_holds_its_windows() -> None:
     fresh = DesktopdProvider(desktops=osworld_desktops(CHROMIUM_IMAGE, {"WIDTH": "1280", "HEIGHT": "800"}))
     fresh.start_emulator(CHROMIUM_IMAGE, headless=True)
     try:
+        # The first task's setup finds Chrome's files as every later one does after a reset.
+        preferences = requests.post(f"{fresh.osworld_url()}/setup/execute", timeout=60, json={
+            "command": "test -f /home/user/.config/google-chrome/Default/Preferences", "shell": True})
+        assert preferences.json()["returncode"] == 0, preferences.text
         answer = requests.get(f"{fresh.osworld_url()}/accessibility", timeout=60).json()
         tree = ET.fromstring(answer["AT"])
         assert answer["complete"] is True, answer["pending"]
