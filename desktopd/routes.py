@@ -120,6 +120,13 @@ ACCESSIBILITY_TREE = {"type": "object", "properties": {
                                                    "compositor_window (Sway: window-relative extents "
                                                    "plus the window's position)."},
     "truncated_by": {"type": "array", "items": {"enum": ["time_budget", "max_nodes"]}},
+    "complete": {"type": "boolean", "description": "False while the desktop starts: see pending."},
+    "pending": {"type": "array", "items": {"type": "object", "properties": {
+        "reason": {"enum": ["window_not_in_tree", "browser_unavailable"]},
+        "window": {"type": "object"}, "detail": {"type": "string"}}},
+        "description": "Shown X windows of applications that register on the accessibility bus "
+                       "but have no top-level in the tree yet; merge=browser: the browser's pages "
+                       "not yet readable."},
     "read_ms": {"type": "number"}, "duration_ms": {"type": "number"},
     "merge": {"type": "object", "description": "merge=browser: status merged, no_browser_document "
                                                "or layout_unavailable (with detail)."}}}

@@ -53,6 +53,10 @@ class Route:
 
 
 
-def register(app: web.Application, routes: list[Route]) -> None:
+def register(app: web.Application, routes: list[Route], *, head: bool = False) -> None:
+    """``head``: every GET route also answers HEAD (the GET's status and headers, no body), as a
+    Flask server's do: OSWorld's clients probe its API with HEAD."""
     for route in routes:
         app.router.add_route(route.method, route.path, route.handler)
+        if head and route.method == "GET":
+            app.router.add_route("HEAD", route.path, route.handler)

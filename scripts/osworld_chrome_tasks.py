@@ -65,8 +65,25 @@ TASKS: list[dict[str, Any]] = [
      "config": LAUNCH, "related_apps": ["chrome"], "proxy": False,
      "evaluator": {"postconfig": POSTCONFIG, "func": "exact_match", "result": {"type": "profile_name"},
                    "expected": {"type": "rule", "rules": {"expected": "Thomas"}}}},
+    {"id": "3299584d-8f11-4457-bf4c-ce98f7600250", "snapshot": "chrome",
+     "instruction": "On my surface pro whenever I launch Chrome it always opens \"funbrain.com.\" I don't want "
+                    "this. I cleared my cache but it still happens. What should I do?",
+     # Its setup edits Preferences before Chrome starts (sudo fails here, jq is in the image).
+     "config": [{"type": "execute", "parameters": {
+                    "command": "echo password | sudo -S apt update -y && echo password | sudo -S apt install jq -y",
+                    "shell": True}},
+                {"type": "execute", "parameters": {
+                    "command": "cd /home/user/.config/google-chrome/Default && jq '. + {\"session\":"
+                               "{\"restore_on_startup\":4, \"startup_urls\":[\"http://funbrain.com/\"]}}' "
+                               "Preferences > temp && mv temp Preferences",
+                    "shell": True}},
+                *LAUNCH],
+     "related_apps": ["chrome"], "proxy": False,
+     "evaluator": {"func": "exact_match", "result": {"type": "new_startup_page"},
+                   "expected": {"type": "rule", "rules": {"expected": "true"}}}},
 ]
 BOOKMARKS = "/home/user/.config/google-chrome/Default/Bookmarks"
+PREFERENCES = "/home/user/.config/google-chrome/Default/Preferences"
 FIND_BUDGET_S = 30.0
 
 
@@ -76,15 +93,16 @@ def centre(node: ET.Element) -> tuple[int, int]:
     return x + w // 2, y + h // 2
 
 
-def find(env: Any, roles: tuple[str, ...], name: str) -> ET.Element:
-    """The first showing node of one of ``roles`` whose name contains ``name``, from the
-    accessibility tree observation, read again until it is there."""
+def find(env: Any, roles: tuple[str, ...], name: str, state: str = "showing") -> ET.Element:
+    """The first showing node of one of ``roles`` whose name contains ``name`` (and that has
+    ``state``), from the accessibility tree observation, read again until it is there."""
     deadline = time.monotonic() + FIND_BUDGET_S
     while True:
         tree = ET.fromstring(env.controller.get_accessibility_tree())
         for node in tree.iter():
             if node.tag in roles and name.lower() in node.get("name", "").lower() \
-                    and node.get(f"{ST}showing") == "true" and node.get(f"{CP}screencoord"):
+                    and node.get(f"{ST}showing") == "true" and node.get(f"{ST}{state}") == "true" \
+                    and node.get(f"{CP}screencoord"):
                 return node
         if time.monotonic() > deadline:
             raise LookupError(f"no {roles} named like {name!r} on screen")
@@ -143,6 +161,19 @@ def solve_profile_name(env: Any) -> None:
     act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Thomas'); pyautogui.press('enter')")
 
 
+def solve_startup_page(env: Any) -> None:
+    """Through the app menu: its Settings item is found by name in the observation (Chromium's
+    menus are in the tree), then On startup; the page shows the setup's setting (the browser read
+    the Preferences the setup edited) before the New Tab page is chosen."""
+    click(env, ("push-button",), "Chromium")
+    click(env, ("menu-item",), "Settings")
+    click(env, ("menuitem",), "On startup")
+    find(env, ("radio",), "Open a specific page or set of pages", state="checked")
+    click(env, ("radio",), "Open the New Tab page")
+    # No postconfig stops the browser before the getter reads Preferences: wait for its write.
+    wait_until_saved(env, PREFERENCES, '"restore_on_startup":5')
+
+
 def wait_until_saved(env: Any, path: str, text: str) -> None:
     """Chromium writes Bookmarks a few seconds after a change, and the postconfig's `pkill chrome`
     (SIGTERM) ends it without writing what is pending; a user who stops Chrome right away loses
@@ -160,6 +191,7 @@ SOLUTIONS: dict[str, Callable[[Any], None]] = {
     "af630914-714e-4a24-a7bb-f9af687d3b91": solve_font_size,
     "2ad9387a-65d8-4e33-ad5b-7580065a27ca": solve_bookmarks_folder,
     "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3": solve_profile_name,
+    "3299584d-8f11-4457-bf4c-ce98f7600250": solve_startup_page,
 }
 
 

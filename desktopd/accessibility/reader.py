@@ -7,6 +7,11 @@ together (pipelined: one round trip's latency for the lot, not one per object). 
 only of objects that are showing (the others have no place on the screen: a closed menu's items
 are most of a GTK app's objects), action names only of showing objects that are named or of an
 interactive role (Chromium gives every panel a doDefault; each costs two or three calls).
+
+An application's cache can lack whole top-levels: Chromium announces none of its menus and
+dialogs (the app menu, "Edit bookmark") to it, though they are children of the application.
+Top-levels the application lists but its cache lacks are read by walking them, one level of
+calls at a time (uncached_tops).
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ EDITABLE_TEXT = "org.a11y.atspi.EditableText"
 SCREEN_COORDS = 0  # ATSPI_COORD_TYPE_SCREEN
 MAX_TEXT_VALUE = 4096  # characters of an editable text read as its value
 SECRET_ROLES = frozenset({"password text"})
+PROPERTIES = "org.freedesktop.DBus.Properties"
+# Bounds of a walk of uncached top-levels (a menu is a few dozen objects, a dialog a few hundred).
+MAX_WALKED_NODES = 3000
+MAX_WALKED_DEPTH = 64
 
 
 @dataclass
@@ -180,6 +189,13 @@ class DesktopReader:
             if keep is not None and not keep(app):
                 continue
             kept.append((app, nodes))
+        walkable = [(app.root, nodes) for app, nodes in kept if app.root is not None]
+        walks = await asyncio.gather(*(self.uncached_tops(root, {node.path for node in nodes}, deadline)
+                                       for root, nodes in walkable))
+        for (_root, nodes), walked in zip(walkable, walks):
+            nodes += walked
+        for app, nodes in kept:
+            app.node_count = len(nodes)
         if details:
             timed_out |= await self._details([n for _app, nodes in kept for n in nodes], deadline)
             for _app, nodes in kept:
@@ -236,6 +252,51 @@ class DesktopReader:
                 node.actions = [name for name in node.actions if name]
         return late or names_late
 
+
+    async def uncached_tops(self, root: Accessible, cached: Collection[str],
+                            deadline: Deadline) -> list[Accessible]:
+        """The top-levels (and everything under them) the application lists as its children but
+        its cache lacks, hung under ``root``; every object read, in walk order."""
+        try:
+            listed = (await self.bus.call(root.bus, ROOT_PATH, ACCESSIBLE, "GetChildren",
+                                          timeout=deadline.left() or 0.1))[0]
+        except (ObjectGone, CallFailed, CallTimedOut):
+            return []
+        frontier = [(root, index, child_path) for index, (child_bus, child_path) in enumerate(listed)
+                    if child_bus == root.bus and child_path not in cached]
+        walked: list[Accessible] = []
+        depth = 0
+        while frontier and depth < MAX_WALKED_DEPTH and len(walked) < MAX_WALKED_NODES:
+            frontier = frontier[:MAX_WALKED_NODES - len(walked)]
+            read, _late = await _settle({path: self._live_object(root.bus, path) for _p, _i, path in frontier},
+                                        deadline)
+            next_frontier = []
+            for parent, index, path in frontier:
+                if path not in read:
+                    continue   # gone, or the deadline passed
+                node, children = read[path]
+                node.parent, node.index = (parent.bus, parent.path), index
+                parent.children.append(node)
+                walked.append(node)
+                next_frontier += [(node, i, child_path) for i, (child_bus, child_path) in enumerate(children)
+                                  if child_bus == root.bus and child_path not in cached]
+            frontier = next_frontier
+            depth += 1
+        return walked
+
+    async def _live_object(self, bus_name: str, path: str) -> tuple[Accessible, list[tuple[str, str]]]:
+        """One object as the cache would give it, asked call by call (all at once), and its children."""
+        role, name, description, states, interfaces, children = await asyncio.gather(
+            self.bus.call(bus_name, path, ACCESSIBLE, "GetRole", timeout=None),
+            self.bus.call(bus_name, path, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"], timeout=None),
+            self.bus.call(bus_name, path, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Description"], timeout=None),
+            self.bus.call(bus_name, path, ACCESSIBLE, "GetState", timeout=None),
+            self.bus.call(bus_name, path, ACCESSIBLE, "GetInterfaces", timeout=None),
+            self.bus.call(bus_name, path, ACCESSIBLE, "GetChildren", timeout=None))
+        node = Accessible(bus=bus_name, path=path, parent=("", ""), index=-1, interfaces=list(interfaces[0]),
+                          name=str(name[0].value).strip(), role=role_name(role[0]),
+                          description=str(description[0].value), states=state_names(states[0]))
+        return node, [(child_bus, child_path) for child_bus, child_path in children[0]]
 
     async def uncached_children(self, bus_name: str, path: str, known: Collection[str], role: str,
                                 seconds: float) -> list[Accessible]:

@@ -14,7 +14,7 @@ from .merge import DOCUMENT_ROLE, LayoutSource, LayoutUnavailable, containers_of
 from .placement import SCREEN, SCREEN_SOURCE, WINDOW, place_in_windows
 from .reader import ACTION, COMPONENT, DesktopReader, action_names
 from .snapshot import TreeFilter, accessible_node, application_node, shape, walk
-from .xwindows import attach_windows, keep_window
+from .xwindows import attach_windows, keep_window, windows_not_in_tree
 
 FOCUS_ACTION = "focus"  # not an AT-SPI action: Component.GrabFocus
 WindowLister = Callable[[], Awaitable[list[dict[str, Any]]]]
@@ -58,20 +58,28 @@ class AccessibilityService:
                                       pids={query.pid} if query.pid is not None else None,
                                       app_names={query.app} if query.app else None)
         apps = [application_node(app) for app in read.applications]
+        windows = await list_windows()
         if extents == WINDOW:
-            placement = place_in_windows(apps, await list_windows())
+            placement = place_in_windows(apps, windows)
         else:
-            attach_windows(apps, await list_windows())
+            attach_windows(apps, windows)
             placement = {"source": SCREEN_SOURCE}
+        pending: list[dict[str, Any]] = [{"reason": "window_not_in_tree", "window": window}
+                                         for window in windows_not_in_tree(apps, windows)]
         if query.window is not None:
             apps = keep_window(apps, query.window)
         merge: dict[str, Any] | None = None
         if query.merge_browser:
             merge = await self._merge(apps, query, started)
+            if merge["status"] == "layout_unavailable":
+                pending.append({"reason": "browser_unavailable", "detail": merge["detail"]})
         shaped, count, cut = shape(apps, query.filter)
         reasons = (["time_budget"] if read.timed_out else []) + (["max_nodes"] if cut else [])
         body = {"coordinate_space": "screen pixels", "applications": shaped, "node_count": count,
                 "placement": placement, "truncated": bool(reasons), "truncated_by": reasons,
+                # A desktop still starting: windows on screen whose application is not (yet) in
+                # the tree, or the browser's pages not yet readable.
+                "complete": not pending, "pending": pending,
                 "read_ms": round(read.duration_ms, 1),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1)}
         if merge is not None:

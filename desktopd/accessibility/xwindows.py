@@ -11,6 +11,9 @@ from typing import Any
 
 Node = dict[str, Any]
 MIN_OVERLAP = 0.5  # of the union: two rectangles this alike are the same window
+# WM_CLASS classes (lower case) of the applications of the images that register on the AT-SPI bus:
+# their windows are missing from a tree read while they start (the browser, XFCE's desktop and panel).
+ACCESSIBLE_CLASSES = frozenset({"chromium", "google-chrome", "xfdesktop", "xfce4-panel"})
 
 
 def _overlap(a: dict[str, Any], b: dict[str, Any]) -> float:
@@ -69,3 +72,19 @@ def keep_window(apps: list[Node], window_id: int) -> list[Node]:
         if tops:
             out.append({**app, "children": tops})
     return out
+
+
+def windows_not_in_tree(apps: list[Node], windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Shown X windows the tree should have a top-level for and has not (after attach_windows): of
+    an application on the bus (its pid), or of one known to register there (not yet registered:
+    a desktop still starting). A window of a program without accessibility (xterm) is not one."""
+    attached = {top["window"]["id"] for app in apps for top in app["children"] if top.get("window")}
+    on_bus = {app["pid"] for app in apps if app.get("pid") is not None}
+    missing = []
+    for window in windows:
+        if not window.get("visible", True) or window["id"] in attached:
+            continue
+        classes = {name.lower() for name in (window.get("wm_class") or ())}
+        if window.get("pid") in on_bus or classes & ACCESSIBLE_CLASSES:
+            missing.append(window_summary(window))
+    return missing

@@ -11,6 +11,7 @@ from desktopd import keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, ListOf, Model, Str
 from desktopd.models import coord
+from desktopd.osworld.chrome_after_reset import settle_chrome
 from desktopd.reset import SidecarClient, Timer, close_windows
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
@@ -54,6 +55,10 @@ RESULT = {"type": "object", "properties": {
     "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
     "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},
     "browser": {"type": ["object", "null"], "description": "The sidecar's answer (its tabs)."},
+    "chrome": {"type": ["object", "null"],
+               "description": "With DESKTOPD_OSWORLD=1 in the Chromium image: the profile "
+                              "~/.config/google-chrome now links to, the browser's CDP port and "
+                              "pid, and the task forwards that answer CDP (docs/osworld.md)."},
     "timings": {"type": "object", "description": "Seconds per part."},
     "duration_s": {"type": "number"}}}
 
@@ -82,7 +87,7 @@ async def reset(request: web.Request) -> web.Response:
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
     check_on_screen([{"x": home[0], "y": home[1], "path": None}], ["pointer"], screen)
     timer = Timer()
-    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None}
+    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None}
 
     since = time.monotonic()
     await xs.call(lambda desk: desk.release_all_input())
@@ -105,4 +110,8 @@ async def reset(request: web.Request) -> web.Response:
         since = time.monotonic()
         out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"])
         timer.lap("browser", since)
+        since = time.monotonic()
+        out["chrome"] = await settle_chrome(request.app[keys.SETTINGS], out["browser"])
+        if out["chrome"] is not None:
+            timer.lap("chrome", since)
     return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

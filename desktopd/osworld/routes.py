@@ -59,9 +59,13 @@ ROUTES: list[Route] = [
     Route("GET", "/platform", screen.platform, "The platform's name (Linux)", "osworld",
           uses_x=False, success=TEXT),
     Route("GET", "/accessibility", screen.accessibility, "The AT-SPI tree as OSWorld's XML",
-          "osworld", success=json_content({"type": "object", "properties": {"AT": {"type": "string"}}}),
+          "osworld", success=json_content({"type": "object", "properties": {
+              "AT": {"type": "string"}, "complete": {"type": "boolean"},
+              "pending": {"type": "array", "items": {"type": "object"}}}}),
           description="AT is one XML document: desktop-frame > application > ..., attributes in "
-                      "OSWorld's st/cp/attr/act/val namespaces."),
+                      "OSWorld's st/cp/attr/act/val namespaces. While the desktop starts the tree "
+                      "is read again (at most 10 s) until it is complete; complete false with "
+                      "pending (as in /api/v1/accessibility) says what it still lacks."),
     Route("GET", "/terminal", screen.terminal, "The focused terminal's text, or null", "osworld",
           success=json_content({"type": "object", "properties": {"output": {"type": ["string", "null"]},
                                                             "status": {"type": "string"}}})),
@@ -106,7 +110,10 @@ FORM_BODY_ROUTES = frozenset({("POST", route.path) for route in ROUTES
                              | {("POST", "/setup/upload")})
 DESCRIPTION = ("OSWorld's VM-server API (desktop_env/server/main.py) over desktopd: no token, so "
                "served only on loopback or with DESKTOPD_INSECURE=1; browser-sent requests are "
-               "refused. Bodies: JSON, or a form where a route lists one.")
+               "refused. Bodies: JSON, or a form where a route lists one. Every GET route also "
+               "answers HEAD (its status and headers, no body), as OSWorld's Flask server does.")
+STARTING_TEXT = "The desktop is starting (Retry-After: 1): the browser's profile is being set up"
+ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
 UPLOAD_FORM_CONTENT = {"multipart/form-data": {"schema": files.UPLOAD_FORM}}
 
 
@@ -121,9 +128,12 @@ def osworld_openapi() -> dict[str, Any]:
         elif route.path == "/setup/upload":
             op["requestBody"] = {"required": True, "content": UPLOAD_FORM_CONTENT}
         op["responses"].pop("401", None)
+        if route.path != "/openapi.json":   # the desktop's start: app.starting_middleware
+            starting = op["responses"].setdefault("503", {"description": "", "content": ERROR_CONTENT})
+            starting["description"] = "; ".join(filter(None, (starting["description"], STARTING_TEXT)))
     return doc
 
 
 def setup_osworld_routes(app: web.Application) -> None:
     app[OPENAPI_KEY] = json.dumps(osworld_openapi())
-    register(app, ROUTES)
+    register(app, ROUTES, head=True)

@@ -24,6 +24,10 @@ WINDOW_SIZE_BODY = Model("OsworldWindowSize", [
       description="A WM_CLASS part (instance or class), case-insensitive."),
 ])
 TREE_SECONDS = 10.0
+# While the desktop starts (the browser or XFCE not yet on the accessibility bus) the tree is read
+# again for this long before it is given as it is, with complete false.
+COMPLETE_WITHIN_S = 10.0
+REREAD_S = 0.25
 
 
 async def screenshot(request: web.Request) -> web.Response:
@@ -56,22 +60,35 @@ async def platform(request: web.Request) -> web.Response:
     return web.Response(text="Linux")
 
 
-async def _applications(request: web.Request) -> list[dict[str, Any]]:
+async def _tree(request: web.Request) -> dict[str, Any]:
+    """desktopd's tree (its JSON); the page's nodes merged from the sidecar when there is one."""
     async def windows() -> list[dict[str, Any]]:
         return await xservice(request).call(lambda desk: desk.windows())
     try:
         # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
         # lacks them): an agent sees the web content it is asked to act on.
         merge = request.app[keys.SETTINGS].sidecar_configured
-        tree = await request.app[keys.ACCESSIBILITY].tree(
+        return await request.app[keys.ACCESSIBILITY].tree(
             TreeQuery(seconds=TREE_SECONDS, merge_browser=merge), windows)
     except BusUnavailable as exc:
         raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
-    return tree["applications"]
+
+
+async def _applications(request: web.Request) -> list[dict[str, Any]]:
+    return list((await _tree(request))["applications"])
 
 
 async def accessibility(request: web.Request) -> web.Response:
-    return web.json_response({"AT": osworld_xml(await _applications(request))})
+    """OSWorld's {"AT": xml}, and beside it whether the tree is complete: read again while the
+    desktop starts (an agent's first observation would otherwise hold the desktop without its
+    windows), at most COMPLETE_WITHIN_S."""
+    deadline = asyncio.get_running_loop().time() + COMPLETE_WITHIN_S
+    tree = await _tree(request)
+    while not tree["complete"] and asyncio.get_running_loop().time() + REREAD_S < deadline:
+        await asyncio.sleep(REREAD_S)
+        tree = await _tree(request)
+    return web.json_response({"AT": osworld_xml(tree["applications"]), "complete": tree["complete"],
+                              "pending": tree["pending"]})
 
 
 def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

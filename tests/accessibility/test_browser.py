@@ -178,3 +178,30 @@ def test_the_merge_finds_the_page_after_a_navigation_typed_in_the_address_bar(de
     assert document["tab"] == page_tab["id"] and document["url"] == web_page
     button = find(body, name="Typed button")
     assert button is not None and button["id"].startswith(f"web:{page_tab['id']}:")
+
+
+def test_chromiums_menus_and_dialogs_are_in_the_tree(desktop: Desktop, browser):
+    """Chromium announces none of its menus and dialogs to its AT-SPI cache: the app menu's items
+    and the bookmark dialog's "Folder" combo box are in the tree (as pyatspi's walk finds them),
+    and a menu item found there by name is clicked."""
+    sidecar, _ = browser
+    menu_button = find(chromium(desktop), role="push button", name="Chromium")
+    assert menu_button is not None and menu_button["bounds"]
+    desktop.tap(menu_button)
+    new_tab = desktop.wait_for(lambda tree: find(tree, role="menu item", name="New tab Ctrl+T",
+                                                 where=lambda n: n["bounds"]),
+                               "the app menu's items", app="Chromium", interesting="true")
+    names = {n["name"] for n in walk(chromium(desktop)["applications"]) if n["role"] == "menu item"}
+    assert {"History", "Bookmarks and lists", "Settings", "Exit"} <= names, names
+    before = len(tab_titles(sidecar))
+    desktop.tap(new_tab)
+    deadline = time.monotonic() + 30
+    while len(tab_titles(sidecar)) == before:   # the menu item did what it says
+        assert time.monotonic() < deadline, "the New tab menu item opened no tab"
+        time.sleep(0.1)
+    desktop.desktopd.request("POST", "/api/v1/keyboard", json={"keys": "ctrl+d"})
+    folder = desktop.wait_for(lambda tree: find(tree, role="combo box", name="Folder",
+                                                where=lambda n: n["bounds"]),
+                              "the bookmark dialog's Folder combo box", app="Chromium", interesting="true")
+    assert folder["center"] is not None
+    desktop.desktopd.request("POST", "/api/v1/keyboard", json={"keys": "Escape"})

@@ -9,7 +9,7 @@ from desktopd.accessibility.ids import atspi_id, parse_atspi_id, web_id
 from desktopd.accessibility.merge import containers_of_unplaced_tabs, merge_layout, web_nodes
 from desktopd.accessibility.snapshot import TreeFilter, shape, walk
 from desktopd.accessibility.vocabulary import role_name, state_names
-from desktopd.accessibility.xwindows import attach_windows, keep_window
+from desktopd.accessibility.xwindows import attach_windows, keep_window, windows_not_in_tree
 
 
 def node(id_, role, name="", *, states=("showing", "visible"), bounds=(0, 0, 10, 10), children=(), **extra):
@@ -79,6 +79,24 @@ def test_windows_tie_by_pid_and_rectangle():
     assert apps[0]["children"][0]["window"]["id"] == 8
     assert keep_window(apps, 80)[0]["children"][0]["id"] == "atspi:1.2:5"
     assert keep_window(apps, 7) == []
+
+
+def test_windows_of_accessible_applications_missing_from_the_tree_are_pending():
+    """A starting desktop: the editor's second window has no top-level yet, Chromium's window is
+    up before Chromium is on the bus; an xterm (no accessibility) and a hidden window never count."""
+    apps = desktop()
+    editor = {"id": 8, "frame_id": 80, "title": "Editor", "pid": 42, "visible": True, "wm_class": ["ed", "Ed"],
+              "client": {"x": 105, "y": 125, "width": 290, "height": 170},
+              "frame": {"x": 100, "y": 100, "width": 300, "height": 200}}
+    second = {**editor, "id": 9, "frame_id": 90, "title": "Editor 2",
+              "client": {"x": 700, "y": 0, "width": 100, "height": 100}, "frame": None}
+    browser = {**second, "id": 10, "pid": 77, "wm_class": ["chromium (/tmp/p)", "Chromium"]}
+    xterm = {**second, "id": 11, "pid": 78, "wm_class": ["xterm", "XTerm"]}
+    hidden = {**second, "id": 12, "visible": False}
+    windows = [editor, second, browser, xterm, hidden]
+    attach_windows(apps, windows)
+    assert [window["id"] for window in windows_not_in_tree(apps, windows)] == [9, 10]
+    assert windows_not_in_tree(apps, [editor, xterm, hidden]) == []
 
 
 def layout_node(node_id, role, name, parent, children, box=None, ignored=False):

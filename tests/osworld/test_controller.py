@@ -13,6 +13,7 @@ import requests
 from desktop_env.controllers.python import PythonController
 from PIL import Image
 
+from desktopd.osworld.routes import ROUTES
 from desktopd_osworld import DesktopdProvider
 
 ST = "{https://accessibility.ubuntu.example.org/ns/state}"
@@ -109,3 +110,15 @@ def test_recording_comes_back_as_mp4(controller: PythonController, tmp_path: Pat
     probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width",
                             "-of", "csv=p=0", str(video)], capture_output=True, text=True, check=True)
     assert probe.stdout.strip() == "h264,1280"
+
+
+def test_every_get_route_answers_head(server: str) -> None:
+    """OSWorld's remote provider waits for the VM with HEAD /screenshot (Flask answers HEAD on every
+    GET route): the same status and type as GET, no body."""
+    for route in ROUTES:
+        if route.method != "GET":
+            continue
+        head = requests.head(f"{server}{route.path}", timeout=30)
+        get = requests.get(f"{server}{route.path}", timeout=30)
+        assert (head.status_code, head.content) == (200, b""), route.path
+        assert head.headers["Content-Type"] == get.headers["Content-Type"], route.path

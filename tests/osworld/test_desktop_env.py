@@ -23,6 +23,7 @@ OFFLINE_TASKS = {
     "af630914-714e-4a24-a7bb-f9af687d3b91",   # the largest font size
     "2ad9387a-65d8-4e33-ad5b-7580065a27ca",   # a 'Favorites' folder on the bookmarks bar
     "2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3",   # the profile's name Thomas
+    "3299584d-8f11-4457-bf4c-ce98f7600250",   # no startup page (its setup edits Preferences with jq)
 }
 RUN_TIMEOUT_S = 1200
 

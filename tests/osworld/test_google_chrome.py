@@ -119,3 +119,56 @@ def test_a_setting_made_in_the_ui_survives_osworlds_postconfig(provider: Desktop
     answer = requests.post(server + "/file", timeout=30,
                            data={"file_path": "/home/user/.config/google-chrome/Default/Preferences"})
     assert json.loads(answer.content).get("enable_do_not_track") is True
+
+
+FONT_PAGE = "data:text/html,<p>text in the default font</p>"
+# A task's setup as OSWorld's 3299584d writes it (jq on Preferences, then google-chrome and socat).
+EDIT_PREFERENCES = ("cd /home/user/.config/google-chrome/Default && jq '. + {\"webkit\": {\"webprefs\": "
+                    "{\"default_font_size\": 27}}}' Preferences > temp && mv temp Preferences")
+
+
+def default_font_size(cdp: str) -> str | None:
+    """A new page's body font size, read through CDP as OSWorld's getters connect (None: CDP does
+    not answer)."""
+    with sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.connect_over_cdp(cdp, timeout=10_000)
+        except Exception:   # noqa: BLE001 - Playwright's connect errors have no common class
+            return None
+        try:
+            page = browser.contexts[0].new_page()
+            page.goto(FONT_PAGE)
+            size = page.evaluate("getComputedStyle(document.querySelector('p')).fontSize")
+            page.close()
+            return str(size)
+        except Exception:   # noqa: BLE001 - the browser went away under us (restarted)
+            return None
+
+
+def test_preferences_a_tasks_setup_edits_after_a_reset_reach_the_browser(
+        provider: DesktopdProvider, server: str) -> None:
+    """DesktopEnv's revert (desktopd's reset) with an earlier task's forwards still open
+    (9222 -> 1337 -> the browser): when it answers, CDP answers on 9222 and ~/.config/google-chrome
+    holds the new browser's Preferences; the next task's setup edits them with jq and launches
+    google-chrome, and the browser uses the edited setting."""
+    for command in LAUNCH:
+        launch(server, command)
+    cdp = f"http://127.0.0.1:{provider.get_ip_address('').split(':')[2]}"
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while cdp_version(cdp) is None:
+        assert time.monotonic() < deadline, "CDP did not answer on the published 9222"
+        time.sleep(0.2)
+    provider.revert_to_snapshot("", "")
+    assert cdp_version(cdp) is not None, "CDP on 9222 did not lead to the new browser when the reset answered"
+    edited = requests.post(server + "/setup/execute", headers=JSON, timeout=60,
+                           data=json.dumps({"command": EDIT_PREFERENCES, "shell": True})).json()
+    assert edited["returncode"] == 0, edited
+    for command in LAUNCH:
+        launch(server, command)
+    deadline = time.monotonic() + CONNECT_BUDGET_S
+    while (size := default_font_size(cdp)) != "27px":   # the launch is detached: the browser restarts
+        assert time.monotonic() < deadline, f"the browser's default font size is {size}, not the edited 27px"
+        time.sleep(0.5)
+    preferences = requests.post(server + "/file", timeout=30,
+                                data={"file_path": "/home/user/.config/google-chrome/Default/Preferences"})
+    assert json.loads(preferences.content)["webkit"]["webprefs"]["default_font_size"] == 27

@@ -4,11 +4,15 @@ start that finds the running desktop, revert through desktopd's reset, and regis
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import requests
 from desktop_env.controllers.python import PythonController
 
 from desktopd_osworld import DesktopdProvider, DesktopdVMManager, register
+from desktopd_osworld.provider import osworld_desktops
+from tests.containers.support import CHROMIUM_IMAGE, build_images
+from tests.support.capability import docker_available, require
 
 
 def test_address_is_what_desktopenv_splits(provider: DesktopdProvider) -> None:
@@ -50,3 +54,26 @@ def test_register_answers_for_docker_and_leaves_the_others() -> None:
         assert made.lease is None   # nothing starts before DesktopEnv asks
     finally:
         providers.create_vm_manager_and_provider = before
+
+
+def test_a_new_desktop_answers_with_chromes_files_and_its_windows_in_the_tree() -> None:
+    """The accessibility tree asked for as soon as a new container's /screenshot answers (what
+    DesktopEnv's first observation does): complete, with the browser's window and its toolbar, or
+    complete false saying what it lacks (it had only XFCE's applications, 4 nodes, and said nothing)."""
+    require(docker_available(), "a Docker engine (docker.io; scripts/test.sh starts dockerd)")
+    build_images()
+    fresh = DesktopdProvider(desktops=osworld_desktops(CHROMIUM_IMAGE, {"WIDTH": "1280", "HEIGHT": "800"}))
+    fresh.start_emulator(CHROMIUM_IMAGE, headless=True)
+    try:
+        # The first task's setup finds Chrome's files as every later one does after a reset.
+        preferences = requests.post(f"{fresh.osworld_url()}/setup/execute", timeout=60, json={
+            "command": "test -f /home/user/.config/google-chrome/Default/Preferences", "shell": True})
+        assert preferences.json()["returncode"] == 0, preferences.text
+        answer = requests.get(f"{fresh.osworld_url()}/accessibility", timeout=60).json()
+        tree = ET.fromstring(answer["AT"])
+        assert answer["complete"] is True, answer["pending"]
+        apps = {app.get("name") for app in tree}
+        assert "Chromium" in apps, apps
+        assert any(node.get("name") == "Address and search bar" for node in tree.iter()), answer["AT"][:2000]
+    finally:
+        fresh.stop_emulator(CHROMIUM_IMAGE)

@@ -7,10 +7,12 @@ import os
 import xml.etree.ElementTree as ET
 
 import pytest
+from aiohttp import ClientSession, web
+from aiohttp.test_utils import TestServer, make_mocked_request
 
 from desktopd.osworld.atspi_xml import NAMESPACES, osworld_xml
 from desktopd.osworld.commands import osworld_argv
-from desktopd.osworld.routes import FORM_BODY_ROUTES, ROUTES, osworld_openapi
+from desktopd.osworld.routes import FORM_BODY_ROUTES, ROUTES, osworld_openapi, setup_osworld_routes
 from desktopd.settings import SettingsError, parse_settings
 
 
@@ -93,3 +95,28 @@ def test_web_nodes_merged_from_the_sidecar_carry_their_values_as_text() -> None:
     shown = root.find("application/combobox")
     assert shown.get(f"{{{NAMESPACES['st']}}}showing") == "true"
     assert shown.get(f"{{{NAMESPACES['cp']}}}screencoord") == "(5, 6)"
+
+
+# The image's aiohttp (Debian's 3.8) has no AppKey: the app's keys are strings.
+@pytest.mark.filterwarnings("ignore::aiohttp.web_exceptions.NotAppKeyWarning")
+async def test_every_get_route_answers_head_as_flask_does() -> None:
+    """OSWorld's remote provider waits for the VM with HEAD /screenshot; Flask answers HEAD on every
+    GET route. The routes needing no display answer here; the others must at least be routed."""
+    app = web.Application()
+    setup_osworld_routes(app)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with ClientSession() as session:
+            for path in ("/platform", "/openapi.json"):
+                async with session.head(server.make_url(path)) as head, \
+                        session.get(server.make_url(path)) as get:
+                    assert head.status == 200, path
+                    assert head.headers["Content-Type"] == get.headers["Content-Type"]
+                    assert await head.read() == b""
+    finally:
+        await server.close()
+    for route in ROUTES:
+        if route.method == "GET":
+            match = await app.router.resolve(make_mocked_request("HEAD", route.path, app=app))
+            assert match.http_exception is None, route.path
