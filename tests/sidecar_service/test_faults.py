@@ -51,6 +51,41 @@ def hanging_server() -> Iterator[str]:
 
 
 @pytest.fixture
+def trickling_server() -> Iterator[str]:
+    """Answers with an HTML page whose bytes come one at a time for as long as the test runs: a
+    document that never finishes loading."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    done = threading.Event()
+
+    def trickle(connection: socket.socket) -> None:
+        with connection:
+            try:
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>Trickle</title><p>")
+                while not done.wait(0.1):
+                    connection.sendall(b".")
+            except OSError:
+                return
+
+    def accept() -> None:
+        while True:
+            try:
+                connection = server.accept()[0]
+            except OSError:
+                return
+            threading.Thread(target=trickle, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/trickle"
+    finally:
+        done.set()
+        server.close()
+
+
+@pytest.fixture
 async def pages(tmp_path: Path) -> AsyncIterator[dict[str, str]]:
     runner, port = await serve_pages({"/": MAIN, "/loop": LOOPING})
     start = tmp_path / "start" / "start.html"
@@ -110,7 +145,7 @@ async def test_urls_the_api_refuses_and_the_ones_it_opens(sidecar: SidecarProces
 
 
 async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_document(
-        chromium: str, pages: dict[str, str], hanging_server: str) -> None:
+        chromium: str, pages: dict[str, str], hanging_server: str, trickling_server: str) -> None:
     sidecar = await start_sidecar(pages["start"], pages["main"])
     try:
         _, tabs = await sidecar.get("/tabs")
@@ -168,7 +203,12 @@ async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_docu
         _, body = await sidecar.get("/layout", params={"tab": stuck}, timeout=timeout)
         (tab,) = body["tabs"]
         assert tab["pendingNavigation"] is None and tab["url"] == pages["main"] and "Hello" in names(tab)
-        # Closing a loading tab works at once.
+        # Closing a loading tab works at once, also after its hung navigation gave way to a
+        # document that never finishes loading (a hardening probe's sequence, which once answered
+        # 504 in the container).
+        status, reply = await sidecar.request("POST", f"/tabs/{fresh['id']}/navigate",
+                                              json={"url": trickling_server, "wait": "none"})
+        assert status == 200 and reply["id"] == fresh["id"], reply
         status, reply = await sidecar.request("DELETE", f"/tabs/{fresh['id']}", timeout=timeout)
         assert status == 200, reply
     finally:
