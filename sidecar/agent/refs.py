@@ -4,7 +4,10 @@ one document.
 A ref is keyed on the frame, the element's backendDOMNodeId and the frame's document (its
 loaderId): the same live element keeps its ref across snapshots, and a ref never names an
 element of a later document, because refs only ever grow (a new document's elements get new
-numbers)."""
+numbers). A document the frame left is not forgotten: the back/forward cache can bring the very
+same document back (same loaderId, same nodes), and then each of its elements has its old ref
+again, all of them alike; until then its refs are refused as stale (resolve.py compares the
+frame's current document)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from typing import NamedTuple
 
 REF_PATTERN = r"^(f[0-9]{1,6})?e[0-9]{1,9}$"
 _REF = re.compile(REF_PATTERN)
-# Refs remembered per tab; older ones fall out (an agent acting on one gets a stale_ref 409).
+# Refs remembered per tab, of the current documents and of those left (which the back/forward
+# cache may restore); the least recently seen fall out (an agent acting on one gets a 409).
 MAX_REFS = 50_000
 MAX_RETIRED = 50_000
 
@@ -68,13 +72,9 @@ class RefTable:
         """A ref this table gave out once, whether or not it still names an element."""
         return ref in self._by_ref or ref in self._retired
 
-    def forget_documents(self, current: dict[str, str]) -> None:
-        """Retire the refs of documents that are gone (``current``: frame id -> loaderId of the
-        frames seen now); frames not in ``current`` keep theirs until seen again."""
-        for key in [k for k in self._by_key if k.frame_id in current and current[k.frame_id] != k.loader_id]:
-            self._retire(self._by_key.pop(key))
-
     def forget(self, key: ElementKey) -> None:
+        """Retire the ref of an element removed from its (current) document: node ids are not
+        reused, so it cannot come back."""
         ref = self._by_key.pop(key, None)
         if ref is not None:
             self._retire(ref)

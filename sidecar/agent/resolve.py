@@ -53,12 +53,12 @@ async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: floa
         raise stale_ref(ref, "belongs to a document that is gone") if table.was_given(ref) else unknown_ref(ref)
     session: PageTarget | ChildTarget | None = (
         page if key.target_id == page.target_id else page.children.get(key.target_id))
+    # A frame or document that is not the current one keeps its refs (not forgotten here): the
+    # back/forward cache may restore it, and then all its refs are valid again, not all but this.
     if session is None:
-        table.forget(key)
         raise stale_ref(ref, "was in a frame that is gone")
     loaders = await frame_loaders(session, timeout)
     if loaders.get(key.frame_id) != key.loader_id:
-        table.forget(key)
         raise stale_ref(ref, "belongs to a document that is gone (the page or its frame navigated)")
     try:
         resolved = await session.send("DOM.resolveNode", {"backendNodeId": key.backend_node_id},

@@ -155,8 +155,7 @@ def walk(nodes: list[AgentNode]) -> list[AgentNode]:
 
 
 def agent_nodes(nodes: Sequence[dict[str, Any]], loaders: dict[str, str], table: RefTable) -> list[AgentNode]:
-    """The tab's agent tree with refs from its table; refs of documents gone are retired first."""
-    table.forget_documents(loaders)
+    """The tab's agent tree with refs from its table."""
     roots = build_tree(nodes, loaders, table.ref_for)
     drop_redundant_text(roots)
     return roots

@@ -47,6 +47,7 @@ class PageTarget:
     # commit (frameNavigated, or the target's info naming the new URL) or a renderer's answer.
     pending_navigation: str | None = None
     navigations: int = 0           # navigations started: tells a later one from an earlier one
+    navigation_started: float = 0.0     # time.monotonic() when the last one started
 
     async def send(self, method: str, params: dict | None = None, *,
                    timeout: float | None = None) -> dict:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from httpapi.bounded import within
 
@@ -32,9 +33,26 @@ _PAGE_FILTER = [{"type": "page"}]
 _IFRAME_FILTER = [{"type": "iframe"}]
 # Page.frameStartedNavigating's navigationType values that keep the document.
 SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
-# How long an ordinary navigation is given to commit before it is said to be pending (a server
-# that never answers leaves it so): /tabs' visibility and /snapshot wait this long.
+# How long after its start an ordinary navigation is given to commit before it is said to be
+# pending (a server that never answers leaves it so): /tabs' visibility, /snapshot and /layout of
+# a tab never read wait until then at most, and not at all once it is older.
 COMMIT_WAIT_S = 2.0
+
+
+class Navigating(Protocol):
+    @property
+    def pending_navigation(self) -> str | None: ...
+
+    @property
+    def navigation_started(self) -> float: ...
+
+
+def commit_time_left(page: Navigating, wait_s: float = COMMIT_WAIT_S) -> float:
+    """How much longer an ordinary navigation of ``page`` may still commit in: ``wait_s`` from its
+    start, 0 when none is pending or it is older."""
+    if page.pending_navigation is None:
+        return 0.0
+    return max(0.0, page.navigation_started + wait_s - time.monotonic())
 
 
 class TargetTracker:
@@ -138,11 +156,13 @@ class TargetTracker:
                 pass  # re-check the predicate and the connection at least once a second
 
     async def committed(self, page: PageTarget, timeout: float = COMMIT_WAIT_S) -> bool:
-        """Whether the page has no navigation pending (or crashed) within ``timeout``. An ordinary
-        navigation commits within milliseconds; one to a server that never answers stays pending,
-        and Chromium holds the renderer's answers meanwhile."""
+        """Whether the page has no navigation pending (or crashed) within ``timeout`` of that
+        navigation's start. An ordinary navigation commits within milliseconds; one to a server
+        that never answers stays pending, and Chromium holds the renderer's answers meanwhile:
+        once it is ``timeout`` old, the answer is given at once."""
+        left = commit_time_left(page, timeout)
         try:
-            await self.wait_for(lambda: page.pending_navigation is None or page.crashed, timeout)
+            await self.wait_for(lambda: page.pending_navigation is None or page.crashed, left)
         except CDPTimeout:
             return False
         return True
@@ -254,6 +274,7 @@ class TargetTracker:
             return
         page.pending_navigation = str(params.get("url") or "")
         page.navigations += 1
+        page.navigation_started = time.monotonic()
         self._spawn(self._until_navigation_ends(page, page.navigations))
         self._changed()
 

@@ -52,6 +52,10 @@ class Page(Session, Protocol):
         """How many navigations to a new document the tab started."""
 
     @property
+    def navigation_started(self) -> float:
+        """time.monotonic() when the last of them started."""
+
+    @property
     def children(self) -> Mapping[str, ChildSession]: ...
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from sidecar.cdp.targets import commit_time_left
 from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, NavigationPending, PageChanging,
                             RendererCrashed, TabNotFound, TabUnresponsive, as_api_error)
 
@@ -139,34 +140,39 @@ class LayoutService:
         tab = self.tab(page.target_id)
         if page.pending_navigation is not None and not page.crashed:
             # Its renderer answers nothing until the navigation ends, but the previous document
-            # is still what the tab shows: the answer last given for it, at once.
-            # (Only while the tab's URL is still the one it was read at: the read is of the
-            # document the entry names.)
+            # is still what the tab shows: the answer last given for it, at once. (Only while
+            # the tab's URL is still the one it was read at: the read is of the document the
+            # entry names.)
             shown = previous_document(tab.capture, options) if tab.read_url == page.url else None
             if shown is not None:
                 return shown
-            if tab.waited_for_navigation == page.navigations:
-                return self._navigation_pending(page)
         if health is not None and health.unresponsive(page.target_id) and not page.crashed:
             return TabUnresponsive("the tab stopped answering (a script that does not yield); its "
                                    "layout is read again once it answers")
         budget = min(TAB_TIMEOUT, health.budget_s) if health is not None else TAB_TIMEOUT
+        if page.pending_navigation is not None and not page.crashed:
+            # Never read (opened onto the navigation, e.g. by window.open): the read answers once
+            # the navigation commits, which an ordinary one does within milliseconds. It waits
+            # only as long as that navigation may still commit; then the tab is said to be
+            # pending (_not_answered), at once for a navigation already older.
+            budget = min(budget, commit_time_left(page))
+            if budget <= 0:
+                return self._navigation_pending(page)
         try:
             return await within(self._locked_read(page, options), budget)
         except asyncio.TimeoutError:
-            return self._not_answered(page, tab, health, TabUnresponsive(f"no layout within {budget:g} s"))
+            return self._not_answered(page, health, TabUnresponsive(f"no layout within {budget:g} s"))
         except Exception as exc:     # CDP errors and the rest: an error for this tab only
             if isinstance(exc, CDPTimeout):
-                return self._not_answered(page, tab, health, _classify(page, exc))
+                return self._not_answered(page, health, _classify(page, exc))
             return _classify(page, exc)
 
-    def _not_answered(self, page: Page, tab: TabLayout, health: TabHealth | None,
-                      error: Exception) -> Exception:
-        """A tab whose read was not answered: one loading a new document (never read before) is
-        not waited for again during that navigation; any other tab is marked unresponsive."""
+    @classmethod
+    def _not_answered(cls, page: Page, health: TabHealth | None, error: Exception) -> Exception:
+        """A tab whose read was not answered: one whose navigation started meanwhile is pending;
+        any other tab is marked unresponsive."""
         if page.pending_navigation is not None:
-            tab.waited_for_navigation = page.navigations
-            return self._navigation_pending(page)
+            return cls._navigation_pending(page)
         if health is not None:
             health.mark(page)
         return error

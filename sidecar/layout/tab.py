@@ -17,9 +17,6 @@ class TabLayout:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     capture: Capture | None = None
     refresh: RefreshState = field(default_factory=RefreshState)
-    # The tab's navigation (PageTarget.navigations) a read already waited out without an answer:
-    # while it stays pending, the tab is answered for at once.
-    waited_for_navigation: int | None = None
     read_url: str | None = None     # the tab's URL when a request last read it
 
 

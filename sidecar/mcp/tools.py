@@ -5,7 +5,6 @@ tools from these descriptions."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Annotated, Any, Literal
 
@@ -15,6 +14,7 @@ from pydantic import Field
 
 from ..agent.kinds import KINDS, mcp_summary
 from .backends import Backends, answer
+from .structured import ListOrObjectAnswer, ObjectAnswer, json_answer
 from .vision_tools import register_vision_tools
 
 INSTRUCTIONS = (
@@ -27,10 +27,6 @@ INSTRUCTIONS = (
 
 VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
 READ_ONLY = "Read-only: changes nothing on the desktop."
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
@@ -85,14 +81,14 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             options: Annotated[dict[str, Any] | None,
                                Field(description="Any other field of POST /act (e.g. wait's text, "
                                                  "evaluate's function)")] = None,
-    ) -> str:
+    ) -> ObjectAnswer:
         body = {key_: value for key_, value in {
             "kind": kind, "ref": ref, "text": text, "submit": submit, "key": key, "to_ref": to_ref,
             "values": values, "fields": fields, "button": button, "double": double,
             "modifiers": modifiers, "mode": mode, "snapshot": snapshot, "tab": tab}.items()
             if value is not None}
         body.update(options or {})
-        return _text(await answer(backends.client.act(body)))
+        return json_answer(await answer(backends.client.act(body)))
 
     @server.tool(description=(
         "The browser's tabs. action: list (default), open (url), focus (tab), close (tab). Opening "
@@ -101,17 +97,17 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             action: Literal["list", "open", "focus", "close"] = "list",
             tab: Annotated[str | None, Field(description="Tab id, for focus and close")] = None,
             url: Annotated[str | None, Field(description="For open")] = None,
-    ) -> str:
+    ) -> ListOrObjectAnswer:
         client = backends.client
         if action == "list":
-            return _text(await answer(client.tabs()))
+            return json_answer(await answer(client.tabs()), under_result=True)
         if action == "open":
-            return _text(await answer(client.open_tab(url or "about:blank")))
+            return json_answer(await answer(client.open_tab(url or "about:blank")), under_result=True)
         if not tab:
             raise ValueError(f"{action} needs the tab's id (see action=list)")
         if action == "focus":
-            return _text(await answer(client.activate_tab(tab)))
-        return _text(await answer(client.close_tab(tab)))
+            return json_answer(await answer(client.activate_tab(tab)), under_result=True)
+        return json_answer(await answer(client.close_tab(tab)), under_result=True)
 
     @server.tool(description=(
         "Load a URL in a tab (default: the tab in front), or go back, forward or reload (go=...), and "
@@ -122,13 +118,13 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             go: Annotated[Literal["back", "forward", "reload"] | None,
                           Field(description="Instead of a URL: a history step or a reload")] = None,
             tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-    ) -> str:
+    ) -> ObjectAnswer:
         if go is not None:
-            return _text(await answer(backends.client.history(go, tab=tab or None)))
+            return json_answer(await answer(backends.client.history(go, tab=tab or None)))
         if not url:
             raise ValueError("navigate needs a url, or go=back|forward|reload")
         tab_id = tab or await _front_tab(backends)
-        return _text(await answer(backends.client.navigate(tab_id, url)))
+        return json_answer(await answer(backends.client.navigate(tab_id, url)))
 
     @server.tool(description=(
         "Run Python Playwright code (async API) against the live browser, with `page` (the tab), "
@@ -141,8 +137,8 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             code: Annotated[str, Field(description="Body of an async function using page/context/browser")],
             timeout_s: Annotated[float | None, Field(description="Seconds (default 60, max 300)", gt=0)] = None,
             tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-    ) -> str:
-        return _text(await answer(backends.client.playwright(code, timeout_s=timeout_s, tab=tab)))
+    ) -> ObjectAnswer:
+        return json_answer(await answer(backends.client.playwright(code, timeout_s=timeout_s, tab=tab)))
 
     @server.tool(structured_output=False, description=(
         "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
@@ -161,8 +157,8 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
             x: int, y: int,
             button: Literal["left", "middle", "right"] = "left",
             double: bool = False,
-    ) -> str:
-        return _text(await answer(backends.client.click(x, y, button=button, clicks=2 if double else 1)))
+    ) -> ObjectAnswer:
+        return json_answer(await answer(backends.client.click(x, y, button=button, clicks=2 if double else 1)))
 
     @server.tool(description="Type text into whatever has the keyboard focus (any Unicode). " + VISIBLE)
     async def desktop_type(text: str) -> str:
@@ -178,14 +174,14 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
     @server.tool(description=(
         "Scroll the wheel at a point of the screen: dy clicks down (>0) or up (<0), dx right or "
         "left. " + VISIBLE))
-    async def desktop_scroll(x: int, y: int, dy: int = 3, dx: int = 0) -> str:
-        return _text(await answer(backends.client.scroll(x, y, dx=dx, dy=dy)))
+    async def desktop_scroll(x: int, y: int, dy: int = 3, dx: int = 0) -> ObjectAnswer:
+        return json_answer(await answer(backends.client.scroll(x, y, dx=dx, dy=dy)))
 
     @server.tool(description=(
         "The desktop's top-level windows: id, title, class, geometry in screen pixels, focused. "
         + READ_ONLY))
-    async def desktop_windows() -> str:
-        return _text(await answer(backends.client.tree()))
+    async def desktop_windows() -> ObjectAnswer:
+        return json_answer(await answer(backends.client.tree()))
 
     register_vision_tools(server, backends)
     return server

@@ -5,13 +5,13 @@ remote desktops) still show text."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
 from mcp.server.fastmcp import FastMCP
 from pydantic import Field
 
 from .backends import Backends, answer
+from .structured import ObjectAnswer, json_answer
 
 ON_SCREEN = ("Works on the VISIBLE desktop the operator watches (noVNC), from its pixels: for "
              "canvas pages, images of text and apps without an accessibility tree. ")
@@ -23,26 +23,26 @@ def register_vision_tools(server: FastMCP, backends: Backends) -> None:
         "Read the text visible on the desktop (OCR): lines and words with boxes and centres in "
         "screen pixels (desktop_click's space) and confidence. " + ON_SCREEN + "Read-only."))
     async def vision_read_text(region: Region = None,
-                               window: Annotated[str | None, Field(description="Only this window id (desktop_windows)")] = None) -> str:
+                               window: Annotated[str | None, Field(description="Only this window id (desktop_windows)")] = None) -> ObjectAnswer:
         read = await answer(backends.client.vision_text(region=region, window=window))
         lines = [{"text": line["text"], "center": line["center"], "box": line["box"]} for line in read["lines"]]
-        return json.dumps({"region": read["region"], "lines": lines}, ensure_ascii=False)
+        return json_answer({"region": read["region"], "lines": lines})
 
     @server.tool(description=(
         "Click the visible text `text` (found on screen by OCR) at its centre. When several places "
         "show it the call fails listing them: pass nth (0 = first in reading order) or a region. "
         + ON_SCREEN + "VISIBLE: the operator sees the pointer move and click."))
     async def vision_click(text: str, nth: int | None = None, exact: bool = False,
-                           button: Literal["left", "middle", "right"] = "left", region: Region = None) -> str:
-        return json.dumps(await answer(backends.client.vision_click(text, nth=nth, exact=exact, button=button,
+                           button: Literal["left", "middle", "right"] = "left", region: Region = None) -> ObjectAnswer:
+        return json_answer(await answer(backends.client.vision_click(text, nth=nth, exact=exact, button=button,
                                                                     region=region)))
 
     @server.tool(description=(
         "Type `text` into the input field beside the visible label `label` (to its right, else "
         "below), replacing what it held. " + ON_SCREEN + "VISIBLE: the operator sees the typing."))
     async def vision_fill(label: str, text: str, nth: int | None = None, exact: bool = False,
-                          region: Region = None) -> str:
-        return json.dumps(await answer(backends.client.vision_fill(label, text, nth=nth, exact=exact,
+                          region: Region = None) -> ObjectAnswer:
+        return json_answer(await answer(backends.client.vision_fill(label, text, nth=nth, exact=exact,
                                                                    region=region)))
 
     @server.tool(description=(
@@ -52,10 +52,10 @@ def register_vision_tools(server: FastMCP, backends: Backends) -> None:
     async def vision_act(instruction: str, model: str | None = None,
                          max_steps: Annotated[int, Field(ge=1, le=100)] = 10,
                          max_tokens: Annotated[int | None, Field(ge=1)] = None,
-                         max_seconds: Annotated[int | None, Field(ge=1, le=3600)] = None) -> str:
+                         max_seconds: Annotated[int | None, Field(ge=1, le=3600)] = None) -> ObjectAnswer:
         budget = {name: value for name, value in (("tokens", max_tokens), ("seconds", max_seconds))
                   if value is not None}
         trace = await answer(backends.client.vision_act(instruction, model=model, max_steps=max_steps,
                                                         budget=budget or None))
         trace.pop("final_screenshot", None)   # large; desktop_screenshot shows the screen
-        return json.dumps(trace, ensure_ascii=False)
+        return json_answer(trace)

@@ -375,7 +375,9 @@ ROUTES: list[Route] = [
                            "Server-Timing": "layout;dur=..., encode;dur=... (ms)"},
           description="The body's schema: layout_schema.jsonc in the repository. Each tab has "
                       "pendingNavigation: {\"url\"} while it loads a new document (its layout is "
-                      "then the previous document's, as last read, answered at once), else null. With "
+                      "then the previous document's, as last read, answered at once; a tab never "
+                      "read has the failed layout navigation_pending once the navigation is 2 s "
+                      "old), else null. With "
                       "Chromium on Wayland each tab also has screenBounds: {\"exact\", \"reason\"} "
                       "(docs/sway.md)."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,

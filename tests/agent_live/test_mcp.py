@@ -55,6 +55,19 @@ def text(result) -> str:
     return "".join(block.text for block in result.content if block.type == "text")
 
 
+def structured(result) -> dict:
+    """The call's structured output: an object that is the same JSON as its text (for clients that
+    read only text) or has it under "result" (a list; browser_tabs), never JSON packed in a string."""
+    assert not result.isError, text(result)
+    content = result.structuredContent
+    assert isinstance(content, dict), content
+    as_text = json.loads(text(result))
+    assert content in (as_text, {"result": as_text})
+    for value in content.values():
+        assert not (isinstance(value, str) and value.lstrip()[:1] in ("{", "[")), content
+    return content
+
+
 async def snapshot_click_and_check(session: ClientSession) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(listed) == TOOLS
@@ -62,33 +75,40 @@ async def snapshot_click_and_check(session: ClientSession) -> None:
     for name, tool in listed.items():
         assert "VISIBLE" in tool.description or "Read-only" in tool.description or \
             "HEADLESS" in tool.description, name
+        # Structured output is an object the schema describes (the screenshot answers an image).
+        assert name == "desktop_screenshot" or tool.outputSchema["type"] == "object", name
     shot = await session.call_tool("browser_snapshot", {})
     assert not shot.isError, text(shot)
     ref = re.search(r'button "Submit order" \[ref=([^\]]+)\]', text(shot))
     assert ref, text(shot)
     acted = await session.call_tool("browser_act", {"kind": "click", "ref": ref.group(1), "mode": "cdp"})
-    assert not acted.isError, text(acted)
+    assert structured(acted)["kind"] == "click", text(acted)
     clicks = await session.call_tool("browser_playwright", {"code": "await page.evaluate('clicks')"})
-    assert json.loads(text(clicks))["result"] == [{"id": "submit", "trusted": True}]
+    assert structured(clicks)["result"] == [{"id": "submit", "trusted": True}]
     return ref.group(1)
 
 
 async def test_over_http_on_the_sidecars_port(sidecar) -> None:
     async with http_session(sidecar) as session:
         await snapshot_click_and_check(session)
-        tabs = json.loads(text(await session.call_tool("browser_tabs", {})))
+        tabs = structured(await session.call_tool("browser_tabs", {}))["result"]
         assert [t["title"] for t in tabs] == ["Form"]
+        opened = structured(await session.call_tool("browser_tabs", {"action": "open", "url": "about:blank"}))["result"]
+        tabs = structured(await session.call_tool("browser_tabs", {}))["result"]
+        assert opened["id"] in [t["id"] for t in tabs] and len(tabs) == 2
+        closed = await session.call_tool("browser_tabs", {"action": "close", "tab": opened["id"]})
+        structured(closed)
 
 
 async def test_over_stdio_and_a_stale_ref_is_refused(sidecar, pages) -> None:
     async with stdio_session(sidecar) as session:
         ref = await snapshot_click_and_check(session)
         moved = await session.call_tool("browser_navigate", {"url": pages["other"]})
-        assert not moved.isError, text(moved)
+        assert structured(moved)["url"] == pages["other"], text(moved)
         stale = await session.call_tool("browser_act", {"kind": "click", "ref": ref, "mode": "cdp"})
         assert stale.isError and "409" in text(stale) and "snapshot" in text(stale), text(stale)
         back = await session.call_tool("browser_navigate", {"go": "back"})
-        assert not back.isError, text(back)
+        structured(back)
         # desktopd is not running here: the tool says so instead of failing the session.
         unreachable = await session.call_tool("desktop_windows", {})
         assert unreachable.isError and "did not answer" in text(unreachable)

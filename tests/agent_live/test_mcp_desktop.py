@@ -3,14 +3,12 @@ mode and the desktop_* tools move the real pointer and keyboard; the page record
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.support.desktopd import start_desktopd
 
 from .conftest import AUTH, loaded, start_sidecar
-from .test_mcp import http_session, text
+from .test_mcp import http_session, structured, text
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -39,13 +37,12 @@ async def test_visible_acts_and_desktop_tools_reach_the_page(chromium, xvfb, des
                                                headers=AUTH)
             assert status == 200
             box = next(n for t in layout["tabs"] for n in t["layout"]["nodes"])["screen"]["center"]
-            clicked = await session.call_tool("desktop_click", {"x": round(box["x"]), "y": round(box["y"])})
-            assert not clicked.isError, text(clicked)
+            structured(await session.call_tool("desktop_click", {"x": round(box["x"]), "y": round(box["y"])}))
             typed = await session.call_tool("desktop_type", {"text": "héllo ✓"})
             assert not typed.isError, text(typed)
-            state = json.loads(text(await session.call_tool("browser_playwright", {
+            state = structured(await session.call_tool("browser_playwright", {
                 "code": "return {'clicks': await page.evaluate('clicks'), "
-                        "'value': await page.input_value('#name')}"})))["result"]
+                        "'value': await page.input_value('#name')}"}))["result"]
             assert state == {"clicks": [{"id": "submit", "trusted": True}, {"id": "name", "trusted": True}],
                              "value": "héllo ✓"}
             picture = await session.call_tool("desktop_screenshot", {"max_width": 640})
@@ -53,15 +50,16 @@ async def test_visible_acts_and_desktop_tools_reach_the_page(chromium, xvfb, des
             image = next(block for block in picture.content if block.type == "image")
             assert image.mimeType == "image/png" and len(image.data) > 1000
             assert f"screen {xvfb.width}x{xvfb.height}" in text(picture)
-            windows = json.loads(text(await session.call_tool("desktop_windows", {})))
+            windows = structured(await session.call_tool("desktop_windows", {}))
             assert any("Form" in (w.get("title") or "") for w in windows["windows"]), windows
             # Vision tools: the same button found by its pixels (OCR) and clicked on the screen.
-            seen = json.loads(text(await session.call_tool("vision_read_text", {})))
+            seen = structured(await session.call_tool("vision_read_text", {}))
             assert any("Submit order" in line["text"] for line in seen["lines"]), seen
-            by_text = await session.call_tool("vision_click", {"text": "Submit order"})
-            assert not by_text.isError, text(by_text)
-            clicks = json.loads(text(await session.call_tool("browser_playwright", {
-                "code": "return await page.evaluate('clicks')"})))["result"]
+            structured(await session.call_tool("vision_click", {"text": "Submit order"}))
+            scrolled = await session.call_tool("desktop_scroll", {"x": round(box["x"]), "y": round(box["y"]), "dy": 1})
+            structured(scrolled)
+            clicks = structured(await session.call_tool("browser_playwright", {
+                "code": "return await page.evaluate('clicks')"}))["result"]
             assert clicks[-1] == {"id": "submit", "trusted": True}, clicks
     finally:
         await sidecar.stop()

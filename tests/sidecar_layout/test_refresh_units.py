@@ -36,7 +36,7 @@ class FakeConn:
 
 
 class FakePage:
-    url, title, crashed, pending_navigation, navigations = "about:blank", "", False, None, 0
+    url, title, crashed, pending_navigation, navigations, navigation_started = "about:blank", "", False, None, 0, 0.0
 
     def __init__(self, target_id: str, session_id: str) -> None:
         self.target_id, self.session_id, self.children = target_id, session_id, {}

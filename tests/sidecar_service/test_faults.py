@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiohttp
+import aiohttp.web
 import pytest
 
 from .support import SidecarProcess, serve_pages
@@ -47,6 +48,41 @@ def hanging_server() -> Iterator[str]:
         server.close()
         for connection in held:
             connection.close()
+
+
+@pytest.fixture
+def trickling_server() -> Iterator[str]:
+    """Answers with an HTML page whose bytes come one at a time for as long as the test runs: a
+    document that never finishes loading."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    done = threading.Event()
+
+    def trickle(connection: socket.socket) -> None:
+        with connection:
+            try:
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>Trickle</title><p>")
+                while not done.wait(0.1):
+                    connection.sendall(b".")
+            except OSError:
+                return
+
+    def accept() -> None:
+        while True:
+            try:
+                connection = server.accept()[0]
+            except OSError:
+                return
+            threading.Thread(target=trickle, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/trickle"
+    finally:
+        done.set()
+        server.close()
 
 
 @pytest.fixture
@@ -109,7 +145,7 @@ async def test_urls_the_api_refuses_and_the_ones_it_opens(sidecar: SidecarProces
 
 
 async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_document(
-        chromium: str, pages: dict[str, str], hanging_server: str) -> None:
+        chromium: str, pages: dict[str, str], hanging_server: str, trickling_server: str) -> None:
     sidecar = await start_sidecar(pages["start"], pages["main"])
     try:
         _, tabs = await sidecar.get("/tabs")
@@ -149,8 +185,7 @@ async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_docu
         _, health = await sidecar.get("/health")
         assert health["unresponsive_tabs"] == [] and health["status"] == "ok"
 
-        # A tab never read before its navigation hung has nothing to show: said so (after one
-        # budget, in case the navigation commits meanwhile; then at once), and not marked.
+        # A tab never read before its navigation hung has nothing to show: said so, and not marked.
         status, fresh = await sidecar.request("POST", "/tabs", json={"url": "about:blank"})
         assert status == 201
         status, _ = await sidecar.request("POST", f"/tabs/{fresh['id']}/navigate",
@@ -168,9 +203,104 @@ async def test_a_tab_loading_a_server_that_never_answers_shows_its_previous_docu
         _, body = await sidecar.get("/layout", params={"tab": stuck}, timeout=timeout)
         (tab,) = body["tabs"]
         assert tab["pendingNavigation"] is None and tab["url"] == pages["main"] and "Hello" in names(tab)
-        # Closing a loading tab works at once.
+        # Closing a loading tab works at once, also after its hung navigation gave way to a
+        # document that never finishes loading (a hardening probe's sequence, which once answered
+        # 504 in the container).
+        status, reply = await sidecar.request("POST", f"/tabs/{fresh['id']}/navigate",
+                                              json={"url": trickling_server, "wait": "none"})
+        assert status == 200 and reply["id"] == fresh["id"], reply
         status, reply = await sidecar.request("DELETE", f"/tabs/{fresh['id']}", timeout=timeout)
         assert status == 200, reply
+    finally:
+        await sidecar.stop()
+
+
+class HeldServer:
+    """Answers /held only once released or after HOLD_S (far beyond an answer given at once, and
+    within the sidecar's tab budget there): which came first, its answer or another one, is the
+    evidence of what waited on what."""
+    HOLD_S = 12.0
+
+    def __init__(self) -> None:
+        self.requested = asyncio.Event()
+        self.release = asyncio.Event()
+        self.answered = asyncio.Event()
+
+    async def held(self, _request: aiohttp.web.Request) -> aiohttp.web.Response:
+        self.requested.set()
+        try:
+            await asyncio.wait_for(self.release.wait(), self.HOLD_S)
+        except asyncio.TimeoutError:
+            pass
+        self.answered.set()
+        return aiohttp.web.Response(text="<title>Held</title><button>Late</button>", content_type="text/html")
+
+
+@pytest.fixture
+async def held() -> AsyncIterator[tuple[HeldServer, str]]:
+    server = HeldServer()
+    app = aiohttp.web.Application()
+    app.router.add_get("/held", server.held)
+    runner = aiohttp.web.AppRunner(app)
+    await runner.setup()
+    site = aiohttp.web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        # Another site than the pages (localhost, not 127.0.0.1): its own renderer.
+        yield server, f"http://localhost:{runner.addresses[0][1]}/held"
+    finally:
+        server.release.set()
+        await runner.cleanup()
+
+
+async def test_a_new_tab_whose_first_navigation_hangs_is_reported_at_once(
+        chromium: str, pages: dict[str, str], held: tuple[HeldServer, str]) -> None:
+    """A tab opened by the page (window.open) onto a server that does not answer has no earlier
+    document to show: /layout reports it pending, beside the other tab's layout, without waiting
+    on the navigation (at most as long as an ordinary one may take to commit). It used to read
+    the tab for a whole tab budget: with a budget longer than the server's hold, that read ended
+    with the held page's layout, after the server answered."""
+    server, url = held
+    sidecar = await start_sidecar("--tab-budget", str(HeldServer.HOLD_S + 6), pages["main"])
+    try:
+        _, before = await sidecar.get("/tabs")
+        (opener,) = [tab["id"] for tab in before]
+        # window.open as the page's script would, with a user gesture (Playwright's evaluate).
+        status, opened = await sidecar.request("POST", "/playwright", json={
+            "code": f"await page.evaluate('url => {{ window.open(url); }}', {url!r})"})
+        assert status == 200 and opened["success"], opened
+        await asyncio.wait_for(server.requested.wait(), 30)
+
+        async def both_tabs() -> dict | None:
+            _, tabs = await sidecar.get("/tabs")
+            return tabs if len(tabs) == 2 else None
+        tabs = await wait_for(both_tabs)
+        assert tabs is not None
+        (new_tab,) = [tab["id"] for tab in tabs if tab["id"] != opener]
+
+        status, body = await sidecar.get("/layout", params={"order": "strip"},
+                                         timeout=aiohttp.ClientTimeout(total=60))
+        assert not server.answered.is_set(), "/layout waited for the held navigation"
+        assert status == 200
+        entries = {entry["id"]: entry for entry in body["tabs"]}
+        pending = entries[new_tab]
+        assert pending["pendingNavigation"] == {"url": url}, pending
+        assert pending["error"]["error"] == "navigation_pending", pending
+        assert "Hello" in names(entries[opener]) and entries[opener]["pendingNavigation"] is None
+        status, alone = await sidecar.get("/layout", params={"tab": new_tab})
+        assert status == 503 and alone["error"] == "navigation_pending", alone
+        assert not server.answered.is_set()
+        _, health = await sidecar.get("/health")
+        assert health["unresponsive_tabs"] == [], health
+
+        # Once the server answers, the new document is read.
+        server.release.set()
+
+        async def read_late() -> dict | None:
+            status, late = await sidecar.get("/layout", params={"tab": new_tab})
+            return late if status == 200 and "Late" in names(late["tabs"][0]) else None
+        late = await wait_for(read_late)
+        assert late is not None and late["tabs"][0]["pendingNavigation"] is None
     finally:
         await sidecar.stop()
 
