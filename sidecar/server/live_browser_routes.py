@@ -22,8 +22,9 @@ from .tab_lookup import find_tab, front_tab, live_session
 OBJ_SCHEMA = {"type": "object"}
 # The token for clients that cannot send the Authorization header (cdp_url_token.py).
 URL_TOKEN_QUERY = Model("CdpUrlToken", [
-    F("token", Str(min_length=1), description="The bearer token, for a client that cannot send the "
-      "Authorization header (CDP paths only; written as REDACTED in the access log).")])
+    F("token", Str(), description="The bearer token, for a client that cannot send the "
+      "Authorization header (CDP paths only; written as REDACTED in the access log; the header, "
+      "when sent, is what counts).")])
 
 
 async def playwright(request: web.Request) -> web.Response:

@@ -92,6 +92,11 @@ async def test_the_url_token_and_the_open_discovery_are_only_where_they_should_b
             assert response.status == 200
             assert all(t["webSocketDebuggerUrl"].endswith(f"?token={TOKEN}")
                        for t in await response.json() if "webSocketDebuggerUrl" in t)
+        # chromedp's discovery: /json/version at the root of the URL, its query kept.
+        async with http.get(sidecar.base_url + "/json/version", params={"token": TOKEN}) as response:
+            host = sidecar.base_url.removeprefix("http://")
+            assert (await response.json())["webSocketDebuggerUrl"] == \
+                f"ws://{host}/cdp/devtools/browser/desktopd?token={TOKEN}"
         # No other route takes the token in the URL.
         async with http.get(sidecar.base_url + "/tabs", params={"token": TOKEN}) as response:
             assert response.status == 401
