@@ -271,7 +271,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=[root for root in (env.get("SIDECAR_FILE_ROOTS") or "").split(":") if root],
                         help="a directory whose files POST /tabs and navigate may open as file: URLs, "
                              "repeatable (env SIDECAR_FILE_ROOTS, colon-separated; default: the "
-                             "directories of file: start URLs)")
+                             "directories of file: start URLs and --start-pages)")
     parser.add_argument("--no-tab-recovery", action="store_false", dest="recover_crashed_tabs",
                         default=truthy(env.get("SIDECAR_RECOVER_TABS", "1")),
                         help="leave a tab whose renderer crashed as it is instead of reloading it "
@@ -332,7 +332,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
         log_level=args.log_level, accessibility=args.accessibility,
-        file_roots=tuple(args.file_roots) or default_file_roots(urls),
+        # By default the start pages' directory: a client opened them as file: URLs before the
+        # images served them over http, and still may.
+        file_roots=tuple(args.file_roots) or (default_file_roots(urls) + ((args.start_pages,) if args.start_pages else ())),
         recover_crashed_tabs=args.recover_crashed_tabs,
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,

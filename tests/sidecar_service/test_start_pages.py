@@ -8,6 +8,7 @@ import socket
 import aiohttp
 import pytest
 
+from sidecar.settings import SettingsError, parse_settings
 from tests.support.capability import require_chromium
 
 from .support import SidecarProcess
@@ -49,6 +50,11 @@ async def test_the_start_page_is_served_over_http_and_opened(tmp_path) -> None:
 
 
 def test_a_start_pages_directory_that_is_not_one_is_refused(tmp_path) -> None:
-    from sidecar.settings import SettingsError, parse_settings
     with pytest.raises(SettingsError, match="start pages"):
         parse_settings(["--headless", "--start-pages", str(tmp_path / "absent")], env={})
+
+
+def test_the_start_pages_stay_openable_as_file_urls(tmp_path) -> None:
+    """Before the images served them over http, clients opened them as file: URLs."""
+    settings = parse_settings(["--headless", "--start-pages", str(tmp_path)], env={})
+    assert settings.file_roots == (str(tmp_path),)
