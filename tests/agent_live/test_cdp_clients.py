@@ -163,3 +163,21 @@ async def test_puppeteer_browser_url_without_a_token(chromium, pages) -> None:
             assert result["title"] == "Form" and result["clicks"][-1] == CLICKED[0], url
     finally:
         await sidecar.stop()
+
+
+async def test_page_close_on_a_page_socket_gets_a_neighbour_first(sidecar) -> None:
+    """The other way to close a page: Page.close on the page's own socket (no session id)."""
+    status, tabs = await sidecar.get("/tabs", headers=AUTH)
+    (tab,) = tabs
+    socket_url = f"ws://{sidecar.base_url.removeprefix('http://')}/cdp/devtools/page/{tab['id']}"
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        async with http.ws_connect(socket_url, headers=AUTH) as socket:
+            await socket.send_json({"id": 1, "method": "Page.close"})
+            reply = await socket.receive_json(timeout=20)
+            assert reply.get("id") == 1, reply
+    for _ in range(200):        # bounded: until the closed tab is gone from the sidecar's list
+        status, tabs = await sidecar.get("/tabs", headers=AUTH)
+        if tab["id"] not in [t["id"] for t in tabs]:
+            break
+        await asyncio.sleep(0.05)
+    assert [t["url"] for t in tabs] == ["about:blank"], tabs
