@@ -10,7 +10,7 @@ policy applies) or through CDP itself.
 
 The WebSocket URLs Chromium writes into its listings are rewritten to point here, so
 ``playwright.chromium.connect_over_cdp("http://127.0.0.1:PORT", headers={"Authorization": ...})``
-and Puppeteer's ``connect({browserURL, headers})`` work unchanged. The browser socket is handed
+and Puppeteer's ``connect({browserWSEndpoint, headers})`` work unchanged. The browser socket is handed
 out as ``/devtools/browser/desktopd`` and always reaches the browser running now: a client that
 reconnects after Chromium restarted (the supervisor starts a new one under a new id) finds it at
 the URL it was given. A client closing the last page does not end the browser (last_page.py).
