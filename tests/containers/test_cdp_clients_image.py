@@ -35,10 +35,11 @@ def fresh_chromium(images: dict[str, str]) -> Iterator[Desktop]:
         remove(tc)
 
 
-def browser_use(cdp_url: str, label: str) -> dict:
+def browser_use(*args: str) -> dict:
+    """browser_use_click.py's JSON: cdp_url, label[, reset_url, token]."""
     require(BROWSER_USE_PYTHON.exists(), "browser-use in .venv-browser-use (scripts/lib.sh ensure_cdp_clients)")
-    done = subprocess.run([str(BROWSER_USE_PYTHON), str(BROWSER_USE_CLICK), cdp_url, label],
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run([str(BROWSER_USE_PYTHON), str(BROWSER_USE_CLICK), *args],
+                          capture_output=True, text=True, timeout=200)
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -83,3 +84,15 @@ def test_a_client_closing_the_last_page_leaves_the_browser_running(fresh_chromiu
     health = fresh_chromium.get(8122, "/health").json()
     assert health["status"] == "ok" and health["pid"] == pid, health
     assert [tab["url"] for tab in fresh_chromium.get(8122, "/tabs").json()] == ["about:blank"]
+
+
+def test_browser_use_reconnects_to_the_restarted_browser_at_the_same_url(fresh_chromium: Desktop) -> None:
+    """The sidecar restarts Chromium under a new id (here by POST /reset; a crash alike): the
+    session browser-use keeps reconnects at the socket URL discovery gave it and clicks again."""
+    started = fresh_chromium.post(8122, "/reset", {})      # the start page, whatever ran before
+    assert started.status_code == 200, started.text
+    pid = started.json()["pid"]
+    result = browser_use(fresh_chromium.url(8122, f"/cdp?token={fresh_chromium.token}"), "Click me",
+                         fresh_chromium.url(8122, "/reset"), str(fresh_chromium.token))
+    assert "Clicked" in result["after"].values() and "Clicked" in result["restarted"].values(), result
+    assert fresh_chromium.get(8122, "/health").json()["pid"] != pid
