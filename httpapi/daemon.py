@@ -55,13 +55,26 @@ def server_problem(host: str, port: int, token: str | None, insecure: bool, log_
     return None
 
 
+# A query parameter that may carry the token (the sidecar's CDP paths, cdp_url_token.py): its
+# value never reaches a log.
+SECRET_QUERY_PARAMS = ("token",)
+REDACTED = "REDACTED"
+
+
 class ProbeQuietAccessLogger(AccessLogger):
     """The access log without successful ``GET /health`` lines: container health checks probe
-    every few seconds and would bury everything else. Failed probes are still logged."""
+    every few seconds and would bury everything else. Failed probes are still logged. A token
+    given in the URL is logged as REDACTED."""
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         if request.path == "/health" and response.status < 400:
             return
+        if any(name in request.query for name in SECRET_QUERY_PARAMS):
+            query = request.rel_url.query.copy()
+            for name in SECRET_QUERY_PARAMS:
+                if name in query:
+                    query[name] = REDACTED
+            request = request.clone(rel_url=request.rel_url.with_query(query))
         super().log(request, response, time)
 
 

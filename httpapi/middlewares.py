@@ -35,17 +35,30 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return json_error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-def token_auth_middleware(token: str | None, *, public_paths: Iterable[str] = ("/health",)):
-    """Require ``Authorization: Bearer <token>`` on everything but ``public_paths``."""
+# The token as a request presents it other than in the Authorization header, or None: for
+# clients that cannot send a header on some paths (sidecar/browser/cdp_url_token.py).
+OtherCredential = Callable[[web.Request], "str | None"]
+
+
+def token_auth_middleware(token: str | None, *, public_paths: Iterable[str] = ("/health",),
+                          other_credential: OtherCredential | None = None):
+    """Require ``Authorization: Bearer <token>`` on everything but ``public_paths``;
+    ``other_credential`` names where else a request may carry it."""
     public = frozenset(public_paths)
     expected = token.encode() if token else None
+
+    def presented(request: web.Request) -> str | None:
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            return given.strip()
+        return other_credential(request) if other_credential is not None else None
 
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
         if expected is None or request.path in public:
             return await handler(request)
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+        given = presented(request)
+        if given is None or not hmac.compare_digest(given.encode(), expected):
             raise ApiError(401, "unauthorized", "missing or wrong bearer token",
                            headers={"WWW-Authenticate": 'Bearer realm="desktopd"'})
         return await handler(request)

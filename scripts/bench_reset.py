@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-START_URL = "file:///usr/share/desktopd/start.html"
+START_URL = "http://127.0.0.1:8124/start.html"
 POLL = 0.05
 TIMEOUT = 180.0
 

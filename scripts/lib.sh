@@ -62,6 +62,35 @@ ensure_osworld_venv() {
     fi
 }
 
+# CDP clients nobody here wrote, which the tests drive against the sidecar's /cdp: Puppeteer
+# (puppeteer-core from npm, pinned with its lock in scripts/cdp-clients/; it never downloads a
+# browser) in .state/cdp-clients, for tests/agent_live/test_cdp_clients.py; browser-use from
+# PyPI in a venv of its own, .venv-browser-use (its dependencies are a whole LLM stack that the
+# project's venv does not want), pinned in scripts/browser-use-requirements.txt and installed
+# without a resolver run, for tests/containers/test_cdp_clients_image.py. Made once, stamped.
+ensure_cdp_clients() {
+    local root=$1 python=${PYTHON:-python3}
+    local npm_dir="$root/.state/cdp-clients" pins="$root/scripts/cdp-clients"
+    local stamp
+    stamp="$npm_dir/.installed-$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        ensure_node
+        mkdir -p "$npm_dir"
+        cp "$pins/package.json" "$pins/package-lock.json" "$npm_dir/"
+        (cd "$npm_dir" && npm ci --no-audit --no-fund --silent)
+        touch "$stamp"
+    fi
+    local venv="$root/.venv-browser-use" requirements="$root/scripts/browser-use-requirements.txt"
+    if [ ! -x "$venv/bin/python" ]; then
+        "$python" -m venv "$venv"
+    fi
+    stamp="$venv/.installed-$(sha256sum "$requirements" | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        "$venv/bin/python" -m pip install -q --no-deps -r "$requirements"
+        touch "$stamp"
+    fi
+}
+
 # Packages the native stack and the X11/Chromium tests need.
 NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk

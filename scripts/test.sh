@@ -13,6 +13,7 @@ if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
     ensure_apt_packages "${DOCKER_PACKAGES[@]}"
 fi
 ensure_venv "$root"
+ensure_cdp_clients "$root"   # Puppeteer and browser-use, for the CDP client tests
 
 if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
     ensure_osworld_venv "$root"   # OSWorld's DesktopEnv, for the container tests of tests/osworld

@@ -19,6 +19,9 @@ from .layout.options import BOUNDS_SPACES, TAB_ORDERS
 from .browser.url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
+# The start pages (start_pages.py): on loopback only, a port of their own so that no page of
+# theirs shares an origin with the API (the browser guard lets same-origin requests through).
+DEFAULT_START_PAGES_PORT = 8124
 # /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background
 # read after a page's change, refresh.py). The whole read, ?fresh=true's, is always there.
 LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "frames", "refresh")
@@ -86,6 +89,10 @@ class Settings:
     agent_evaluate: bool = True
     # Where named profiles live (POST /reset {"profile"}; sidecar/state/profiles.py).
     profiles_dir: str | None = None
+    # A directory of static pages served on 127.0.0.1:start_pages_port for start URLs
+    # (start_pages.py); None: not served.
+    start_pages_dir: str | None = None
+    start_pages_port: int = DEFAULT_START_PAGES_PORT
 
     def check(self) -> None:
         problem = server_problem(
@@ -114,6 +121,10 @@ class Settings:
             if self.token is None and not self.insecure and not is_loopback(host):
                 raise SettingsError(f"exposing CDP on {host} needs a token (SIDECAR_TOKEN or "
                                     "SIDECAR_TOKEN_FILE): anyone who reaches it controls the browser")
+        if self.start_pages_dir is not None and not 1 <= self.start_pages_port <= 65535:
+            raise SettingsError(f"the start pages' port must be 1..65535, got {self.start_pages_port}")
+        if self.start_pages_dir is not None and not os.path.isdir(self.start_pages_dir):
+            raise SettingsError(f"the start pages' directory {self.start_pages_dir!r} is not a directory")
         if self.cdp_port is not None and not 1 <= self.cdp_port <= 65535:
             raise SettingsError(f"the CDP port must be 1..65535, got {self.cdp_port}")
         if not self.headless and not self.display:
@@ -260,7 +271,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=[root for root in (env.get("SIDECAR_FILE_ROOTS") or "").split(":") if root],
                         help="a directory whose files POST /tabs and navigate may open as file: URLs, "
                              "repeatable (env SIDECAR_FILE_ROOTS, colon-separated; default: the "
-                             "directories of file: start URLs)")
+                             "directories of file: start URLs and --start-pages)")
     parser.add_argument("--no-tab-recovery", action="store_false", dest="recover_crashed_tabs",
                         default=truthy(env.get("SIDECAR_RECOVER_TABS", "1")),
                         help="leave a tab whose renderer crashed as it is instead of reloading it "
@@ -286,6 +297,13 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         help="directory of the named browser profiles POST /reset {\"profile\"} "
                              "starts Chromium on (env SIDECAR_PROFILES_DIR; default "
                              "$XDG_DATA_HOME/desktopd/profiles, i.e. ~/.local/share/...)")
+    parser.add_argument("--start-pages", default=env.get("SIDECAR_START_PAGES") or None, metavar="DIR",
+                        help="serve this directory's files over http on 127.0.0.1 (the port of "
+                             "--start-pages-port), for start URLs every CDP client accepts, unlike "
+                             "file: (env SIDECAR_START_PAGES; the images: /usr/share/desktopd)")
+    parser.add_argument("--start-pages-port", default=env.get("SIDECAR_START_PAGES_PORT") or None,
+                        metavar="PORT", help="the start pages' port on 127.0.0.1 (env "
+                        f"SIDECAR_START_PAGES_PORT; default {DEFAULT_START_PAGES_PORT})")
     add_guard_arguments(parser, env)
     add_deadline_arguments(parser, env)
     args = parser.parse_args(argv)
@@ -314,7 +332,9 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         cdp_timeout=_number(args.cdp_timeout, "CDP timeout", 10.0),
         restart_backoff=_number(args.restart_backoff, "restart backoff", 0.5),
         log_level=args.log_level, accessibility=args.accessibility,
-        file_roots=tuple(args.file_roots) or default_file_roots(urls),
+        # By default the start pages' directory: a client opened them as file: URLs before the
+        # images served them over http, and still may.
+        file_roots=tuple(args.file_roots) or (default_file_roots(urls) + ((args.start_pages,) if args.start_pages else ())),
         recover_crashed_tabs=args.recover_crashed_tabs,
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
@@ -327,6 +347,8 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         downloads_dir=args.downloads_dir or Settings.downloads_dir,
         agent_evaluate=args.agent_evaluate,
         profiles_dir=args.profiles_dir or default_profiles_dir(env),
+        start_pages_dir=args.start_pages,
+        start_pages_port=int(_number(args.start_pages_port, "start pages' port", DEFAULT_START_PAGES_PORT, int)),
         **guard_arguments(args), **deadline_arguments(args))
     settings.check()
     return settings

@@ -10,35 +10,46 @@ policy applies) or through CDP itself.
 
 The WebSocket URLs Chromium writes into its listings are rewritten to point here, so
 ``playwright.chromium.connect_over_cdp("http://127.0.0.1:PORT", headers={"Authorization": ...})``
-and Puppeteer's ``connect({browserURL, headers})`` work unchanged.
+and Puppeteer's ``connect({browserWSEndpoint, headers})`` work unchanged. The browser socket is handed
+out as ``/devtools/browser/desktopd`` and always reaches the browser running now: a client that
+reconnects after Chromium restarted (the supervisor starts a new one under a new id) finds it at
+the URL it was given. A client closing the last page does not end the browser (last_page.py).
+A client that cannot send a header presents the token in the URL (cdp_url_token.py).
 
-The same handlers serve two places: the sidecar's own port under ``/cdp`` (always, routes in its
-route table) and, with ``--expose-cdp``, a port of their own at the root. Each app says under
-which prefix it serves them (``PROXY_PREFIX``).
+The same handlers serve two places: the sidecar's own port (always, routes in its route table),
+its listings under ``/cdp`` and at the root (Puppeteer resolves ``/json/version`` against the
+root of the URL it is given) and its sockets under ``/cdp``; and, with ``--expose-cdp``, a port
+of their own at the root. Each app says under which prefix it serves the sockets
+(``PROXY_PREFIX``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import aiohttp
 from aiohttp import web
 
 from httpapi.appkeys import app_key
+from httpapi.daemon import ProbeQuietAccessLogger
 from httpapi.errors import ApiError, unavailable
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.middlewares import error_middleware, token_auth_middleware
+
+from .cdp_url_token import CDP_PREFIXES, LISTING_PATHS, TOKEN_PARAM, url_token
+from .last_page import KeepOpen, LastPageKeeper
 
 if TYPE_CHECKING:   # the settings module reads browser defaults: a type-only import back
     from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
-LISTINGS = ("/json", "/json/list", "/json/version", "/json/protocol")
+LISTINGS = LISTING_PATHS
 # CDP messages can be large (screenshots, whole DOM snapshots): no size limit on either side.
 NO_LIMIT = 0
 FETCH_TIMEOUT_S = 10.0
@@ -46,17 +57,25 @@ FETCH_TIMEOUT_S = 10.0
 ChromiumUrl = Callable[[], "str | None"]      # Chromium's current browser WebSocket URL, or None
 PROXY_ORIGIN = app_key("sidecar.browser.cdp_proxy.chromium_ws_url", object)
 PROXY_PREFIX = app_key("sidecar.browser.cdp_proxy.prefix", str)    # "" or "/cdp"
+PROXY_KEEP_OPEN = app_key("sidecar.browser.cdp_proxy.keep_open", object)   # a KeepOpen
+# The browser socket's id as handed out: the same whichever Chromium runs (ids change on restart).
+BROWSER_SOCKET_ID = "desktopd"
+_BROWSER_SOCKET = re.compile(r"/devtools/browser/[A-Za-z0-9_-]+")
 # The kinds of DevTools sockets Chromium serves under /devtools/.
 SOCKET_KINDS = ("page", "browser", "worker", "iframe", "shared_worker", "service_worker")
 
 
-def _chromium_base(request: web.Request) -> str:
-    """Chromium's current HTTP endpoint (it moves when Chromium restarts)."""
+def _chromium_ws_url(request: web.Request) -> str:
+    """Chromium's current browser socket (it moves when Chromium restarts)."""
     ws_url = request.app[PROXY_ORIGIN]()
     if not ws_url:
         raise unavailable("Chromium is starting or restarting", retry_after=1)
-    parts = urlsplit(ws_url)
-    return f"http://{parts.netloc}"
+    return str(ws_url)
+
+
+def _chromium_base(request: web.Request) -> str:
+    """Chromium's current HTTP endpoint."""
+    return f"http://{urlsplit(_chromium_ws_url(request)).netloc}"
 
 
 def public_ws_base(request: web.Request) -> str:
@@ -66,19 +85,28 @@ def public_ws_base(request: web.Request) -> str:
 
 
 def chromium_path(request: web.Request) -> str:
-    """The request's path on Chromium's endpoint (the proxy's prefix taken off)."""
-    return request.path.removeprefix(request.app[PROXY_PREFIX]) or "/"
+    """The request's path on Chromium's endpoint (whichever of the proxy's prefixes taken off)."""
+    for prefix in sorted({request.app[PROXY_PREFIX], *CDP_PREFIXES}, key=len, reverse=True):
+        if prefix and request.path.startswith(prefix + "/"):
+            return request.path.removeprefix(prefix)
+    return request.path or "/"
 
 
-def _rewrite(value: object, chromium_netloc: str, public: str) -> object:
-    """Chromium's ws:// URLs (and devtools front-end ws= parameters) pointed at this proxy."""
+def _rewrite(value: object, chromium_netloc: str, public: str, token_query: str) -> object:
+    """Chromium's ws:// URLs (and devtools front-end ws= parameters) pointed at this proxy, the
+    browser socket at its stable id, and each ``webSocketDebuggerUrl`` with ``token_query``
+    (the client's ``?token=`` when it gave one)."""
     if isinstance(value, list):
-        return [_rewrite(item, chromium_netloc, public) for item in value]
+        return [_rewrite(item, chromium_netloc, public, token_query) for item in value]
     if isinstance(value, dict):
-        return {key: _rewrite(item, chromium_netloc, public) for key, item in value.items()}
+        rewritten = {key: _rewrite(item, chromium_netloc, public, token_query) for key, item in value.items()}
+        if token_query and isinstance(rewritten.get("webSocketDebuggerUrl"), str):
+            rewritten["webSocketDebuggerUrl"] = str(rewritten["webSocketDebuggerUrl"]) + token_query
+        return rewritten
     if isinstance(value, str) and chromium_netloc in value:
-        return value.replace(f"ws://{chromium_netloc}", public).replace(
+        value = value.replace(f"ws://{chromium_netloc}", public).replace(
             f"ws={chromium_netloc}", "ws=" + public.removeprefix("ws://"))
+        return _BROWSER_SOCKET.sub(f"/devtools/browser/{BROWSER_SOCKET_ID}", value)
     return value
 
 
@@ -94,7 +122,9 @@ async def listing(request: web.Request) -> web.Response:
                 body = await reply.json(content_type=None)
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         raise unavailable(f"Chromium's DevTools endpoint did not answer: {exc}", retry_after=1) from None
-    return web.json_response(_rewrite(body, urlsplit(base).netloc, public_ws_base(request)))
+    token = url_token(request)
+    token_query = f"?{TOKEN_PARAM}={quote(token, safe='')}" if token else ""
+    return web.json_response(_rewrite(body, urlsplit(base).netloc, public_ws_base(request), token_query))
 
 
 async def devtools_socket(request: web.Request) -> web.StreamResponse:
@@ -105,7 +135,13 @@ async def devtools_socket(request: web.Request) -> web.StreamResponse:
     if not web.WebSocketResponse().can_prepare(request).ok:
         raise ApiError(400, "not_websocket", f"{request.path} is a CDP WebSocket: connect with a "
                                              "WebSocket client (Upgrade: websocket)")
-    target = _chromium_base(request).replace("http://", "ws://", 1) + chromium_path(request)
+    kind, target_id = request.match_info["kind"], request.match_info.get("id", "")
+    chromium_ws = _chromium_ws_url(request)
+    if kind == "browser":     # whatever id the client has: the browser running now
+        target = chromium_ws
+    else:
+        target = f"ws://{urlsplit(chromium_ws).netloc}/devtools/{kind}/{target_id}"
+    keeper = LastPageKeeper(request.app[PROXY_KEEP_OPEN], target_id if kind == "page" else None)
     upstream_session = aiohttp.ClientSession()
     try:
         try:
@@ -117,8 +153,8 @@ async def devtools_socket(request: web.Request) -> web.StreamResponse:
                            "cdp_unreachable", f"{request.path}: {exc}") from None
         client = web.WebSocketResponse(max_msg_size=NO_LIMIT, autoping=True)
         await client.prepare(request)
-        pumps = [asyncio.ensure_future(_pump(client, upstream)),
-                 asyncio.ensure_future(_pump(upstream, client))]
+        pumps = [asyncio.ensure_future(_pump(client, upstream, keeper.before_sending)),
+                 asyncio.ensure_future(_pump(upstream, client, _seen(keeper)))]
         try:
             await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -132,10 +168,22 @@ async def devtools_socket(request: web.Request) -> web.StreamResponse:
         await upstream_session.close()
 
 
+Inspect = Callable[[str], Awaitable[None]]
+
+
+def _seen(keeper: LastPageKeeper) -> Inspect:
+    async def inspect(data: str) -> None:
+        keeper.saw_from_chromium(data)
+    return inspect
+
+
 async def _pump(source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
-                sink: web.WebSocketResponse | aiohttp.ClientWebSocketResponse) -> None:
+                sink: web.WebSocketResponse | aiohttp.ClientWebSocketResponse, inspect: Inspect) -> None:
+    """Relays ``source`` to ``sink``; each text message is shown to ``inspect`` first (in order:
+    the next waits while it does)."""
     async for message in source:
         if message.type == aiohttp.WSMsgType.TEXT:
+            await inspect(message.data)
             await sink.send_str(message.data)
         elif message.type == aiohttp.WSMsgType.BINARY:
             await sink.send_bytes(message.data)
@@ -143,15 +191,16 @@ async def _pump(source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
             return
 
 
-def proxy_app(settings: Settings, chromium_ws_url: ChromiumUrl) -> web.Application:
+def proxy_app(settings: Settings, chromium_ws_url: ChromiumUrl, keep_open: KeepOpen) -> web.Application:
     host, _port = settings.expose_cdp or ("127.0.0.1", 0)
     app = web.Application(middlewares=[
         error_middleware,
         guard_middleware(guard_settings(host, settings.allowed_hosts, settings.allowed_origins)),
-        token_auth_middleware(settings.token, public_paths=()),
+        token_auth_middleware(settings.token, public_paths=(), other_credential=url_token),
     ])
     app[PROXY_ORIGIN] = chromium_ws_url
     app[PROXY_PREFIX] = ""
+    app[PROXY_KEEP_OPEN] = keep_open
     for path in LISTINGS:
         app.router.add_get(path, listing)
         app.router.add_get(path + "/", listing)
@@ -159,14 +208,15 @@ def proxy_app(settings: Settings, chromium_ws_url: ChromiumUrl) -> web.Applicati
     return app
 
 
-def serve_proxy(settings: Settings, chromium_ws_url: ChromiumUrl
+def serve_proxy(settings: Settings, chromium_ws_url: ChromiumUrl, keep_open: KeepOpen
                 ) -> Callable[[web.Application], AsyncIterator[None]]:
     """A cleanup context for the sidecar's app: the proxy listens while the sidecar runs."""
 
     async def context(_app: web.Application) -> AsyncIterator[None]:
         assert settings.expose_cdp is not None
         host, port = settings.expose_cdp
-        runner = web.AppRunner(proxy_app(settings, chromium_ws_url), handle_signals=False)
+        runner = web.AppRunner(proxy_app(settings, chromium_ws_url, keep_open), handle_signals=False,
+                               access_log_class=ProbeQuietAccessLogger)   # it redacts ?token=
         await runner.setup()
         site = web.TCPSite(runner, host, port)
         await site.start()

@@ -168,13 +168,17 @@ class TargetTracker:
         return True
 
     async def close(self, page: PageTarget) -> bool:
-        """close_page for ``page``. The last tab is first given a blank neighbour: a window's
-        last tab closing quits Chromium, and the restart that follows would lose the browser's
-        state (cookies, logins, history)."""
-        if [p.target_id for p in self.pages()] == [page.target_id]:
+        """close_page for ``page``, the last tab given a blank neighbour first."""
+        await self.open_neighbour_if_last(page.target_id)
+        return await close_page(self.conn, page)
+
+    async def open_neighbour_if_last(self, target_id: str) -> None:
+        """A blank page beside ``target_id`` when it is the only page, before it closes: a
+        window's last tab closing quits Chromium, and the restart that follows would lose the
+        browser's state (cookies, logins, history) and every CDP client's connection."""
+        if [p.target_id for p in self.pages()] == [target_id]:
             created = await self.conn.send("Target.createTarget", {"url": "about:blank", "background": True})
             await self.wait_for_page(created["targetId"], self.configure_timeout)
-        return await close_page(self.conn, page)
 
     async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:
         """The attached, configured page ``target_id`` (e.g. right after Target.createTarget)."""

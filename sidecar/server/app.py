@@ -12,7 +12,9 @@ from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
 
 from . import app_keys as keys
-from ..browser.cdp_proxy import PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
+from ..browser.cdp_proxy import PROXY_KEEP_OPEN, PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
+from ..browser.cdp_url_token import url_token
+from ..browser.start_pages import serve_start_pages
 from ..browser.supervisor import ChromiumSupervisor
 from ..errors import DOMAIN_ERRORS, as_api_error
 from ..agent.pointer import desktopd_client
@@ -48,7 +50,8 @@ def init_app(settings: Settings) -> web.Application:
         middlewares=[error_middleware,
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
                                                      settings.allowed_origins)),
-                     token_auth_middleware(settings.token, public_paths=("/health",)),
+                     token_auth_middleware(settings.token, public_paths=("/health",),
+                                           other_credential=url_token),
                      lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS)),
                      domain_error_middleware],
         client_max_size=MAX_BODY_BYTES,
@@ -66,15 +69,22 @@ def init_app(settings: Settings) -> web.Application:
         yield
         await supervisor.stop()       # Chromium stops with the app
 
+    if settings.start_pages_dir is not None:      # served before Chromium opens them
+        app.cleanup_ctx.append(serve_start_pages(settings.start_pages_dir, settings.start_pages_port))
     app.cleanup_ctx.append(chromium_context)
 
     def chromium_ws_url() -> str | None:
         chromium = app[keys.SUPERVISOR].chromium
         return chromium.ws_url if chromium is not None else None
 
+    async def keep_browser_open(target_id: str) -> None:
+        """Before a CDP client closes ``target_id``: a blank neighbour if it is the last page."""
+        await app[keys.SUPERVISOR].current().tracker.open_neighbour_if_last(target_id)
+
     # /cdp on this port (routes.py) and, with --expose-cdp, the same proxy on a port of its own.
     app[PROXY_ORIGIN] = chromium_ws_url
     app[PROXY_PREFIX] = "/cdp"
+    app[PROXY_KEEP_OPEN] = keep_browser_open
 
     async def desktopd_context(app: web.Application) -> AsyncIterator[None]:
         client = (desktopd_client(settings.desktopd_url, settings.desktopd_token)
@@ -86,7 +96,7 @@ def init_app(settings: Settings) -> web.Application:
 
     app.cleanup_ctx.append(desktopd_context)
     if settings.expose_cdp is not None:
-        app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url))
+        app.cleanup_ctx.append(serve_proxy(settings, chromium_ws_url, keep_browser_open))
     _mount_mcp(app, settings)
     setup_routes(app)
     return app

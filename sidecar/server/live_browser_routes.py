@@ -7,10 +7,12 @@ from aiohttp import web
 
 from httpapi.bodies import json_body
 from httpapi.errors import ApiError
-from httpapi.routing import Route, RouteOptions
+from httpapi.fields import F, Model, Str
+from httpapi.routing import Route
 
 from ..agent.playwright_exec import clamp_timeout, run_playwright
 from ..browser import cdp_proxy
+from ..browser.cdp_url_token import CDP_PREFIXES
 from ..errors import ChromiumUnavailable
 from ..mcp.http_mount import mcp_endpoint
 from . import app_keys as keys
@@ -18,6 +20,11 @@ from .request_models import PLAYWRIGHT_BODY
 from .tab_lookup import find_tab, front_tab, live_session
 
 OBJ_SCHEMA = {"type": "object"}
+# The token for clients that cannot send the Authorization header (cdp_url_token.py).
+URL_TOKEN_QUERY = Model("CdpUrlToken", [
+    F("token", Str(), description="The bearer token, for a client that cannot send the "
+      "Authorization header (CDP paths only; written as REDACTED in the access log; the header, "
+      "when sent, is what counts).")])
 
 
 async def playwright(request: web.Request) -> web.Response:
@@ -45,27 +52,32 @@ PLAYWRIGHT_RESULT = {"application/json": {"schema": {
                    "error": {"type": ["string", "null"],
                              "description": "The exception with its traceback, a timeout, or null."},
                    "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
-CDP_LISTING: RouteOptions = dict(tag="cdp", extra_errors=(502,),
-                   description="Chromium's DevTools listing with every webSocketDebuggerUrl pointing "
-                               "at /cdp/devtools/... on this port: "
-                               "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
-                               "\"Bearer TOKEN\"})`.")
+LISTING_TEXT = ("Chromium's DevTools listing with every webSocketDebuggerUrl pointing at "
+                "/cdp/devtools/... on this port (the browser's at /cdp/devtools/browser/desktopd, "
+                "whichever Chromium runs), each with `?token=` when the request gave one: "
+                "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
+                "\"Bearer TOKEN\"})`. Served at the root too, where Puppeteer's browserURL looks.")
 # /json and /json/list are arrays of targets; /json/version and /json/protocol objects.
 CDP_ARRAY = {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
 CDP_OBJECT = {"application/json": {"schema": {"type": "object"}}}
-CDP_ROUTES = [route for path in cdp_proxy.LISTINGS for route in (
-    Route("GET", "/cdp" + path, cdp_proxy.listing, f"Chromium's DevTools {path}",
-          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING),
-    Route("GET", "/cdp" + path + "/", cdp_proxy.listing, f"Same as /cdp{path}",
-          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT, **CDP_LISTING))]
+CDP_ROUTES = [
+    Route("GET", prefix + path + slash, cdp_proxy.listing,
+          f"Chromium's DevTools {path}" if prefix + slash == "/cdp" else f"Same as /cdp{path}",
+          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT,
+          description=LISTING_TEXT,
+          tag="cdp", extra_errors=(502,), query=URL_TOKEN_QUERY)
+    for prefix in CDP_PREFIXES[::-1] for path in cdp_proxy.LISTINGS for slash in ("", "/")]
 LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
     Route("GET", "/cdp/devtools/{kind}/{id}", cdp_proxy.devtools_socket,
           "A CDP WebSocket of the browser or a target, proxied to Chromium", "cdp",
           not_found=True, id_description="The socket's kind (browser, page, worker, iframe, "
           "shared_worker, service_worker), then the browser's or target's id.",
           id_pattern=r"^[A-Za-z0-9_-]{1,64}$", success_status=101, success={}, extra_errors=(400,),
-          description="Upgrade: websocket. Messages are relayed both ways unchanged. 400 without "
-                      "a WebSocket upgrade."),
+          query=URL_TOKEN_QUERY,
+          description="Upgrade: websocket. Messages are relayed both ways unchanged, except that a "
+                      "Target.closeTarget or Page.close of the browser's last page is preceded by "
+                      "a blank page (Chromium would quit). The browser socket reaches the browser "
+                      "running now whatever its id. 400 without a WebSocket upgrade."),
     Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
           "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403,),
           success=PLAYWRIGHT_RESULT,

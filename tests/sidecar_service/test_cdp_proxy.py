@@ -53,6 +53,13 @@ async def test_the_listing_needs_the_token_and_points_at_the_proxy(exposed) -> N
             pages = [t for t in await response.json() if t["type"] == "page"]
         assert pages and all(t["webSocketDebuggerUrl"].startswith(f"ws://127.0.0.1:{port}/devtools/page/")
                              for t in pages)
+        # The token in the URL, for clients that cannot send a header: the sockets handed out
+        # carry it, and the exposed port's access log writes it REDACTED.
+        async with http.get(base + "/json/version", params={"token": TOKEN}) as response:
+            assert (await response.json())["webSocketDebuggerUrl"] == \
+                f"ws://127.0.0.1:{port}/devtools/browser/desktopd?token={TOKEN}"
+        await sidecar.wait_for_line(r"GET /json/version\?token=REDACTED", 10)
+        assert not [line for line in sidecar.lines if TOKEN in line]
         # A web page cannot use it, token or not (the browser guard), nor open tabs through it.
         async with http.get(base + "/json/version", headers={**AUTH, "Origin": "https://evil.example"}) as response:
             assert response.status == 403
