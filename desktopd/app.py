@@ -15,6 +15,7 @@ from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
+from desktopd.demonstration.session import Demonstrations
 from desktopd.recording import ScreenRecorder
 from desktopd.recording_retention import Retention
 from desktopd.settings import Settings
@@ -38,7 +39,9 @@ MAX_CONCURRENT = 64
 ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16,
                 # OCR reads one image at a time: a queue longer than this only grows latency.
                 "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4,
-                "POST /api/v1/vision/act": 4}
+                "POST /api/v1/vision/act": 4,
+                # a followed action stream holds its slot until the demonstration ends
+                "GET /api/v1/demonstration/actions": 8}
 CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
@@ -93,6 +96,11 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         sweeps.cancel()
         await recorder.close()   # a recording still running is finished, not cut
 
+    async def demonstration_context(app: web.Application) -> AsyncIterator[None]:
+        app[keys.DEMONSTRATIONS] = Demonstrations(settings.backend_display)
+        yield
+        await app[keys.DEMONSTRATIONS].close()
+
     async def vision_context(app: web.Application) -> AsyncIterator[None]:
         app[keys.TEXT_READER] = TextReader()   # the engine loads on the first read
         yield
@@ -101,6 +109,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app.cleanup_ctx.append(x_context)
     app.cleanup_ctx.append(settle_context)
     app.cleanup_ctx.append(recorder_context)
+    app.cleanup_ctx.append(demonstration_context)
     app.cleanup_ctx.append(accessibility_context)
     app.cleanup_ctx.append(vision_context)
     if settings.osworld:   # last: it serves the parts the contexts above start

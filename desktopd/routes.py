@@ -10,6 +10,7 @@ from desktopd.accessibility import handlers as accessibility
 from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
 from desktopd import harness_step as step
 from desktopd.computer.format_servers import format_routes
+from desktopd.demonstration.routes import ROUTES as DEMONSTRATION_ROUTES
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
@@ -181,6 +182,7 @@ ROUTES: list[Route] = [
           success={"application/json": {"schema": recording.DELETED}},
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
+    *DEMONSTRATION_ROUTES,
     Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
           body=reset.RESET_BODY.model, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},

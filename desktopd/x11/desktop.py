@@ -104,6 +104,11 @@ class Desktop:
                      self.display_name, screen.width_in_pixels, screen.height_in_pixels,
                      self._capturer.backend, self._xtest)
 
+    def client_id_base(self) -> int:
+        """The resource-id base of desktopd's input connection: how the X server (and RECORD)
+        names this client, so captured input can be told apart from a person's."""
+        return self._call(lambda: int(self._dpy.display.info.resource_id_base))
+
     @staticmethod
     def _async_x_error(err: xerror.XError, request: Any) -> None:
         log.debug("asynchronous X error: %s", err)
