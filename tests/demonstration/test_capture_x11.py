@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from tests.support.capability import have_program, require
-from tests.support.desktopd import DesktopdProcess
+from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 pytestmark = pytest.mark.x11
 
@@ -97,3 +97,20 @@ def test_bad_input_names_the_field(desktopd: DesktopdProcess) -> None:
     assert bad.status_code == 422 and bad.json()["field"] == "max_seconds"
     query = desktopd.request("GET", "/api/v1/demonstration/actions", params={"since": "x"})
     assert query.status_code == 422 and query.json()["field"] == "since"
+
+
+def test_starting_is_refused_cross_site_and_without_the_token(xvfb) -> None:
+    server = start_desktopd(xvfb.display, env={"DESKTOPD_TOKEN": "demonstration-token"})
+    server.token = None
+    try:
+        anonymous = server.request("POST", "/api/v1/demonstration/start", json={})
+        assert anonymous.status_code == 401, anonymous.text
+        server.token = "demonstration-token"
+        cross_site = server.request("POST", "/api/v1/demonstration/start", json={},
+                                    headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+        assert cross_site.status_code == 403, cross_site.text
+        assert server.request("GET", "/api/v1/demonstration").status_code == 404   # none was started
+        streamed = requests.get(server.url + "/api/v1/demonstration/actions", timeout=10)
+        assert streamed.status_code == 401
+    finally:
+        server.stop()
