@@ -341,6 +341,23 @@ class DesktopApi(VisionApi, SidecarApi):
                     json_reply)
 
     @endpoint
+    def demonstration_start(self, *, max_seconds: float | None = None, typing_idle_ms: int | None = None,
+                            double_click_ms: int | None = None) -> Call[dict]:
+        """Starts capturing a person's input as actions (X11; one at a time: 409 otherwise)."""
+        return Call("desktopd", "POST", "/api/v1/demonstration/start", json_reply, json=body(
+            max_seconds=max_seconds, typing_idle_ms=typing_idle_ms, double_click_ms=double_click_ms))
+
+    @endpoint
+    def demonstration_stop(self) -> Call[dict]:
+        """Stops the capture (404 when none runs); what was pending becomes actions."""
+        return Call("desktopd", "POST", "/api/v1/demonstration/stop", json_reply)
+
+    @endpoint
+    def demonstration(self) -> Call[dict]:
+        """The current (or last) demonstration's state."""
+        return Call("desktopd", "GET", "/api/v1/demonstration", json_reply)
+
+    @endpoint
     def reset(self, urls: Sequence[str] | None = None, *, close_windows: bool | None = None,
               keep: Sequence[str] | None = None, clear_clipboard: bool | None = None,
               pointer: tuple[int, int] | None = None, browser: bool | None = None,

@@ -7,12 +7,13 @@ on a missing answer or a 502/503/504 with bounded backoff, writes never are."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from .api import DesktopApi, healthy
-from .calls import Call, Reply
+from .calls import Call, Reply, json_reply
 from .download import CHUNK_BYTES, FileSink
 from .errors import DesktopError
 from .retry import RetryPolicy
@@ -106,6 +107,29 @@ class Desktop(DesktopApi):
             raise DesktopError(None, "timeout", str(exc), method=call.method, url=url) from None
         except requests.RequestException as exc:
             raise DesktopError(None, "connection_error", str(exc), method=call.method, url=url) from None
+
+    def demonstration_actions(self, since: int = 0, *, follow: bool = True,
+                              max_seconds: float | None = None) -> Iterator[dict]:
+        """The demonstration's NDJSON lines as they come: actions (``seq``), heartbeats, and an
+        ``end`` line last; DesktopError when desktopd refuses or the connection breaks."""
+        params: dict[str, str] = {"since": str(since), "follow": "true" if follow else "false"}
+        if max_seconds is not None:
+            params["max_seconds"] = str(max_seconds)
+        url = self.endpoints.url + "/api/v1/demonstration/actions"
+        headers = self.endpoints.headers_of(Call("desktopd", "GET", "/api/v1/demonstration/actions", json_reply))
+        requests = self._requests
+        try:
+            # read timeout: desktopd writes a heartbeat every few seconds while following
+            with self._session.get(url, params=params, headers=headers, stream=True,
+                                   timeout=(self.endpoints.timeout, 30.0)) as response:
+                if response.status_code != 200:
+                    Call("desktopd", "GET", "/api/v1/demonstration/actions", json_reply).finish(
+                        Reply(response.status_code, response.headers, response.content), url)
+                for line in response.iter_lines():
+                    if line:
+                        yield json.loads(line)
+        except requests.RequestException as exc:
+            raise DesktopError(None, "connection_error", str(exc), method="GET", url=url) from None
 
     def wait_until_healthy(self, timeout: float = 60.0, interval: float = 0.25) -> dict:
         """Polls /health (and the sidecar's) until both say ok; DesktopError(code "unhealthy")

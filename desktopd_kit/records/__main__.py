@@ -1,4 +1,6 @@
-"""python -m desktopd_kit.records export --format mind2web EPISODE_OR_ROOT... --out DIR
+"""python -m desktopd_kit.records demonstrate --desktop URL [--sidecar URL] --out DIR [--seconds S]
+    (a person's demonstration, recorded until Ctrl-C or S seconds)
+python -m desktopd_kit.records export --format mind2web EPISODE_OR_ROOT... --out DIR
 python -m desktopd_kit.records validate EPISODE_OR_ROOT...   (needs jsonschema; checks the files
 the records name too: images, layouts, the video with its checksum and the steps' times in it)"""
 
@@ -6,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -37,6 +40,26 @@ def validate(paths: list[str]) -> int:
     return 0
 
 
+def demonstrate(args: argparse.Namespace) -> int:
+    from ..client import Desktop
+    from .demonstration import Demonstration
+    token = args.token or os.environ.get("DESKTOPD_TOKEN")
+    desktop = Desktop(args.desktop, token=token, sidecar_url=args.sidecar)
+    metadata = {"task": args.task} if args.task else {}
+    demo = Demonstration(desktop, args.out, episode_id=args.episode_id, metadata=metadata)
+    demo.start()
+    print(json.dumps({"recording": str(demo.directory)}), flush=True)
+    try:
+        demo.wait(args.seconds)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        demo.close()
+    print(json.dumps({"directory": str(demo.directory), "steps": demo.steps, "by_source": demo.by_source,
+                      "error": demo.error}))
+    return 0 if demo.error is None else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m desktopd_kit.records")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -46,11 +69,21 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--out", required=True, help="output directory (data.jsonl, images/, trees/)")
     export.add_argument("--skip-other", action="store_true",
                         help="leave out steps with no Mind2Web operation (scroll, drag, keys, ...)")
+    demo = commands.add_parser("demonstrate", help="record a person's demonstration on a desktop")
+    demo.add_argument("--desktop", required=True, help="desktopd's URL")
+    demo.add_argument("--sidecar", help="the sidecar's URL (the /layout element and snapshot of each step)")
+    demo.add_argument("--token", help="the API token (default: $DESKTOPD_TOKEN)")
+    demo.add_argument("--out", required=True, help="directory the episode directory is written in")
+    demo.add_argument("--seconds", type=float, help="stop after this long (default: at Ctrl-C)")
+    demo.add_argument("--episode-id", help="the episode's directory name (default: time and a random suffix)")
+    demo.add_argument("--task", help="what the person does (metadata.task)")
     check = commands.add_parser("validate", help="check episodes against the JSON Schemas")
     check.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "validate":
         return validate(args.paths)
+    if args.command == "demonstrate":
+        return demonstrate(args)
     rows = export_mind2web([Path(p) for p in args.paths], args.out, skip_other=args.skip_other)
     print(json.dumps({"format": args.format, "rows": rows, "out": str(Path(args.out) / "data.jsonl")}))
     return 0

@@ -26,6 +26,10 @@ def problems(episode: EpisodeReader) -> Iterator[str]:
             yield f"step {step.index}: {step.image_path} is missing"
         if step.layout_path is not None and not step.layout_path.is_file():
             yield f"step {step.index}: {step.layout_path} is missing"
+        for name in ((step.record.get("after") or {}).get("image"), (step.record.get("after") or {}).get("layout"),
+                     (step.record.get("demonstration") or {}).get("snapshot")):
+            if name and not (episode.directory / name).is_file():
+                yield f"step {step.index}: {episode.directory / name} is missing"
         if step.record["video_time_s"] is not None:
             times.append((step.index, step.record["video_time_s"]))
     video = (episode.episode.get("recording") or {}).get("video")

@@ -40,7 +40,13 @@ class EpisodeWriter:
     def write_step(self, before: Observation, acted: Acted, *, reward: float | None = None,
                    terminated: bool | None = None, truncated: bool | None = None,
                    info: dict | None = None, video_time_s: float | None = None,
-                   requests: list[dict] | None = None) -> dict:
+                   requests: list[dict] | None = None, source: str = "agent",
+                   after: Observation | None = None, extra: dict | None = None,
+                   vendor: dict | None = None) -> dict:
+        """One steps.jsonl line (flushed). ``source``: agent (the API's actions) or person (a
+        demonstration's); ``after``: the settled observation after the action, saved as its own
+        image (demonstrations); ``extra``: fields beside (the demonstration's own); ``vendor``:
+        the action in the vendors' formats (records/vendor_forms.py)."""
         index = self.episode["steps"] + 1
         shot = before.screenshot
         image = image_name(index, shot.format)
@@ -72,12 +78,32 @@ class EpisodeWriter:
         }
         if requests is not None:
             line["requests"] = requests
+        line["source"] = source
+        if vendor is not None:
+            line["action"]["vendor"] = vendor    # type: ignore[index]
+        if after is not None:
+            line["after"] = self._after(index, after)
+        line.update(extra or {})
         self._steps.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")
         self._steps.flush()
         self.episode["steps"] = index
         if video_time_s is not None:
             self.video_times.append((index, video_time_s))
         return line
+
+    def _after(self, index: int, after: Observation) -> dict:
+        shot = after.screenshot
+        image = image_name(index, shot.format).replace(".", ".after.", 1)
+        (self.dir / image).write_bytes(shot.data if shot.format in ("png", "jpeg", "webp") else shot.png())
+        layout = None
+        if after.layout is not None:
+            layout = layout_name(index).replace(".", ".after.", 1)
+            (self.dir / layout).write_text(json.dumps(after.layout, ensure_ascii=False))
+        return {"image": image, "image_size": {"width": shot.width, "height": shot.height},
+                "scale": shot.scale, "region": dict(zip(("x", "y", "width", "height"), shot.region)),
+                "layout": layout, "windows": after.windows,
+                "pointer": {"x": after.pointer[0], "y": after.pointer[1]} if after.pointer else None,
+                "stamp": after.stamp.json()}
 
     @property
     def closed(self) -> bool:

@@ -1,0 +1,83 @@
+"""desktopd_kit.records.Demonstration on a real desktopd and Xvfb (no browser): the person is
+xdotool, the agent desktopd's /step; the record validates like an agent's episode."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from desktopd_kit import Desktop
+from desktopd_kit.records import Demonstration, EpisodeReader
+from desktopd_kit.records.__main__ import main as records_cli
+from tests.support.capability import have_program, require
+from tests.support.desktopd import DesktopdProcess
+
+pytestmark = pytest.mark.x11
+
+
+@pytest.fixture
+def person(xvfb):
+    require(have_program("xdotool"), "xdotool (Debian package xdotool)")
+    return lambda *argv: subprocess.run(["xdotool", *argv], env={"DISPLAY": xvfb.display, "PATH": "/usr/bin:/bin"},
+                                        check=True, timeout=20)
+
+
+def test_person_and_agent_steps_in_one_valid_record(desktopd: DesktopdProcess, person, tmp_path) -> None:
+    desktop = Desktop(desktopd.url, token=desktopd.token)
+    with Demonstration(desktop, tmp_path, episode_id="demo", typing_idle_ms=300) as demo:
+        person("mousemove", "100", "120", "click", "1")
+        assert demo.wait_for_steps(1, 20)
+        desktop.step({"tablet": {"action": "click", "x": 300, "y": 310}}, settle=0.2)   # the agent, mid-way
+        assert demo.wait_for_steps(2, 20)
+        person("type", "--delay", "20", "Ada")
+        assert demo.wait_for_steps(3, 20)
+        person("key", "ctrl+a")
+        assert demo.wait_for_steps(4, 20)
+    steps = list(EpisodeReader(demo.directory))
+    assert [(s.record["source"], s.action["issued"]) for s in steps] == [
+        ("person", {"type": "click", "x": 100, "y": 120, "button": "left", "clicks": 1}),
+        ("agent", {"type": "click", "x": 300, "y": 310, "button": "left", "clicks": 1}),
+        ("person", {"type": "type", "text": "Ada"}),
+        ("person", {"type": "keys", "keys": "ctrl+a"})]
+    first = steps[0].record
+    assert first["action"]["vendor"] == {
+        "anthropic": {"action": "left_click", "coordinate": [100, 120]},
+        "openai": {"type": "click", "button": "left", "x": 100, "y": 120},
+        "pyautogui": "pyautogui.click(100, 120, clicks=1, button='left')"}
+    assert steps[3].record["action"]["vendor"]["pyautogui"] == "pyautogui.hotkey('ctrl', 'a')"
+    for step in steps:
+        assert step.image_path.is_file() and (demo.directory / step.record["after"]["image"]).is_file()
+        assert step.record["demonstration"]["recorded_wall"] >= step.record["demonstration"]["end_wall"]
+    assert records_cli(["validate", str(demo.directory)]) == 0
+
+
+def test_the_cli_cut_off_mid_recording_leaves_a_valid_record(desktopd: DesktopdProcess, person, tmp_path) -> None:
+    env = {**os.environ, "DESKTOPD_TOKEN": desktopd.token or ""}
+    cli = subprocess.Popen([sys.executable, "-m", "desktopd_kit.records", "demonstrate", "--desktop", desktopd.url,
+                            "--out", str(tmp_path), "--episode-id", "cut", "--seconds", "60"],
+                           env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert "recording" in json.loads(cli.stdout.readline())   # started: the capture runs
+        person("mousemove", "50", "60", "click", "1")
+        steps = tmp_path / "cut" / "steps.jsonl"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not steps.read_text().strip():
+            time.sleep(0.05)
+        cli.send_signal(signal.SIGKILL)        # a client gone without a word
+        cli.wait(10)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+        cli.stdout.close()
+    assert records_cli(["validate", str(tmp_path / "cut")]) == 0
+    assert len(EpisodeReader(tmp_path / "cut")) == 1
+    # desktopd still runs the capture the client left: a new client stops it, then may start anew
+    assert desktopd.request("POST", "/api/v1/demonstration/start", json={}).status_code == 409
+    assert desktopd.request("POST", "/api/v1/demonstration/stop").status_code == 200
