@@ -77,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--seconds", type=float, help="stop after this long (default: at Ctrl-C)")
     demo.add_argument("--episode-id", help="the episode's directory name (default: time and a random suffix)")
     demo.add_argument("--task", help="what the person does (metadata.task)")
+    again = commands.add_parser("replay", help="drive a desktop through a record (non-zero exit on a divergence)")
+    again.add_argument("episode", help="the episode directory")
+    again.add_argument("--desktop", required=True)
+    again.add_argument("--sidecar", help="the sidecar's URL: elements are found again by role, name and path")
+    again.add_argument("--token", help="the API token (default: $DESKTOPD_TOKEN)")
     check = commands.add_parser("validate", help="check episodes against the JSON Schemas")
     check.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
@@ -84,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         return validate(args.paths)
     if args.command == "demonstrate":
         return demonstrate(args)
+    if args.command == "replay":
+        from .replay import replay_main
+        return replay_main(args.episode, args.desktop, args.sidecar, args.token or os.environ.get("DESKTOPD_TOKEN"))
     rows = export_mind2web([Path(p) for p in args.paths], args.out, skip_other=args.skip_other)
     print(json.dumps({"format": args.format, "rows": rows, "out": str(Path(args.out) / "data.jsonl")}))
     return 0

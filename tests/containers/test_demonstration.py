@@ -1,0 +1,175 @@
+"""A person's demonstration through a real VNC client (vncdotool, the container's VNC port and
+password) on a form page in the Chromium image: the record, its replay on a fresh desktop, the
+view page and the datasets export."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from desktopd_kit import Desktop
+from desktopd_kit.records import Demonstration, EpisodeReader
+from desktopd_kit.records.elements import center, find_again
+
+from .support import remove, start_desktop
+
+# vncdotool's VNC authentication uses cryptography's TripleDES, which warns that it moves.
+pytestmark = pytest.mark.filterwarnings("ignore:TripleDES has been moved")
+
+FORM = """<title>Form</title>
+<style>body{font:20px sans-serif;margin:30px} input{font-size:22px} #spacer{height:300px}</style>
+<h1>Sign up</h1>
+<form onsubmit="event.preventDefault();document.getElementById('result').textContent='submitted: '
+  +this.elements.name.value+' / '+this.elements.level.value;document.title='submitted'">
+<p><input name="name" aria-label="Name" style="width:500px"></p>
+<div id="spacer"></div>
+<p><input type="range" name="level" aria-label="Level" min="0" max="100" value="0" style="width:400px"></p>
+<p><button type="submit">Submit</button></p>
+<p id="result">not submitted</p>
+<div style="height:1200px"></div>
+</form>"""
+PAGE = "data:text/html," + quote(FORM)
+STEP_TIMEOUT_S = 30
+
+
+def form_container(images: dict[str, str]):
+    return start_desktop(images["chromium"], ports=(8080, 8122, 5900),
+                         env={"SIDECAR_URLS": PAGE, "WIDTH": "1280", "HEIGHT": "800"})
+
+
+def client_of(running) -> Desktop:
+    return Desktop(running.url(8080), token=running.token, sidecar_url=running.url(8122))
+
+
+def element(desktop: Desktop, role: str, name: str) -> dict:
+    node, count = find_again(desktop.layout(interesting=True), role, name, [])
+    assert node is not None and count == 1, (role, name, count)
+    return node
+
+
+def submitted(desktop: Desktop) -> str:
+    """The form's result line as the page shows it."""
+    found = re.search(r"submitted: [^\n\"]*", desktop.snapshot())
+    return found.group(0) if found else ""
+
+
+@pytest.fixture(scope="module")
+def recorded(images, tmp_path_factory) -> Iterator[tuple[Path, str]]:
+    """The person's demonstration, recorded once (its container is gone once it is recorded)."""
+    from vncdotool import api
+    tc, running = form_container(images)
+    out = tmp_path_factory.mktemp("demonstrations")
+    try:
+        desktop = client_of(running)
+        vnc = api.connect(f"127.0.0.1::{running.ports[5900]}", password=running.vnc_password, timeout=60)
+        try:
+            with Demonstration(desktop, out, episode_id="form", typing_idle_ms=800) as demo:
+                def then(count: int) -> None:   # the next action once the last one is recorded
+                    assert demo.wait_for_steps(count, STEP_TIMEOUT_S), (count, demo.steps, demo.error)
+                vnc.mouseMove(*center(element(desktop, "textbox", "Name")))
+                vnc.mousePress(1)
+                then(1)
+                for char in "Ada Lovelace":
+                    vnc.keyPress(char)
+                then(2)
+                vnc.keyDown("ctrl")
+                vnc.keyPress("a")
+                vnc.keyUp("ctrl")
+                then(3)
+                for char in "Grace Hopper":
+                    vnc.keyPress(char)
+                then(4)
+                vnc.mouseMove(640, 500)
+                vnc.mousePress(5)
+                vnc.mousePress(5)
+                then(5)
+                slider = element(desktop, "slider", "Level")["screen"]["borderBox"]
+                y = round(slider["y"] + slider["height"] / 2)
+                vnc.mouseMove(round(slider["x"]) + 8, y)       # the thumb, at 0
+                vnc.mouseDown(1)
+                for x in range(round(slider["x"]) + 40, round(slider["x"] + slider["width"] * 0.75), 40):
+                    vnc.mouseMove(x, y)
+                vnc.mouseMove(round(slider["x"] + slider["width"] * 0.75), y)
+                vnc.mouseUp(1)
+                then(6)
+                vnc.mouseMove(*center(element(desktop, "button", "Submit")))
+                vnc.mousePress(1)
+                then(7)
+            result = submitted(desktop)
+            assert result.startswith("submitted: Grace Hopper / ") and not result.endswith("/ 0"), result
+        finally:
+            vnc.disconnect()
+    finally:
+        remove(tc)
+    yield demo.directory, result
+
+
+def steps_of(directory: Path) -> list[dict]:
+    return [step.record for step in EpisodeReader(directory)]
+
+
+def test_the_record_holds_the_persons_actions_in_order(recorded: tuple[Path, str]) -> None:
+    directory = recorded[0]
+    steps = steps_of(directory)
+    actions = [s["action"]["issued"] for s in steps]
+    assert [a["type"] for a in actions] == ["click", "type", "keys", "type", "scroll", "drag", "click"]
+    assert actions[1]["text"] == "Ada Lovelace" and actions[3]["text"] == "Grace Hopper"
+    assert actions[2]["keys"] == "ctrl+a" and (actions[4]["dx"], actions[4]["dy"]) == (0, 2)
+    assert {s["source"] for s in steps} == {"person"}
+    elements = [(s["demonstration"]["element"]["role"], s["demonstration"]["element"]["name"]) for s in steps]
+    assert elements[:4] == [("textbox", "Name")] * 4
+    assert elements[5:] == [("slider", "Level"), ("button", "Submit")]
+    for step in steps:
+        assert (directory / step["observation"]["image"]).is_file() and (directory / step["after"]["image"]).is_file()
+        assert step["demonstration"]["window"]["class"] == "Chromium"
+        assert step["demonstration"]["snapshot"] and step["action"]["vendor"]["pyautogui"]
+    assert steps[0]["demonstration"]["element"]["ref"] is not None
+    assert steps[0]["demonstration"]["element"]["path"][-1] == {"role": "textbox", "name": "Name"}
+    check = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "validate", str(directory)],
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+
+
+def replay_on(running, directory: Path) -> tuple[int, list[dict]]:
+    done = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "replay", str(directory),
+                           "--desktop", running.url(8080), "--sidecar", running.url(8122), "--token", running.token],
+                          capture_output=True, text=True, timeout=300)
+    return done.returncode, [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_replay_on_a_fresh_desktop_submits_the_same_values(recorded: tuple[Path, str], images, tmp_path) -> None:
+    directory, result = recorded
+    tc, running = form_container(images)
+    try:
+        code, lines = replay_on(running, directory)
+        assert code == 0, lines
+        assert all(line["found"] is not False for line in lines[:-1]), lines
+        assert [line["by"] for line in lines[:-1]][:4] == ["element"] * 4
+        assert [line["target"] for line in lines[5:7]] == [{"role": "slider", "name": "Level"},
+                                                           {"role": "button", "name": "Submit"}]
+        desktop = client_of(running)
+        assert submitted(desktop) == result
+        # The same record whose Submit button is gone from the page: the divergence is reported.
+        edited = tmp_path / "edited"
+        shutil.copytree(directory, edited)
+        lines_out = []
+        for line in (edited / "steps.jsonl").read_text().splitlines():
+            step = json.loads(line)
+            if step["index"] == 7:
+                step["demonstration"]["element"]["name"] = "Send"
+            lines_out.append(json.dumps(step))
+        (edited / "steps.jsonl").write_text("\n".join(lines_out) + "\n")
+        desktop.reset([PAGE])
+        code, lines = replay_on(running, edited)
+        assert code == 1, lines
+        assert lines[-1]["divergent_steps"] == [7] and lines[6]["found"] is False
+    finally:
+        remove(tc)
