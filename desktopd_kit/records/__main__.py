@@ -1,6 +1,8 @@
 """python -m desktopd_kit.records demonstrate --desktop URL [--sidecar URL] --out DIR [--seconds S]
     (a person's demonstration, recorded until Ctrl-C or S seconds)
-python -m desktopd_kit.records export --format mind2web EPISODE_OR_ROOT... --out DIR
+python -m desktopd_kit.records export --format mind2web|datasets EPISODE_OR_ROOT... --out DIR
+python -m desktopd_kit.records replay EPISODE --desktop URL [--sidecar URL]   (exit 1 on a divergence)
+python -m desktopd_kit.records view EPISODE_OR_ROOT... --out DIR   (a static page, from file://)
 python -m desktopd_kit.records validate EPISODE_OR_ROOT...   (needs jsonschema; checks the files
 the records name too: images, layouts, the video with its checksum and the steps' times in it)"""
 
@@ -65,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser("export", help="write episodes in a public dataset layout")
     export.add_argument("paths", nargs="+", help="episode directories, or directories holding them")
-    export.add_argument("--format", choices=["mind2web"], default="mind2web")
-    export.add_argument("--out", required=True, help="output directory (data.jsonl, images/, trees/)")
+    export.add_argument("--format", choices=["mind2web", "datasets"], default="mind2web",
+                        help="mind2web: data.jsonl with images/ and trees/; datasets: Hugging Face "
+                             "Parquet (data/*.parquet, images as Image features; needs pyarrow)")
+    export.add_argument("--out", required=True, help="output directory")
     export.add_argument("--skip-other", action="store_true",
                         help="leave out steps with no Mind2Web operation (scroll, drag, keys, ...)")
     demo = commands.add_parser("demonstrate", help="record a person's demonstration on a desktop")
@@ -82,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--desktop", required=True)
     again.add_argument("--sidecar", help="the sidecar's URL: elements are found again by role, name and path")
     again.add_argument("--token", help="the API token (default: $DESKTOPD_TOKEN)")
+    view = commands.add_parser("view", help="write a static page (file://) to review episodes and their steps")
+    view.add_argument("paths", nargs="+", help="episode directories, or directories holding them")
+    view.add_argument("--out", required=True, help="directory of index.html and the media it shows")
     check = commands.add_parser("validate", help="check episodes against the JSON Schemas")
     check.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
@@ -92,6 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "replay":
         from .replay import replay_main
         return replay_main(args.episode, args.desktop, args.sidecar, args.token or os.environ.get("DESKTOPD_TOKEN"))
+    if args.command == "view":
+        from .view import write_view
+        print(json.dumps({"page": str(write_view([Path(p) for p in args.paths], args.out))}))
+        return 0
+    if args.format == "datasets":
+        from .export_datasets import export_datasets
+        count, target = export_datasets([Path(p) for p in args.paths], args.out)
+        print(json.dumps({"format": "datasets", "rows": count, "out": str(target)}))
+        return 0
     rows = export_mind2web([Path(p) for p in args.paths], args.out, skip_other=args.skip_other)
     print(json.dumps({"format": args.format, "rows": rows, "out": str(Path(args.out) / "data.jsonl")}))
     return 0

@@ -18,6 +18,7 @@ import pytest
 from desktopd_kit import Desktop
 from desktopd_kit.records import Demonstration, EpisodeReader
 from desktopd_kit.records.elements import center, find_again
+from tests.support.capability import require_chromium
 
 from .support import remove, start_desktop
 
@@ -173,3 +174,66 @@ def test_replay_on_a_fresh_desktop_submits_the_same_values(recorded: tuple[Path,
         assert lines[-1]["divergent_steps"] == [7] and lines[6]["found"] is False
     finally:
         remove(tc)
+
+
+def test_the_view_page_shows_every_step_with_its_mark_at_the_point(recorded: tuple[Path, str], tmp_path) -> None:
+    from playwright.sync_api import sync_playwright
+    chromium = require_chromium()
+    directory = recorded[0]
+    made = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "view", str(directory), "--out",
+                           str(tmp_path / "view")], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    page_file = Path(json.loads(made.stdout)["page"])
+    steps = steps_of(directory)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(page_file.as_uri())
+            page.wait_for_function("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
+            shown = page.evaluate("""() => [...document.querySelectorAll('section.step')].map(s => {
+                const img = s.querySelector('img.before'), r = img.getBoundingClientRect();
+                const mark = s.querySelector('.action-mark');
+                const m = mark && mark.getBoundingClientRect();
+                return {index: +s.dataset.index, kind: s.querySelector('.kind').textContent,
+                        typed: (s.querySelector('.typed') || {}).textContent || null,
+                        after: !!(s.querySelector('img.after') || {}).naturalWidth,
+                        scale: r.width / img.naturalWidth,
+                        mark: m && {x: (m.left + m.width / 2 - r.left) / (r.width / img.naturalWidth),
+                                    y: (m.top + m.height / 2 - r.top) / (r.height / img.naturalHeight)},
+                        line: !!s.querySelector('.drag-line'), box: !!s.querySelector('.element-box')};
+            })""")
+        finally:
+            browser.close()
+    assert [s["index"] for s in shown] == [s["index"] for s in steps]
+    assert [s["kind"] for s in shown] == [s["action"]["kind"] for s in steps]
+    assert [s["typed"] for s in shown] == [None, "Ada Lovelace", "ctrl+a", "Grace Hopper", None, None, None]
+    assert all(s["after"] and s["box"] for s in shown)
+    assert [s["line"] for s in shown] == [k == "drag" for k in (st["action"]["kind"] for st in steps)]
+    for view, step in zip(shown, steps):
+        point = step["action"]["point"]
+        if point is None:
+            assert view["mark"] is None
+            continue
+        # the mark's centre in the image's own pixels, where the action was (the image is the screen)
+        assert abs(view["mark"]["x"] - point["x"]) <= 2 and abs(view["mark"]["y"] - point["y"]) <= 2, (view, point)
+
+
+def test_the_datasets_export_loads_one_row_per_step_with_images(recorded: tuple[Path, str], tmp_path) -> None:
+    import datasets
+    directory = recorded[0]
+    made = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "export", "--format", "datasets",
+                           str(directory), "--out", str(tmp_path / "hf")], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    loaded = datasets.load_dataset("parquet", data_files=str(tmp_path / "hf" / "data" / "*.parquet"),
+                                   split="train", cache_dir=str(tmp_path / "cache"))
+    steps = steps_of(directory)
+    assert len(loaded) == len(steps) == 7
+    assert isinstance(loaded.features["image"], datasets.Image) and isinstance(loaded.features["after_image"], datasets.Image)
+    assert loaded["kind"] == [s["action"]["kind"] for s in steps]
+    assert loaded["source"] == ["person"] * 7 and loaded["text"][1] == "Ada Lovelace"
+    first = loaded[0]
+    assert first["image"].size == (steps[0]["observation"]["image_size"]["width"],
+                                   steps[0]["observation"]["image_size"]["height"])
+    assert (first["element_role"], first["element_name"]) == ("textbox", "Name")
+    assert json.loads(first["openai"]) == steps[0]["action"]["vendor"]["openai"]
