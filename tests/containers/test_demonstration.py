@@ -237,3 +237,41 @@ def test_the_datasets_export_loads_one_row_per_step_with_images(recorded: tuple[
                                    steps[0]["observation"]["image_size"]["height"])
     assert (first["element_role"], first["element_name"]) == ("textbox", "Name")
     assert json.loads(first["openai"]) == steps[0]["action"]["vendor"]["openai"]
+
+
+def test_an_agents_steps_amid_a_demonstration_are_recorded_as_agent_in_order(images, tmp_path) -> None:
+    from vncdotool import api
+    tc, running = form_container(images)
+    try:
+        desktop = client_of(running)
+        vnc = api.connect(f"127.0.0.1::{running.ports[5900]}", password=running.vnc_password, timeout=60)
+        try:
+            with Demonstration(desktop, tmp_path, episode_id="mixed", typing_idle_ms=800) as demo:
+                vnc.mouseMove(*center(element(desktop, "textbox", "Name")))
+                vnc.mousePress(1)
+                assert demo.wait_for_steps(1, STEP_TIMEOUT_S)
+                for char in "Ada":
+                    vnc.keyPress(char)
+                assert demo.wait_for_steps(2, STEP_TIMEOUT_S)
+                desktop.step({"keyboard": {"text": " and Bob"}}, settle=0.3)    # the agent takes over
+                assert demo.wait_for_steps(3, STEP_TIMEOUT_S)
+                for char in " end":                                            # and hands back
+                    vnc.keyPress(char)
+                assert demo.wait_for_steps(4, STEP_TIMEOUT_S)
+        finally:
+            vnc.disconnect()
+    finally:
+        remove(tc)
+    steps = steps_of(demo.directory)
+    assert [(s["source"], s["action"]["issued"]) for s in steps] == [
+        ("person", {"type": "click", **steps[0]["action"]["point"], "button": "left", "clicks": 1}),
+        ("person", {"type": "type", "text": "Ada"}),
+        ("agent", {"type": "type", "text": " and Bob"}),
+        ("person", {"type": "type", "text": " end"})]
+    values = []
+    for step in steps[1:]:
+        after_layout = json.loads((demo.directory / step["after"]["layout"]).read_text())
+        node, _ = find_again(after_layout, "textbox", "Name", [])
+        values.append((node or {}).get("value", {}).get("value"))
+    assert values == ["Ada", "Ada and Bob", "Ada and Bob end"]     # the order the page saw them
+    assert EpisodeReader(demo.directory).episode["demonstration"]["by_source"] == {"person": 3, "agent": 1}
