@@ -97,7 +97,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         await recorder.close()   # a recording still running is finished, not cut
 
     async def demonstration_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.DEMONSTRATIONS] = Demonstrations(settings.backend_display)
+        app[keys.DEMONSTRATIONS] = Demonstrations(settings.display)   # X11 only: the X display
         yield
         await app[keys.DEMONSTRATIONS].close()
 

@@ -69,7 +69,11 @@ ACTION_LINE = {"type": "object", "description": "One NDJSON line: an action, a h
                                                 "modifiers?}, drag {path: [[x, y], [x, y]], button}, scroll "
                                                 "{x, y, dx, dy}, type {text}, keys {keys}."},
     "start_ms": {"type": "integer", "description": "X server time of its first event (ms)."},
-    "end_ms": {"type": "integer"}, "end_wall": {"type": "number"}, "published_wall": {"type": "number"},
+    "end_ms": {"type": "integer"}, "end_wall": {"type": "number", "description": "Unix time of its last event."},
+    "published_wall": {"type": "number", "description": "Unix time desktopd made it an action."},
+    "capture_lag_ms": {"type": ["integer", "null"], "description": "How long the last event read took to reach "
+                                                                   "desktopd after the server stamped it (null "
+                                                                   "when the server's clock is not CLOCK_MONOTONIC)."},
     "events": {"type": "integer"}, "pointer": {"type": "object"},
     "heartbeat": {"type": "number"}, "end": {"type": "object", "description": "The demonstration's state, last."}}}
 

@@ -17,6 +17,7 @@ from .coalesce import Coalescer, InputEvent, Timing
 
 log = logging.getLogger(__name__)
 KEPT_ACTIONS = 10_000    # a follower that falls further behind than this misses the oldest
+MAX_PLAUSIBLE_LAG_MS = 60_000
 
 
 class Demonstration:
@@ -36,6 +37,7 @@ class Demonstration:
         self._offset: float | None = None   # loop time - server time (s): X time is CLOCK_MONOTONIC in ms
         self._flush_timer: asyncio.TimerHandle | None = None
         self.capture: InputCapture | None = None
+        self.capture_lag_ms: int | None = None
 
     @property
     def running(self) -> bool:
@@ -53,6 +55,10 @@ class Demonstration:
             return
         self.events += 1
         self._offset = received_loop - event.time_ms / 1000.0
+        # X servers on Linux stamp events with CLOCK_MONOTONIC in ms (32 bits), the loop's clock:
+        # how long the event took to reach desktopd (None where the server's clock is another).
+        lag = (int(received_loop * 1000) - event.time_ms) % (1 << 32)
+        self.capture_lag_ms = lag if lag < MAX_PLAUSIBLE_LAG_MS else None
         self._publish(self.coalescer.feed(event), received_wall, received_loop)
         self._arm_flush()
 
@@ -79,7 +85,8 @@ class Demonstration:
             # The wall time of the action's last event: now, less how long ago the server stamped it.
             ago = max(0.0, loop_now - ((self._offset or loop_now) + action["end_ms"] / 1000.0))
             self.actions.append({"seq": self.count, **action, "end_wall": wall - ago,
-                                 "published_wall": wall, "pointer": dict(zip("xy", self.coalescer.pointer))})
+                                 "published_wall": wall, "capture_lag_ms": self.capture_lag_ms,
+                                 "pointer": dict(zip("xy", self.coalescer.pointer))})
         if finished:
             self._notify()
 

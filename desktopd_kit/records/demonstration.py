@@ -166,7 +166,7 @@ class Demonstration:
             (self.directory / snapshot_file).write_text(snapshot, encoding="utf-8")
         extra = {"demonstration": {
             "seq": line["seq"], "server_ms": {"start": line["start_ms"], "end": line["end_ms"]},
-            "end_wall": line["end_wall"], "recorded_wall": time.time(),
+            "end_wall": line["end_wall"], "capture_lag_ms": line.get("capture_lag_ms"), "recorded_wall": time.time(),
             "window": window_at(before.windows, *at), "element": described(before.layout, element, snapshot),
             "snapshot": snapshot_file}}
         self.writer.write_step(before, acted, source=line["source"], after=after[0], extra=extra,
