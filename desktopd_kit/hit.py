@@ -66,7 +66,7 @@ def element_at(layout: Mapping | None, x: float, y: float) -> dict | None:
 def _summary(node: Mapping) -> dict:
     screen = node.get("screen")
     return {"nodeId": node.get("nodeId"), "backendDOMNodeId": node.get("backendDOMNodeId"),
-            "role": _value(node.get("role")), "name": _value(node.get("name")),
+            "role": ax_value(node.get("role")), "name": ax_value(node.get("name")),
             "screen": dict(screen["borderBox"]) if screen else None}
 
 
@@ -77,11 +77,12 @@ def _interactive_ancestor(nodes: list, node: Mapping) -> Mapping | None:
     for _ in range(len(nodes)):
         if current is None:
             return None
-        if _value(current.get("role")) in INTERACTIVE_ROLES:
+        if ax_value(current.get("role")) in INTERACTIVE_ROLES:
             return current
         current = by_id.get(current.get("parentId"))
     return None
 
 
-def _value(ax: object) -> object:
+def ax_value(ax: object) -> object:
+    """An accessibility property as a plain value (/layout gives role and name as {"type", "value"})."""
     return ax.get("value") if isinstance(ax, Mapping) else ax

@@ -48,7 +48,7 @@ def demonstrate(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("DESKTOPD_TOKEN")
     desktop = Desktop(args.desktop, token=token, sidecar_url=args.sidecar)
     metadata = {"task": args.task} if args.task else {}
-    demo = Demonstration(desktop, args.out, episode_id=args.episode_id, metadata=metadata)
+    demo = Demonstration(desktop, args.out, episode_id=args.episode_id, metadata=metadata, video=args.video)
     demo.start()
     print(json.dumps({"recording": str(demo.directory)}), flush=True)
     try:
@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--seconds", type=float, help="stop after this long (default: at Ctrl-C)")
     demo.add_argument("--episode-id", help="the episode's directory name (default: time and a random suffix)")
     demo.add_argument("--task", help="what the person does (metadata.task)")
+    demo.add_argument("--video", action="store_true", help="record the screen too (video.mp4 in the episode)")
     again = commands.add_parser("replay", help="drive a desktop through a record (non-zero exit on a divergence)")
     again.add_argument("episode", help="the episode directory")
     again.add_argument("--desktop", required=True)

@@ -25,6 +25,7 @@ from ..observe import Acted, Observation, ObserveOptions, Observer, Stamp, Timer
 from .elements import described
 from .recorder import episode_fields, new_episode_id
 from .vendor_forms import vendor_forms
+from .video import VideoClock
 from .writer import EpisodeWriter
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,8 @@ class Demonstration:
 
     def __init__(self, desktop: Desktop, out_dir: str | os.PathLike, *, episode_id: str | None = None,
                  metadata: Mapping[str, object] | None = None, options: ObserveOptions | None = None,
-                 snapshot: bool = True, max_seconds: float = 3600.0, typing_idle_ms: int | None = None) -> None:
+                 snapshot: bool = True, max_seconds: float = 3600.0, typing_idle_ms: int | None = None,
+                 video: bool = False) -> None:
         self.desktop = desktop
         with_sidecar = desktop.endpoints.sidecar_url is not None
         self.observer = Observer(desktop, options or ObserveOptions(observe_layout=with_sidecar))
@@ -60,6 +62,8 @@ class Demonstration:
         self.writer = EpisodeWriter(Path(out_dir) / episode_id,
                                     episode_fields(desktop, self.observer, episode_id, (),
                                                    {"kind": "demonstration", **dict(metadata or {})}))
+        self.video = VideoClock(desktop)
+        self.record_video = video
         self.seq = 0
         self.error: str | None = None
         self.by_source = {"person": 0, "agent": 0}
@@ -76,6 +80,8 @@ class Demonstration:
         return int(self.writer.episode["steps"])
 
     def start(self) -> Demonstration:
+        if self.record_video:      # the screen video, brought home at the end (records/video.py)
+            self.writer.set_recording(self.video.start())
         self.desktop.demonstration_start(max_seconds=self.max_seconds, typing_idle_ms=self.typing_idle_ms)
         self._before = self._observe(settle=True)
         self._thread = threading.Thread(target=self._follow, name="demonstration", daemon=True)
@@ -104,6 +110,9 @@ class Demonstration:
                 self.error = self.error or f"demonstration/stop: {error}"
         if self._thread is not None:
             self._thread.join(timeout=120)
+        recording = self.video.finish(self.writer.dir, self.writer.video_times)
+        if recording is not None:
+            self.writer.episode["recording"] = recording
         self.writer.episode["demonstration"] = {"by_source": dict(self.by_source), "error": self.error}
         self.writer.close({"total_reward": 0.0, "terminated": self.error is None, "truncated": self.error is not None})
 
@@ -170,7 +179,7 @@ class Demonstration:
             "window": window_at(before.windows, *at), "element": described(before.layout, element, snapshot),
             "snapshot": snapshot_file}}
         self.writer.write_step(before, acted, source=line["source"], after=after[0], extra=extra,
-                               vendor=vendor_forms(action))
+                               vendor=vendor_forms(action), video_time_s=self.video.at(started))
         self.seq = line["seq"]
         self.by_source[line["source"]] += 1
         self._before = after

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..hit import _value, front_tab
+from ..hit import ax_value, front_tab
 
 
 def _nodes(layout: Mapping | None) -> list[dict]:
@@ -16,7 +16,7 @@ def _nodes(layout: Mapping | None) -> list[dict]:
 
 
 def _label(node: Mapping) -> dict:
-    return {"role": _value(node.get("role")), "name": _value(node.get("name"))}
+    return {"role": ax_value(node.get("role")), "name": ax_value(node.get("name"))}
 
 
 def path_of(layout: Mapping | None, node_id: object) -> list[dict]:

@@ -81,3 +81,20 @@ def test_the_cli_cut_off_mid_recording_leaves_a_valid_record(desktopd: DesktopdP
     # desktopd still runs the capture the client left: a new client stops it, then may start anew
     assert desktopd.request("POST", "/api/v1/demonstration/start", json={}).status_code == 409
     assert desktopd.request("POST", "/api/v1/demonstration/stop").status_code == 200
+
+
+def test_a_demonstration_with_video_has_each_step_inside_it(desktopd: DesktopdProcess, person, tmp_path) -> None:
+    require(have_program("ffmpeg") and have_program("ffprobe"), "ffmpeg and ffprobe (Debian package ffmpeg)")
+    desktop = Desktop(desktopd.url, token=desktopd.token)
+    with Demonstration(desktop, tmp_path, episode_id="video", video=True) as demo:
+        person("mousemove", "200", "220", "click", "3")
+        assert demo.wait_for_steps(1, 20)
+    episode = EpisodeReader(demo.directory)
+    video = episode.episode["recording"]["video"]
+    assert video["status"] == "complete" and video["steps_outside"] == [], video
+    step = next(iter(episode)).record
+    assert 0 <= step["video_time_s"] <= video["duration_s"]
+    assert records_cli(["validate", str(demo.directory)]) == 0
+    assert records_cli(["view", str(demo.directory), "--out", str(tmp_path / "view")]) == 0
+    page = (tmp_path / "view" / "index.html").read_text()
+    assert f'src="video/{video["file"]}#t={step["video_time_s"]:.2f}"' in page
