@@ -98,3 +98,21 @@ def test_a_demonstration_with_video_has_each_step_inside_it(desktopd: DesktopdPr
     assert records_cli(["view", str(demo.directory), "--out", str(tmp_path / "view")]) == 0
     page = (tmp_path / "view" / "index.html").read_text()
     assert f'src="video/{video["file"]}#t={step["video_time_s"]:.2f}"' in page
+
+
+def test_an_agents_episode_replays_the_same_way(desktopd: DesktopdProcess, tmp_path) -> None:
+    from desktopd_kit.records import Recorder
+    from desktopd_kit.records.replay import replay
+    desktop = Desktop(desktopd.url, token=desktopd.token)
+    with Recorder(desktop, tmp_path, episode_id="agent") as recorder:
+        recorder.step({"type": "click", "x": 40, "y": 50})
+        recorder.step({"action": "left_click", "coordinate": [60, 70]})      # Anthropic's format
+    reports = replay(str(tmp_path / "agent"), desktop)
+    assert [(r.kind, r.by, r.found, r.divergent) for r in reports] == [("click", "coordinates", None, False)] * 2
+    assert desktop.pointer_position() == {"x": 60, "y": 70}
+    steps = (tmp_path / "agent" / "steps.jsonl").read_text().splitlines()
+    first = json.loads(steps[0])
+    first["action"]["issued"]["x"] = 99999                                 # off the screen: refused
+    (tmp_path / "agent" / "steps.jsonl").write_text("\n".join([json.dumps(first), *steps[1:]]) + "\n")
+    assert records_cli(["replay", str(tmp_path / "agent"), "--desktop", desktopd.url,
+                        *(["--token", desktopd.token] if desktopd.token else [])]) == 1
