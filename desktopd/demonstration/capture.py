@@ -15,6 +15,7 @@ inject through the same "Virtual core XTEST" devices.
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 from collections.abc import Callable
 
@@ -29,6 +30,7 @@ from .coalesce import InputEvent, Kind, Source
 
 log = logging.getLogger(__name__)
 XTEST_FAKE_INPUT = 2     # the XTEST minor opcode of FakeInput
+CHANGE_KEYBOARD_MAPPING = 100   # the core request that maps keysyms onto keycodes
 KINDS: dict[int, tuple[Kind, bool]] = {X.KeyPress: ("key", True), X.KeyRelease: ("key", False), X.ButtonPress: ("button", True),
          X.ButtonRelease: ("button", False), X.MotionNotify: ("motion", False)}
 
@@ -53,12 +55,15 @@ class InputCapture:
             raise
         xtest = self._control.query_extension("XTEST").major_opcode
         self._context = self._control.record_create_context(0, [record.AllClients], [{
-            "core_requests": (0, 0), "core_replies": (0, 0),
+            "core_requests": (CHANGE_KEYBOARD_MAPPING, CHANGE_KEYBOARD_MAPPING), "core_replies": (0, 0),
             "ext_requests": (xtest, xtest, XTEST_FAKE_INPUT, XTEST_FAKE_INPUT), "ext_replies": (0, 0, 0, 0),
             "delivered_events": (0, 0), "device_events": (X.KeyPress, X.MotionNotify),
             "errors": (0, 0), "client_started": False, "client_died": False}])
+        info = self._control.display.info
+        first, count = info.min_keycode, info.max_keycode - info.min_keycode + 1
+        self._keymap: dict[int, tuple[int, ...]] = {
+            first + i: tuple(row) for i, row in enumerate(self._control.get_keyboard_mapping(first, count))}
         self._control.sync()
-        self._keymap: dict[int, tuple[int, ...]] = {}
         self._injector: int | None = None      # the id base of the last FakeInput's client
         self._closing = False
         self._thread = threading.Thread(target=self._run, name="desktopd-input-capture", daemon=True)
@@ -76,7 +81,10 @@ class InputCapture:
 
     def _on_data(self, reply) -> None:   # noqa: ANN001 - python-xlib's reply object
         if reply.category == record.FromClient:
-            self._injector = reply.id_base
+            if reply.data[:1] == bytes([CHANGE_KEYBOARD_MAPPING]):
+                self._remap(reply.data, ">" if reply.client_swapped else "<")
+            else:
+                self._injector = reply.id_base
             return
         if reply.category != record.FromServer:
             return
@@ -92,13 +100,18 @@ class InputCapture:
                                       event.time, source, row))
 
     def _row(self, keycode: int) -> tuple[int, ...]:
-        """The keycode's keymap now, read on the control connection: a client may just have
-        mapped it (desktopd and x11vnc both map spare keycodes for characters the layout lacks)."""
-        try:
-            return tuple(self._control.get_keyboard_mapping(keycode, 1)[0])
-        except Exception as exc:   # the server going away ends the capture; this key goes unnamed
-            log.debug("reading keycode %d failed: %s", keycode, exc)
-            return ()
+        return self._keymap.get(keycode, ())
+
+    def _remap(self, data: bytes, order: str) -> None:
+        """A ChangeKeyboardMapping request, applied where it lies in the stream: the keymap of
+        each later key is the one in force when it was pressed (xdotool and x11vnc map a spare
+        keycode for a character the layout lacks, press it and map it back at once)."""
+        count, first, per = data[1], data[4], data[5]
+        if per == 0 or len(data) < 8 + 4 * count * per:
+            return
+        syms = struct.unpack_from(f"{order}{count * per}I", data, 8)
+        for i in range(count):
+            self._keymap[first + i] = tuple(syms[i * per:(i + 1) * per])
 
     def close(self) -> None:
         self._closing = True

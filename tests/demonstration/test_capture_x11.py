@@ -114,3 +114,19 @@ def test_starting_is_refused_cross_site_and_without_the_token(xvfb) -> None:
         assert streamed.status_code == 401
     finally:
         server.stop()
+
+
+def test_unicode_and_dead_keys_are_typed_text_under_the_keymap_in_force(desktopd: DesktopdProcess, xvfb) -> None:
+    # xdotool maps a spare keycode for each character the layout lacks and maps it back right
+    # after the key: the capture follows the keymap as the stream changes it, never a later read.
+    env = {"DISPLAY": xvfb.display, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    assert desktopd.request("POST", "/api/v1/demonstration/start", json={}).status_code == 200
+    try:
+        subprocess.run(["xdotool", "type", "--delay", "30", "é€ñ"], env=env, check=True, timeout=20)
+        subprocess.run(["xdotool", "key", "dead_acute", "a"], env=env, check=True, timeout=20)
+        assert desktopd.request("POST", "/api/v1/keyboard", json={"text": "ü€"}).status_code == 200
+    finally:
+        assert desktopd.request("POST", "/api/v1/demonstration/stop").status_code == 200
+    got = lines(desktopd.request("GET", "/api/v1/demonstration/actions", params={"follow": "false"}))
+    assert [(a["source"], a["action"]) for a in got[:-1]] == [("person", {"type": "type", "text": "é€ñá"}),
+                                                              ("agent", {"type": "type", "text": "ü€"})]
