@@ -29,7 +29,7 @@ from .video import VideoClock
 from .writer import EpisodeWriter
 
 log = logging.getLogger(__name__)
-RECONNECTS = 5     # the action stream dropped: follow again from the last seq, this many times
+RECONNECTS = 5     # the action stream dropped: follow again from the last seq, this many times in a row
 
 
 def window_at(windows: list[dict], x: int, y: int) -> dict | None:
@@ -124,18 +124,22 @@ class Demonstration:
 
     # ---------------------------------------------------------------- the stream's thread
     def _follow(self) -> None:
+        failures = 0
         try:
-            for attempt in range(RECONNECTS + 1):
+            while True:
                 try:
                     for line in self.desktop.demonstration_actions(self.seq):
                         if "seq" in line:
                             self._record(line)
+                            failures = 0
                         elif "end" in line and not line["end"]["running"]:
                             return
+                    # the stream's own time limit passed: follow on while the capture runs
                     if not self.desktop.demonstration()["running"]:
                         return
                 except DesktopError as error:
-                    if attempt == RECONNECTS or error.status is not None:
+                    failures += 1
+                    if failures > RECONNECTS or error.status is not None:
                         self.error = f"the action stream failed: {error}"
                         return
                     log.warning("the action stream dropped (%s); following again from %d", error, self.seq)

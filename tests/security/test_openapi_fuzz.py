@@ -8,7 +8,8 @@ code on this machine), the AT-SPI routes (they need a session bus; tests/accessi
 their 4xx/503), the sidecar's /mcp (JSON-RPC whose statuses the MCP SDK decides;
 tests/agent_live drives it with the SDK's client), and the operations that take real time by
 design: the vendors' computer actions (waits and key holds up to 100 s, a screenshot each),
-screen recording (an ffmpeg per call) and both resets (a Chromium restart each);
+screen recording (an ffmpeg per call), a demonstration's followed action stream (open until the
+capture ends, tests/demonstration checks its 4xx) and both resets (a Chromium restart each);
 tests/computer_use and tests/sidecar_service/test_sidecar_reset.py check their 422s. Acceptance of valid
 requests is checked only where validity is all in the document: the other operations also have
 rules OpenAPI cannot state (one of text/keys/events, quality only with jpeg/webp, a key name in
@@ -36,7 +37,7 @@ pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 FULLY_DESCRIBED = r"^/(health|openapi\.json|api/v1/(openapi\.json|tree|windows/\{id\}|clipboard))$"
-SLOW_OR_UNSAFE = r"^/api/v1/(accessibility|computer/|recording|reset|vision/act)"
+SLOW_OR_UNSAFE = r"^/api/v1/(accessibility|computer/|recording|demonstration|reset|vision/act)"
 LONGEST_WAIT_S = 60    # the sidecar's longest request by design: a wait act's timeout maximum
 
 
