@@ -51,7 +51,7 @@ class Demonstration:
     def __init__(self, desktop: Desktop, out_dir: str | os.PathLike, *, episode_id: str | None = None,
                  metadata: Mapping[str, object] | None = None, options: ObserveOptions | None = None,
                  snapshot: bool = True, max_seconds: float = 3600.0, typing_idle_ms: int | None = None,
-                 video: bool = False) -> None:
+                 video: bool = False, stream_seconds: float | None = None) -> None:
         self.desktop = desktop
         with_sidecar = desktop.endpoints.sidecar_url is not None
         self.observer = Observer(desktop, options or ObserveOptions(observe_layout=with_sidecar))
@@ -62,6 +62,8 @@ class Demonstration:
         self.writer = EpisodeWriter(Path(out_dir) / episode_id,
                                     episode_fields(desktop, self.observer, episode_id, (),
                                                    {"kind": "demonstration", **dict(metadata or {})}))
+        self.stream_seconds = stream_seconds    # how long one action stream stays open (desktopd: 600 s)
+        self.streams_opened = 0
         self.video = VideoClock(desktop)
         self.record_video = video
         self.seq = 0
@@ -128,7 +130,8 @@ class Demonstration:
         try:
             while True:
                 try:
-                    for line in self.desktop.demonstration_actions(self.seq):
+                    self.streams_opened += 1
+                    for line in self.desktop.demonstration_actions(self.seq, max_seconds=self.stream_seconds):
                         if "seq" in line:
                             self._record(line)
                             failures = 0

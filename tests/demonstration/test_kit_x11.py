@@ -116,3 +116,18 @@ def test_an_agents_episode_replays_the_same_way(desktopd: DesktopdProcess, tmp_p
     (tmp_path / "agent" / "steps.jsonl").write_text("\n".join([json.dumps(first), *steps[1:]]) + "\n")
     assert records_cli(["replay", str(tmp_path / "agent"), "--desktop", desktopd.url,
                         *(["--token", desktopd.token] if desktopd.token else [])]) == 1
+
+
+def test_the_recording_follows_on_after_its_stream_ends(desktopd: DesktopdProcess, person, tmp_path) -> None:
+    desktop = Desktop(desktopd.url, token=desktopd.token)
+    with Demonstration(desktop, tmp_path, episode_id="long", stream_seconds=0.5) as demo:
+        person("mousemove", "20", "30", "click", "1")
+        assert demo.wait_for_steps(1, 20)
+        deadline = time.monotonic() + 20
+        while demo.streams_opened < 8 and time.monotonic() < deadline:   # more than RECONNECTS ran out
+            time.sleep(0.02)
+        assert demo.streams_opened >= 8
+        person("mousemove", "40", "30", "click", "1")
+        assert demo.wait_for_steps(2, 20)
+    assert demo.error is None
+    assert [s.action["issued"]["x"] for s in EpisodeReader(demo.directory)] == [20, 40]
