@@ -131,3 +131,29 @@ def test_the_recording_follows_on_after_its_stream_ends(desktopd: DesktopdProces
         assert demo.wait_for_steps(2, 20)
     assert demo.error is None
     assert [s.action["issued"]["x"] for s in EpisodeReader(demo.directory)] == [20, 40]
+
+
+def test_ctrl_c_ends_the_cli_with_a_closed_record(desktopd: DesktopdProcess, person, tmp_path) -> None:
+    env = {**os.environ, "DESKTOPD_TOKEN": desktopd.token or ""}
+    cli = subprocess.Popen([sys.executable, "-m", "desktopd_kit.records", "demonstrate", "--desktop", desktopd.url,
+                            "--out", str(tmp_path), "--episode-id", "interrupted"],
+                           env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert "recording" in json.loads(cli.stdout.readline())
+        person("mousemove", "70", "80", "click", "1")
+        steps = tmp_path / "interrupted" / "steps.jsonl"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not steps.read_text().strip():
+            time.sleep(0.05)
+        cli.send_signal(signal.SIGINT)
+        assert cli.wait(60) == 0
+        summary = json.loads(cli.stdout.readline())
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+            cli.wait(10)
+        cli.stdout.close()
+    assert summary["steps"] == 1 and summary["by_source"] == {"person": 1, "agent": 0}
+    episode = EpisodeReader(tmp_path / "interrupted").episode
+    assert episode["ended_wall"] is not None and episode["steps"] == 1
+    assert desktopd.request("GET", "/api/v1/demonstration").json()["running"] is False   # stopped on the way out
