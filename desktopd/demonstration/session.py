@@ -10,7 +10,8 @@ import time
 import uuid
 from collections.abc import Callable
 
-from httpapi.api_error import ApiError, not_found
+from desktopd.x11.errors import DisplayUnavailable, X11Error
+from httpapi.api_error import ApiError, not_found, unavailable
 
 from .capture import InputCapture
 from .coalesce import Coalescer, InputEvent, Timing
@@ -134,8 +135,13 @@ class Demonstrations:
                 if reason is not None:
                     loop.call_soon_threadsafe(demo.end, reason)
 
-            demo.capture = await loop.run_in_executor(
-                None, lambda: self._open(self.display, lambda: own_id_bases, on_event, on_end))
+            try:
+                demo.capture = await loop.run_in_executor(
+                    None, lambda: self._open(self.display, lambda: own_id_bases, on_event, on_end))
+            except DisplayUnavailable as exc:
+                raise unavailable(str(exc), retry_after=1) from None
+            except X11Error as exc:      # no RECORD (or XTEST) on this server: nothing can capture
+                raise ApiError(501, "not_supported", str(exc), extra={"backend": "x11", "feature": "X RECORD"}) from None
             self.current = demo
             self._limit_timer = loop.call_later(max_seconds, self._time_up, demo)
             return demo

@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from tests.support.capability import have_program, require
+from testbed.xvfb import start_xvfb
 from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 pytestmark = pytest.mark.x11
@@ -130,3 +131,19 @@ def test_unicode_and_dead_keys_are_typed_text_under_the_keymap_in_force(desktopd
     got = lines(desktopd.request("GET", "/api/v1/demonstration/actions", params={"follow": "false"}))
     assert [(a["source"], a["action"]) for a in got[:-1]] == [("person", {"type": "type", "text": "é€ñá"}),
                                                               ("agent", {"type": "type", "text": "ü€"})]
+
+
+def test_a_server_without_record_is_501_naming_it(tmp_path) -> None:
+    server_x = start_xvfb(640, 480, log_path=str(tmp_path / "xvfb.log"), extra_args=("-extension", "RECORD"))
+    try:
+        server = start_desktopd(server_x.display)
+        try:
+            response = server.request("POST", "/api/v1/demonstration/start", json={})
+            body = response.json()
+            assert response.status_code == 501 and body["error"] == "not_supported", body
+            assert "no RECORD extension" in body["detail"] and body["feature"] == "X RECORD"
+            assert server.request("POST", "/api/v1/demonstration/stop").status_code == 404
+        finally:
+            server.stop()
+    finally:
+        server_x.stop()
