@@ -133,7 +133,7 @@ class Demonstrations:
 
             def on_end(reason: str | None) -> None:    # the capture thread, once
                 if reason is not None:
-                    loop.call_soon_threadsafe(demo.end, reason)
+                    loop.call_soon_threadsafe(self._ended_by_itself, demo, reason)
 
             try:
                 demo.capture = await loop.run_in_executor(
@@ -147,8 +147,14 @@ class Demonstrations:
             return demo
 
     def _time_up(self, demo: Demonstration) -> None:
+        self._ended_by_itself(demo, f"max_seconds ({demo.max_seconds:g} s) reached")
+
+    def _ended_by_itself(self, demo: Demonstration, reason: str) -> None:
+        """Its time is up, or the X server went away: ended, its connections closed."""
         if demo.running:
-            demo.end(f"max_seconds ({demo.max_seconds:g} s) reached")
+            demo.end(reason)
+            if self._limit_timer is not None:
+                self._limit_timer.cancel()
             asyncio.get_running_loop().create_task(self._close_capture(demo))
 
     async def _close_capture(self, demo: Demonstration) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+import time
 
 import pytest
 import requests
@@ -146,4 +147,23 @@ def test_a_server_without_record_is_501_naming_it(tmp_path) -> None:
         finally:
             server.stop()
     finally:
+        server_x.stop()
+
+
+def test_a_demonstration_whose_x_server_goes_away_ends_saying_why(tmp_path) -> None:
+    server_x = start_xvfb(640, 480, log_path=str(tmp_path / "xvfb.log"))
+    server = start_desktopd(server_x.display)
+    try:
+        assert server.request("POST", "/api/v1/demonstration/start", json={}).status_code == 200
+        server_x.stop()
+        deadline = time.monotonic() + 20
+        while server.request("GET", "/api/v1/demonstration").json()["running"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        state = server.request("GET", "/api/v1/demonstration").json()
+        assert state["running"] is False and "X connection ended" in state["end_reason"], state
+        assert server.request("POST", "/api/v1/demonstration/stop").status_code == 404
+        got = lines(server.request("GET", "/api/v1/demonstration/actions", params={"follow": "false"}))
+        assert got == [{"end": state}]
+    finally:
+        server.stop()
         server_x.stop()
