@@ -108,13 +108,15 @@ class Desktop(DesktopApi):
         except requests.RequestException as exc:
             raise DesktopError(None, "connection_error", str(exc), method=call.method, url=url) from None
 
-    def demonstration_actions(self, since: int = 0, *, follow: bool = True,
-                              max_seconds: float | None = None) -> Iterator[dict]:
+    def demonstration_actions(self, since: int = 0, *, follow: bool = True, max_seconds: float | None = None,
+                              heartbeat_s: float | None = None) -> Iterator[dict]:
         """The demonstration's NDJSON lines as they come: actions (``seq``), heartbeats, and an
         ``end`` line last; DesktopError when desktopd refuses or the connection breaks."""
         params: dict[str, str] = {"since": str(since), "follow": "true" if follow else "false"}
         if max_seconds is not None:
             params["max_seconds"] = str(max_seconds)
+        if heartbeat_s is not None:
+            params["heartbeat_s"] = str(heartbeat_s)
         url = self.endpoints.url + "/api/v1/demonstration/actions"
         headers = self.endpoints.headers_of(Call("desktopd", "GET", "/api/v1/demonstration/actions", json_reply))
         requests = self._requests

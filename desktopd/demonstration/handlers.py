@@ -34,6 +34,7 @@ class DemonstrationActions(TypedDict):
     since: int
     follow: bool
     max_seconds: float
+    heartbeat_s: float
 
 
 START_BODY = Typed(Model("DemonstrationStart", [
@@ -51,6 +52,9 @@ ACTIONS_QUERY = Typed(Model("DemonstrationActions", [
                                                   "demonstration ends or max_seconds pass."),
     F("max_seconds", Number(maximum=MAX_FOLLOW_S, exclusive_minimum=0), default=600.0,
       description="How long a followed stream stays open at most (reconnect with since)."),
+    F("heartbeat_s", Number(minimum=0.1, maximum=30.0), default=HEARTBEAT_S,
+      description="A heartbeat line after this long without an action (with pending and idle_ms: "
+                  "a client refreshing its view between actions knows whether input is under way)."),
 ]), DemonstrationActions)
 
 STATE = {"type": "object", "properties": {
@@ -75,7 +79,11 @@ ACTION_LINE = {"type": "object", "description": "One NDJSON line: an action, a h
                                                                    "desktopd after the server stamped it (null "
                                                                    "when the server's clock is not CLOCK_MONOTONIC)."},
     "events": {"type": "integer"}, "pointer": {"type": "object"},
-    "heartbeat": {"type": "number"}, "end": {"type": "object", "description": "The demonstration's state, last."}}}
+    "heartbeat": {"type": "number", "description": "A heartbeat line: desktopd's monotonic time, with pending "
+                                                  "(input still becoming an action) and idle_ms (since the last "
+                                                  "device event, motion included; null before the first)."},
+    "pending": {"type": "boolean"}, "idle_ms": {"type": ["integer", "null"]},
+    "end": {"type": "object", "description": "The demonstration's state, last."}}}
 
 
 def demonstrations(request: web.Request) -> Demonstrations:
@@ -110,13 +118,13 @@ async def actions(request: web.Request) -> web.StreamResponse:
     demo = demonstrations(request).get()
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson", "Cache-Control": "no-store"})
     await response.prepare(request)
-    await follow(response, demo, q["since"], q["follow"], q["max_seconds"])
+    await follow(response, demo, q["since"], q["follow"], q["max_seconds"], q["heartbeat_s"])
     await response.write_eof()
     return response
 
 
 async def follow(response: web.StreamResponse, demo: Demonstration, since: int, live: bool,
-                 max_seconds: float) -> None:
+                 max_seconds: float, heartbeat_s: float) -> None:
     loop = asyncio.get_running_loop()
     until = loop.time() + max_seconds
     seq = since
@@ -130,9 +138,9 @@ async def follow(response: web.StreamResponse, demo: Demonstration, since: int, 
             if demo.since(seq) or not demo.running:   # it came while the lines were written
                 continue
             try:
-                await asyncio.wait_for(demo.changed.wait(), min(HEARTBEAT_S, max(0.0, until - loop.time())))
+                await asyncio.wait_for(demo.changed.wait(), min(heartbeat_s, max(0.0, until - loop.time())))
             except asyncio.TimeoutError:
-                await response.write((json.dumps({"heartbeat": loop.time()}) + "\n").encode())
+                await response.write((json.dumps({"heartbeat": loop.time(), **demo.activity()}) + "\n").encode())
     for action in demo.since(seq):    # what the end flushed
         await response.write((json.dumps(action, ensure_ascii=False) + "\n").encode())
     await response.write((json.dumps({"end": demo.describe()}) + "\n").encode())

@@ -39,6 +39,7 @@ class Demonstration:
         self._flush_timer: asyncio.TimerHandle | None = None
         self.capture: InputCapture | None = None
         self.capture_lag_ms: int | None = None
+        self.last_event_loop: float | None = None   # loop time of the last device event read
 
     @property
     def running(self) -> bool:
@@ -55,6 +56,7 @@ class Demonstration:
         if not self.running:
             return
         self.events += 1
+        self.last_event_loop = received_loop
         self._offset = received_loop - event.time_ms / 1000.0
         # X servers on Linux stamp events with CLOCK_MONOTONIC in ms (32 bits), the loop's clock:
         # how long the event took to reach desktopd (None where the server's clock is another).
@@ -106,6 +108,12 @@ class Demonstration:
         self._publish(self.coalescer.flush(None), time.time(), self._loop.time())
         self.ended_at, self.end_reason = time.time(), reason
         self._notify()
+
+    def activity(self) -> dict:
+        """For a follower between actions: whether input is still becoming an action (a click
+        that may be doubled, text being typed) and how long since the last event (motion too)."""
+        idle = None if self.last_event_loop is None else round((self._loop.time() - self.last_event_loop) * 1000)
+        return {"pending": self.coalescer.deadline_ms() is not None, "idle_ms": idle}
 
     def since(self, seq: int) -> list[dict]:
         return [a for a in self.actions if a["seq"] > seq]

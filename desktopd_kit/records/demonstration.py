@@ -30,6 +30,15 @@ from .writer import EpisodeWriter
 
 log = logging.getLogger(__name__)
 RECONNECTS = 5     # the action stream dropped: follow again from the last seq, this many times in a row
+# Between actions the "before" is kept current: on the stream's heartbeats, while no input is
+# under way, a small screenshot tells whether the screen changed since it was taken (a page that
+# went on loading); if so it is observed again, at most this many times between two actions.
+REFRESH_EVERY_S = 0.5
+MAX_REFRESHES = 20
+PROBE_WIDTH = 320
+# Changed probe pixels that count as a change: a caret blinking is a few, a line of text many.
+PROBE_CHANGED_FRACTION = 0.0005
+QUIET_INPUT_MS = 200
 
 
 def window_at(windows: list[dict], x: int, y: int) -> dict | None:
@@ -42,6 +51,16 @@ def window_at(windows: list[dict], x: int, y: int) -> dict | None:
             return {"id": window.get("id"), "class": wm_class[-1] if wm_class else None,
                     "title": window.get("title"), "wm_class": wm_class}
     return None
+
+
+def changed(before: bytes, now: bytes) -> bool:
+    """Whether two probes (BGRX pixels) differ by more than a caret's blink."""
+    import numpy as np
+    if len(before) != len(now):
+        return True
+    a = np.frombuffer(before, np.uint8).reshape(-1, 4)[:, :3]
+    b = np.frombuffer(now, np.uint8).reshape(-1, 4)[:, :3]
+    return int((a != b).any(axis=1).sum()) > PROBE_CHANGED_FRACTION * len(a)
 
 
 class Demonstration:
@@ -64,6 +83,7 @@ class Demonstration:
                                                    {"kind": "demonstration", **dict(metadata or {})}))
         self.stream_seconds = stream_seconds    # how long one action stream stays open (desktopd: 600 s)
         self.streams_opened = 0
+        self.refreshes = 0          # "before" observations taken again between actions
         self.video = VideoClock(desktop)
         self.record_video = video
         self.seq = 0
@@ -71,6 +91,8 @@ class Demonstration:
         self.by_source = {"person": 0, "agent": 0}
         self._thread: threading.Thread | None = None
         self._before: tuple[Observation, str | None] | None = None
+        self._before_probe = b""
+        self._refreshes_left = MAX_REFRESHES
         self._ended = threading.Event()
 
     @property
@@ -86,6 +108,7 @@ class Demonstration:
             self.writer.set_recording(self.video.start())
         self.desktop.demonstration_start(max_seconds=self.max_seconds, typing_idle_ms=self.typing_idle_ms)
         self._before = self._observe(settle=True)
+        self._before_probe = self._probe()
         self._thread = threading.Thread(target=self._follow, name="demonstration", daemon=True)
         self._thread.start()
         return self
@@ -131,10 +154,13 @@ class Demonstration:
             while True:
                 try:
                     self.streams_opened += 1
-                    for line in self.desktop.demonstration_actions(self.seq, max_seconds=self.stream_seconds):
+                    for line in self.desktop.demonstration_actions(self.seq, max_seconds=self.stream_seconds,
+                                                                   heartbeat_s=REFRESH_EVERY_S):
                         if "seq" in line:
                             self._record(line)
                             failures = 0
+                        elif "heartbeat" in line:
+                            self._maybe_refresh(line)
                         elif "end" in line and not line["end"]["running"]:
                             return
                     # the stream's own time limit passed: follow on while the capture runs
@@ -148,6 +174,29 @@ class Demonstration:
                     log.warning("the action stream dropped (%s); following again from %d", error, self.seq)
         finally:
             self._ended.set()
+
+    @property
+    def before_snapshot(self) -> str | None:
+        """The snapshot text of the observation the next step will call its "before"."""
+        return self._before[1] if self._before is not None else None
+
+    def _probe(self) -> bytes:
+        """A small screenshot's pixels: enough to tell that the screen changed."""
+        return self.desktop.screenshot("raw", max_width=PROBE_WIDTH).data
+
+    def _maybe_refresh(self, heartbeat: dict) -> None:
+        """The last settled frame, kept as the person acts: once no input is under way
+        (desktopd says nothing is pending and no event came for a moment) and the screen
+        changed since the "before" was taken, it is taken again."""
+        idle = heartbeat.get("idle_ms")
+        if heartbeat.get("pending") or self._refreshes_left <= 0 or (idle is not None and idle < QUIET_INPUT_MS):
+            return
+        if not changed(self._before_probe, self._probe()):
+            return
+        self._refreshes_left -= 1
+        self.refreshes += 1
+        self._before = self._observe(settle=True)
+        self._before_probe = self._probe()
 
     def _observe(self, settle: bool) -> tuple[Observation, str | None]:
         observation = self.observer.observe(settle=settle)
@@ -189,4 +238,5 @@ class Demonstration:
                                vendor=vendor_forms(action), video_time_s=self.video.at(started))
         self.seq = line["seq"]
         self.by_source[line["source"]] += 1
-        self._before = after
+        self._before, self._before_probe = after, self._probe()
+        self._refreshes_left = MAX_REFRESHES

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -275,3 +276,53 @@ def test_an_agents_steps_amid_a_demonstration_are_recorded_as_agent_in_order(ima
         values.append((node or {}).get("value", {}).get("value"))
     assert values == ["Ada", "Ada and Bob", "Ada and Bob end"]     # the order the page saw them
     assert EpisodeReader(demo.directory).episode["demonstration"]["by_source"] == {"person": 3, "agent": 1}
+
+
+LOADING = "data:text/html," + quote("""<title>Loading</title><style>body{font:22px sans-serif;margin:30px}</style>
+<button onclick="load()">Load</button> <button>Next</button>
+<div id="bar" style="height:30px;background:#36c;width:0"></div><p id="state">idle</p>
+<script>
+function load() {
+  const start = performance.now();
+  document.getElementById('state').textContent = 'loading';
+  (function frame(now) {                     // drawing every frame for 2.5 s: a page still loading
+    if (now - start < 2500) {
+      document.getElementById('bar').style.width = ((now - start) / 5 % 600) + 'px';
+      requestAnimationFrame(frame);
+    } else {
+      document.getElementById('state').textContent = 'loaded';
+    }
+  })(start);
+}
+</script>""")
+
+
+LOADED = '- text: "loaded"'    # the state line of the snapshot (the page's URL holds its source too)
+
+
+def test_the_before_of_an_action_is_the_screen_settled_after_a_slow_page(images, tmp_path) -> None:
+    from vncdotool import api
+    tc, running = start_desktop(images["chromium"], ports=(8080, 8122, 5900),
+                                env={"SIDECAR_URLS": LOADING, "WIDTH": "1280", "HEIGHT": "800"})
+    try:
+        desktop = client_of(running)
+        vnc = api.connect(f"127.0.0.1::{running.ports[5900]}", password=running.vnc_password, timeout=60)
+        try:
+            with Demonstration(desktop, tmp_path, episode_id="slow") as demo:
+                vnc.mouseMove(*center(element(desktop, "button", "Load")))
+                vnc.mousePress(1)
+                assert demo.wait_for_steps(1, STEP_TIMEOUT_S)
+                deadline = time.monotonic() + STEP_TIMEOUT_S     # the page went on drawing: taken again
+                while LOADED not in (demo.before_snapshot or "") and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert demo.refreshes >= 1 and LOADED in (demo.before_snapshot or ""), demo.refreshes
+                vnc.mouseMove(*center(element(desktop, "button", "Next")))
+                vnc.mousePress(1)
+                assert demo.wait_for_steps(2, STEP_TIMEOUT_S)
+        finally:
+            vnc.disconnect()
+    finally:
+        remove(tc)
+    first, second = steps_of(demo.directory)
+    assert LOADED not in (demo.directory / first["demonstration"]["snapshot"]).read_text()
+    assert LOADED in (demo.directory / second["demonstration"]["snapshot"]).read_text()
