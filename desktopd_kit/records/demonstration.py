@@ -104,11 +104,22 @@ class Demonstration:
         return int(self.writer.episode["steps"])
 
     def start(self) -> Demonstration:
-        if self.record_video:      # the screen video, brought home at the end (records/video.py)
-            self.writer.set_recording(self.video.start())
-        self.desktop.demonstration_start(max_seconds=self.max_seconds, typing_idle_ms=self.typing_idle_ms)
-        self._before = self._observe(settle=True)
-        self._before_probe = self._probe()
+        """Starts desktopd's capture (DesktopError 409 while another runs, 501 on Sway: the
+        record is then closed, empty, saying why) and takes the first "before"."""
+        try:
+            self.desktop.demonstration_start(max_seconds=self.max_seconds, typing_idle_ms=self.typing_idle_ms)
+        except DesktopError as error:
+            self._abandon(f"demonstration/start: {error}")
+            raise
+        try:
+            if self.record_video:      # the screen video, brought home at the end (records/video.py)
+                self.writer.set_recording(self.video.start())
+            self._before = self._observe(settle=True)
+            self._before_probe = self._probe()
+        except BaseException as error:
+            self.error = f"starting failed: {error}"
+            self.close()          # desktopd's capture stopped, the record closed saying why
+            raise
         self._thread = threading.Thread(target=self._follow, name="demonstration", daemon=True)
         self._thread.start()
         return self
@@ -123,6 +134,12 @@ class Demonstration:
         while self.steps < count and time.monotonic() < deadline and not self._ended.is_set():
             time.sleep(0.02)
         return self.steps >= count
+
+    def _abandon(self, why: str) -> None:
+        """desktopd refused to start: the record is closed, empty, saying why."""
+        self.error = why
+        self.writer.episode["demonstration"] = {"by_source": dict(self.by_source), "error": self.error}
+        self.writer.close({"total_reward": 0.0, "terminated": False, "truncated": True})
 
     def close(self) -> None:
         """Stops desktopd's capture, records what it still sends, and closes the record."""

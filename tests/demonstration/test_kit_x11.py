@@ -157,3 +157,19 @@ def test_ctrl_c_ends_the_cli_with_a_closed_record(desktopd: DesktopdProcess, per
     episode = EpisodeReader(tmp_path / "interrupted").episode
     assert episode["ended_wall"] is not None and episode["steps"] == 1
     assert desktopd.request("GET", "/api/v1/demonstration").json()["running"] is False   # stopped on the way out
+
+
+def test_a_demonstration_refused_by_desktopd_leaves_a_closed_record_saying_why(desktopd: DesktopdProcess,
+                                                                               tmp_path) -> None:
+    from desktopd_kit.errors import DesktopError
+    desktop = Desktop(desktopd.url, token=desktopd.token)
+    assert desktopd.request("POST", "/api/v1/demonstration/start", json={}).status_code == 200
+    try:
+        with pytest.raises(DesktopError) as refused:
+            Demonstration(desktop, tmp_path, episode_id="refused").start()
+        assert refused.value.status == 409
+    finally:
+        assert desktopd.request("POST", "/api/v1/demonstration/stop").status_code == 200
+    episode = EpisodeReader(tmp_path / "refused").episode
+    assert episode["ended_wall"] is not None and "409" in episode["demonstration"]["error"]
+    assert records_cli(["validate", str(tmp_path / "refused")]) == 0
