@@ -30,7 +30,7 @@ from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
 from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
-from desktopd.changes import ChangeLog, ChangeSource, SourceOpener
+from desktopd.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,10 @@ MAX_SETTLE_S = 10.0
 # nothing), and how often the change log is looked at meanwhile.
 DRAW_BUDGET_S = 0.1
 DRAW_POLL_S = 0.004
+# After the page said its change is all drawn in one frame it had produced when it answered: the
+# window that frame's damage must be followed by (its rectangles come in one burst; the page's
+# next frame would come a refresh, 16.7 ms, later), instead of settle_quiet.
+FRAME_QUIET_S = 0.008
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
@@ -71,11 +75,18 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
     "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
     "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
     "evidence": {"enum": ["damage", "browser"],
-                 "description": "What ended a quiet wait: no damage for settle_quiet, or the browser's "
-                                "word that its page took the click in and had nothing to draw."},
+                 "description": "What ended a quiet wait: no damage for settle_quiet (window_s when "
+                                "shorter), or the browser's word that its page took the click in and "
+                                "had nothing to draw."},
+    "window_s": {"type": "number",
+                 "description": "The quiet window that ended the wait when it was not settle_quiet: "
+                                "the page said its change is drawn in one frame (browser.one_frame) "
+                                "it had already produced, so the damage of that frame followed by "
+                                "this short window ends it."},
     "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
-                                                 "idle|changed|none, its detail, and answered_s (when "
-                                                 "it came after the act; null: it had not yet)."},
+                                                 "idle|changed|none, its detail, answered_s (when "
+                                                 "it came after the act; null: it had not yet), "
+                                                 "due_s and one_frame when given."},
     "detail": {"type": "string"}}}
 
 
@@ -118,6 +129,7 @@ class Settled:
     evidence: str = "damage"
     browser: Verdict | None = None
     browser_s: float | None = None     # when the verdict came, after the act
+    window_s: float | None = None      # the quiet window that ended it, when not settle_quiet
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
@@ -126,11 +138,15 @@ class Settled:
                                "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
         if self.reason == "quiet":
             out["evidence"] = self.evidence
+            if self.window_s is not None and self.window_s != self.spec.quiet:
+                out["window_s"] = self.window_s
         if self.browser is not None:
             out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail,
                               "answered_s": None if self.browser_s is None else round(self.browser_s, 4)}
             if self.browser.due_s is not None:
                 out["browser"]["due_s"] = round(self.browser.due_s, 4)
+            if self.browser.frame_at is not None:
+                out["browser"]["one_frame"] = True
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -150,9 +166,14 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
     page answers a task after the clicks reached it); ``idle`` with no change seen ends the wait
     at once; ``changed`` means a frame is due: a change after the act (or after the reaction
     timers the page reported are due) is awaited for DRAW_BUDGET_S at most, and the quiet window
-    runs from the verdict, or from when those timers are due, whichever is later."""
+    runs from the verdict, or from when those timers are due, whichever is later. ``changed`` in
+    one frame (``frame_at``: the page produced the frame that draws all of it before answering):
+    once a change inside its rectangle came, a window of FRAME_QUIET_S after the last change and
+    the verdict ends the wait; until then, the quiet window as above."""
     changes = mark.log
     deadline = mark.at + spec.maximum
+    quiet = spec.quiet
+    framed = False          # a change came where the page's one frame lands
     last, count, seen = mark.at, 0, mark.seq
     verdict: Verdict | None = None
     heard: float | None = None
@@ -164,6 +185,8 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             count += 1
             last = max(last, change.at)
             newest = change.at if newest is None else max(newest, change.at)
+            framed = framed or (verdict is not None and verdict.frame_at is not None
+                                and _overlaps(change.rect, verdict.frame_at))
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
             verdict, heard = browser.result(), now - mark.at
@@ -179,6 +202,11 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                        if verdict.due_s is not None else mark.at)
                 last = max(last, now, due)
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
+                if verdict.frame_at is not None:
+                    # The changes read before the verdict, looked at again for its frame's.
+                    framed = any(_overlaps(c.rect, verdict.frame_at) for c in changes.after(mark.seq))
+        if framed:
+            quiet = min(spec.quiet, FRAME_QUIET_S)
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
         if changes.closed_reason is not None:
@@ -186,13 +214,13 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             # so neither quiet nor max can be vouched for; say so.
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
                            changes.closed_reason, browser=verdict, browser_s=heard)
-        if now >= last + spec.quiet and not asking and not awaiting:
+        if now >= last + quiet and not asking and not awaiting:
             return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
-                           browser_s=heard)
+                           browser_s=heard, window_s=quiet)
         if now >= deadline:
             return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
-        pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
+        pause = (deadline if now >= last + quiet else min(last + quiet, deadline)) - now
         if awaiting:
             pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
         if asking and browser is not None:
@@ -201,17 +229,28 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             await asyncio.sleep(pause)
 
 
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
 def _since(last: float, mark: Mark, count: int) -> float | None:
     return last - mark.at if count else None
 
 
 async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
                           capture: Callable[[], Awaitable[T]], clicks: Clicks | None = None) -> tuple[T, Settled]:
-    """The capture the settled screen gives, and how the settle ended. The capture is taken while
-    the settle waits; it is taken again only when the screen changed after it began, so a screen
-    that is already still costs the quiet window, not the quiet window plus the capture."""
+    """The capture the settled screen gives, and how the settle ended. On damage alone the
+    capture is taken while the settle waits; it is taken again only when the screen changed after
+    it began, so a screen that is already still costs the quiet window, not the quiet window plus
+    the capture. When the browser is asked, the capture waits for the settle: the page's word
+    ends a still page's wait as soon as a capture could (which the unchanged screen's last
+    capture then answers, CaptureCache), and on a changing page a capture taken before the
+    change was drawn is only CPU taken from drawing and encoding it."""
     if spec.maximum <= 0:
         return await capture(), skipped(spec)
+    if mark is not None and settler.asks_browser(spec, clicks):
+        settled = await settler.settle(mark, spec, clicks)
+        return await capture(), settled
     waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks))
     try:
         before = await settler.mark()
@@ -316,6 +355,10 @@ class Settler:
             return await wait_quiet(mark, spec, asking, clicks.started)
         finally:
             asking.cancel()
+
+    def asks_browser(self, spec: SettleSpec, clicks: Clicks | None) -> bool:
+        """Whether a settle of ``clicks`` asks the browser for its word."""
+        return self.browser is not None and clicks is not None and spec.browser and spec.maximum > 0
 
     def reusing(self, key: Hashable, capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
         """``capture``, answered from its last result while the screen has not changed since."""
