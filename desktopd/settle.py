@@ -186,7 +186,7 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             last = max(last, change.at)
             newest = change.at if newest is None else max(newest, change.at)
             framed = framed or (verdict is not None and verdict.frame_at is not None
-                                and _overlaps(change.rect, verdict.frame_at))
+                                and _inside(change.rect, verdict.frame_at))
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
             verdict, heard = browser.result(), now - mark.at
@@ -204,7 +204,7 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
                 if verdict.frame_at is not None:
                     # The changes read before the verdict, looked at again for its frame's.
-                    framed = any(_overlaps(c.rect, verdict.frame_at) for c in changes.after(mark.seq))
+                    framed = any(_inside(c.rect, verdict.frame_at) for c in changes.after(mark.seq))
         if framed:
             quiet = min(spec.quiet, FRAME_QUIET_S)
         asking = browser is not None and not browser.done()
@@ -229,8 +229,12 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             await asyncio.sleep(pause)
 
 
-def _overlaps(a: Rect, b: Rect) -> bool:
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+def _inside(rect: Rect, area: Rect, slack: int = 2) -> bool:
+    """Whether ``rect`` lies in ``area`` (give or take ``slack`` pixels of rounding). Only
+    inside: the browser's own redraws (a tab strip's new title) are reported as rectangles that
+    reach into the viewport from above."""
+    return (rect[0] >= area[0] - slack and rect[1] >= area[1] - slack
+            and rect[0] + rect[2] <= area[0] + area[2] + slack and rect[1] + rect[3] <= area[1] + area[3] + slack)
 
 
 def _since(last: float, mark: Mark, count: int) -> float | None:

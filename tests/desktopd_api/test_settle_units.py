@@ -274,9 +274,11 @@ async def test_a_one_frame_change_ends_a_short_window_after_its_frame_is_drawn()
 
 
 async def test_damage_outside_the_pages_viewport_is_not_its_frame():
-    # The browser's tab strip above the viewport: the quiet window still runs.
+    # The browser's tab strip above the viewport (as Chromium reports it: a rectangle from the
+    # top of its window reaching into the viewport): the quiet window still runs.
     spec = SettleSpec(maximum=5.0, quiet=0.2)
-    settled = await one_frame_wait((0, 0, 1280, 40), spec)
-    assert (settled.reason, settled.changes) == ("quiet", 1)
-    assert settled.waited_s >= settled.last_change_s + spec.quiet
-    assert "window_s" not in settled.json()
+    for strip in ((0, 0, 1280, 40), (0, 0, 1200, 256)):
+        settled = await one_frame_wait(strip, spec)
+        assert (settled.reason, settled.changes) == ("quiet", 1)
+        assert settled.waited_s >= settled.last_change_s + spec.quiet
+        assert "window_s" not in settled.json()
