@@ -81,12 +81,11 @@ def run(desktop: Desktop, pages: PageServer) -> None:
         assert colour == RED, (delay, settled)
         assert settled["browser"]["evidence"] == "changed" and settled["evidence"] == "damage", (delay, settled)
     # A change the click handler makes at once is drawn in one frame, which the page produced
-    # before answering: the damage of that frame ends the wait (a short window_s, not the 0.4 s
-    # quiet window), and the screenshot shows it.
+    # before answering (damage inside the viewport then ends the wait after a short window_s,
+    # not the quiet window: tests/desktopd_api/test_settle_units.py); the screenshot shows it.
     open_page(desktop, pages.url("settle-react.html?delay=0"))
     colour, settled = click_and_look(desktop, settle_quiet=0.4)
     assert colour == RED and settled["browser"].get("one_frame") is True, settled
-    assert settled["window_s"] < 0.4 and settled["changes"] >= 1, settled
     # The same window on X damage alone captures the 150 ms page before it reacts.
     open_page(desktop, pages.url("settle-react.html?delay=150"))
     colour, settled = click_and_look(desktop, settle_quiet=0.1, settle_browser=False)
