@@ -157,7 +157,7 @@ def skipped(spec: SettleSpec) -> Settled:
 
 
 async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdict] | None = None,
-                     clicks_at: float = 0.0) -> Settled:
+                     clicks_at: float = 0.0, calm: asyncio.Event | None = None) -> Settled:
     """Until no change for ``spec.quiet`` since the act and since the last change, or until
     ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
     of each window, and a change in it moves the window's end.
@@ -169,7 +169,10 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
     runs from the verdict, or from when those timers are due, whichever is later. ``changed`` in
     one frame (``frame_at``: the page produced the frame that draws all of it before answering):
     once a change inside its rectangle came, a window of FRAME_QUIET_S after the last change and
-    the verdict ends the wait; until then, the quiet window as above."""
+    the verdict ends the wait; until then, the quiet window as above.
+
+    ``calm`` is set once the wait has nothing left to hear of but its last window (no verdict
+    awaited, no drawing awaited): the screen may be final from then on."""
     changes = mark.log
     deadline = mark.at + spec.maximum
     quiet = spec.quiet
@@ -209,6 +212,8 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             quiet = min(spec.quiet, FRAME_QUIET_S)
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if calm is not None and not asking and not awaiting:
+            calm.set()
         if changes.closed_reason is not None:
             # The reader stopped (before, or while this wait slept): what came after is unknown,
             # so neither quiet nor max can be vouched for; say so.
@@ -243,25 +248,28 @@ def _since(last: float, mark: Mark, count: int) -> float | None:
 
 async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
                           capture: Callable[[], Awaitable[T]], clicks: Clicks | None = None) -> tuple[T, Settled]:
-    """The capture the settled screen gives, and how the settle ended. On damage alone the
-    capture is taken while the settle waits; it is taken again only when the screen changed after
-    it began, so a screen that is already still costs the quiet window, not the quiet window plus
-    the capture. When the browser is asked, the capture waits for the settle: the page's word
-    ends a still page's wait as soon as a capture could (which the unchanged screen's last
-    capture then answers, CaptureCache), and on a changing page a capture taken before the
-    change was drawn is only CPU taken from drawing and encoding it."""
+    """The capture the settled screen gives, and how the settle ended. The capture is taken
+    while the settle waits, from when the wait has only its last window left (at once on damage
+    alone; after the browser's verdict and the drawing it announced otherwise): it is taken
+    again only when the screen changed after it began. So a screen that is still, or whose change
+    was drawn, costs the window or the capture, whichever is longer, not both; and a capture is
+    not taken before a change the page announced was drawn (CPU taken from the drawing)."""
     if spec.maximum <= 0:
         return await capture(), skipped(spec)
-    if mark is not None and settler.asks_browser(spec, clicks):
-        settled = await settler.settle(mark, spec, clicks)
-        return await capture(), settled
-    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks))
+    calm = asyncio.Event()
+    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks, calm))
+    calmed = asyncio.ensure_future(calm.wait())
     try:
+        await asyncio.wait({waiting, calmed}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting.done():
+            return await capture(), waiting.result()
         before = await settler.mark()
         early = await capture()
     except BaseException:
         waiting.cancel()
         raise
+    finally:
+        calmed.cancel()
     settled = await waiting
     if before is None or settled.reason == "unobserved" or before.changed():
         return await capture(), settled
@@ -341,7 +349,9 @@ class Settler:
             return None
         return Mark.now(watcher.log)
 
-    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None) -> Settled:
+    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None,
+                     calm: asyncio.Event | None = None) -> Settled:
+        """How the wait after an act ended; ``calm``: set when only its last window is left."""
         if spec.maximum <= 0:
             return skipped(spec)
         if mark is None:
@@ -350,19 +360,15 @@ class Settler:
             await asyncio.sleep(wait)
             return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
         if self.browser is None or clicks is None or not spec.browser:
-            return await wait_quiet(mark, spec)
+            return await wait_quiet(mark, spec, calm=calm)
         # The page waits for the clicks as long as the quiet window would, and for the timers
         # its handlers set until the maximum.
         elapsed = mark.log.clock() - clicks.started
         asking = asyncio.ensure_future(self.browser.ask(clicks, spec.quiet - elapsed, spec.maximum - elapsed))
         try:
-            return await wait_quiet(mark, spec, asking, clicks.started)
+            return await wait_quiet(mark, spec, asking, clicks.started, calm)
         finally:
             asking.cancel()
-
-    def asks_browser(self, spec: SettleSpec, clicks: Clicks | None) -> bool:
-        """Whether a settle of ``clicks`` asks the browser for its word."""
-        return self.browser is not None and clicks is not None and spec.browser and spec.maximum > 0
 
     def reusing(self, key: Hashable, capture: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
         """``capture``, answered from its last result while the screen has not changed since."""

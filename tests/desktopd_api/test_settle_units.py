@@ -282,3 +282,20 @@ async def test_damage_outside_the_pages_viewport_is_not_its_frame():
         assert (settled.reason, settled.changes) == ("quiet", 1)
         assert settled.waited_s >= settled.last_change_s + spec.quiet
         assert "window_s" not in settled.json()
+
+
+async def test_the_wait_is_calm_only_once_the_verdict_and_the_drawing_it_announced_are_in():
+    # settled_capture starts its capture on ``calm``: never before the change the page announced.
+    log = ChangeLog()
+    mark = marked(log)
+    browser: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+    calm = asyncio.Event()
+    waiting = asyncio.ensure_future(wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.05), browser, mark.at, calm))
+    await asyncio.sleep(0.02)
+    assert not calm.is_set()                       # the verdict is awaited
+    browser.set_result(Verdict("changed", "the page changed", frame_at=VIEWPORT))
+    await asyncio.sleep(0.02)
+    assert not calm.is_set()                       # its drawing is awaited
+    log.add((0, 400, 1280, 400))
+    settled = await waiting
+    assert calm.is_set() and settled.changes == 1
