@@ -114,8 +114,11 @@ class Stack:
         log.close()
         return stack
 
-    def pids(self) -> list[int]:
-        return [self.xvfb.process.pid, *(pid for proc in self.procs for pid in descendants(proc.pid))]
+    def pids(self) -> dict[str, list[int]]:
+        """The stack's processes by part: the X server, the browser (sidecar and Chromium), desktopd."""
+        sidecar, desktopd = self.procs
+        return {"Xvfb": [self.xvfb.process.pid], "sidecar + Chromium": descendants(sidecar.pid),
+                "desktopd": descendants(desktopd.pid)}
 
     def stop(self) -> None:
         for proc in reversed(self.procs):
@@ -129,15 +132,16 @@ class Way:
 
     step: Callable[[int], int]     # step i -> the colour the answer shows at the page's middle
     walls: list[float] = field(default_factory=list)
-    cpu: float = 0.0
+    cpu: dict[str, float] = field(default_factory=dict)    # seconds, by part
     steps: int = 0
     shown: int = 0
     last: int | None = None
     settled: list[dict] = field(default_factory=list)    # each answer's
     missed: list[dict] = field(default_factory=list)     # the settled of steps whose flip was not shown
 
-    def block(self, start: int, count: int, pids: list[int]) -> None:
-        cpu_before, mine_before = cpu_seconds(pids), time.process_time()
+    def block(self, start: int, count: int, pids: dict[str, list[int]]) -> None:
+        before = {part: cpu_seconds(group) for part, group in pids.items()}
+        mine_before = time.process_time()
         for i in range(start, start + count):
             began = time.perf_counter()
             colour = self.step(i)
@@ -147,7 +151,9 @@ class Way:
             elif self.last is not None:
                 self.missed.append(self.settled[-1])
             self.last = colour
-        self.cpu += cpu_seconds(pids) - cpu_before + time.process_time() - mine_before
+        self.cpu["client"] = self.cpu.get("client", 0.0) + time.process_time() - mine_before
+        for part, group in pids.items():
+            self.cpu[part] = self.cpu.get(part, 0.0) + cpu_seconds(group) - before[part]
         self.steps += count
 
 
@@ -312,7 +318,7 @@ def main() -> int:
           f"{'x CPU':>7}{'flips shown new/base':>22}")
     for name, (new, base) in cases:
         n, b = statistics.median(new.walls), statistics.median(base.walls)
-        nc, bc = new.cpu / new.steps * 1000, base.cpu / base.steps * 1000
+        nc, bc = sum(new.cpu.values()) / new.steps * 1000, sum(base.cpu.values()) / base.steps * 1000
         print(f"{name:<38}{1 / n:>7.1f}{1 / b:>8.1f}{b / n:>8.2f}{nc:>12.1f}{bc:>13.1f}{bc / nc:>7.2f}"
               f"{f'{new.shown}/{new.steps - 1}  {base.shown}/{base.steps - 1}':>22}")
     for name, ways in cases:
@@ -325,6 +331,10 @@ def main() -> int:
     print(f"{'act (input, synced)':<38}{acts[0]:>16.1f}{acts[1]:>16.1f}")
     for name, (new, base) in cases:
         print(f"{'settle wait, ' + name:<38}{waited_ms(new):>16.1f}{waited_ms(base):>16.1f}")
+    for name, (new, base) in cases:
+        print(f"CPU ms per step by process, {name}:")
+        for part in new.cpu:
+            print(f"  {part:<36}{new.cpu[part] / new.steps * 1000:>16.1f}{base.cpu[part] / base.steps * 1000:>16.1f}")
     for part, (new_t, base_t) in stages.items():
         print(f"{part:<38}{f'{new_t[0]:.1f} / {new_t[1]:.1f}':>16}{f'{base_t[0]:.1f} / {base_t[1]:.1f}':>16}")
     return 0
