@@ -56,7 +56,9 @@ SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                              "changing (screen damage quiet for settle_quiet); 0: do not wait.")
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
-                            "drawn later than this after the act or the last change is not waited for.")
+                            "drawn later than this after the act or the last change is not waited for. "
+                            "After a left click whose change the page drew in one frame, that frame's "
+                            "damage ends the wait sooner (settled.window_s).")
 BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                   description="After a left click, also ask the browser (the sidecar) whether its page "
                               "took the click in and has nothing left to draw: a still page then ends "
