@@ -30,7 +30,7 @@ from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
 from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
-from desktopd.changes import ChangeLog, ChangeSource, SourceOpener
+from desktopd.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,19 @@ MAX_SETTLE_S = 10.0
 # nothing), and how often the change log is looked at meanwhile.
 DRAW_BUDGET_S = 0.1
 DRAW_POLL_S = 0.004
+# After the page said its change is all drawn in one frame it had produced when it answered: the
+# window that frame's damage must be followed by (its rectangles come in one burst; the page's
+# next frame would come a refresh, 16.7 ms, later), instead of settle_quiet.
+FRAME_QUIET_S = 0.008
 
 SETTLE_FIELD = F("settle", Number(0, MAX_SETTLE_S), default=DEFAULT_MAX_S,
                  description="Seconds at most to wait after an action for the screen to stop "
                              "changing (screen damage quiet for settle_quiet); 0: do not wait.")
 QUIET_FIELD = F("settle_quiet", Number(0.001, MAX_SETTLE_S), default=DEFAULT_QUIET_S,
                 description="Seconds without a screen change that count as settled; a reaction "
-                            "drawn later than this after the act or the last change is not waited for.")
+                            "drawn later than this after the act or the last change is not waited for. "
+                            "After a left click whose change the page drew in one frame, that frame's "
+                            "damage ends the wait sooner (settled.window_s).")
 BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                   description="After a left click, also ask the browser (the sidecar) whether its page "
                               "took the click in and has nothing left to draw: a still page then ends "
@@ -71,11 +77,18 @@ SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the actio
     "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
     "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
     "evidence": {"enum": ["damage", "browser"],
-                 "description": "What ended a quiet wait: no damage for settle_quiet, or the browser's "
-                                "word that its page took the click in and had nothing to draw."},
+                 "description": "What ended a quiet wait: no damage for settle_quiet (window_s when "
+                                "shorter), or the browser's word that its page took the click in and "
+                                "had nothing to draw."},
+    "window_s": {"type": "number",
+                 "description": "The quiet window that ended the wait when it was not settle_quiet: "
+                                "the page said its change is drawn in one frame (browser.one_frame) "
+                                "it had already produced, so the damage of that frame followed by "
+                                "this short window ends it."},
     "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
-                                                 "idle|changed|none, its detail, and answered_s (when "
-                                                 "it came after the act; null: it had not yet)."},
+                                                 "idle|changed|none, its detail, answered_s (when "
+                                                 "it came after the act; null: it had not yet), "
+                                                 "due_s and one_frame when given."},
     "detail": {"type": "string"}}}
 
 
@@ -118,6 +131,7 @@ class Settled:
     evidence: str = "damage"
     browser: Verdict | None = None
     browser_s: float | None = None     # when the verdict came, after the act
+    window_s: float | None = None      # the quiet window that ended it, when not settle_quiet
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
@@ -126,11 +140,15 @@ class Settled:
                                "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
         if self.reason == "quiet":
             out["evidence"] = self.evidence
+            if self.window_s is not None and self.window_s != self.spec.quiet:
+                out["window_s"] = self.window_s
         if self.browser is not None:
             out["browser"] = {"evidence": self.browser.evidence, "detail": self.browser.detail,
                               "answered_s": None if self.browser_s is None else round(self.browser_s, 4)}
             if self.browser.due_s is not None:
                 out["browser"]["due_s"] = round(self.browser.due_s, 4)
+            if self.browser.frame_at is not None:
+                out["browser"]["one_frame"] = True
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -141,7 +159,7 @@ def skipped(spec: SettleSpec) -> Settled:
 
 
 async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdict] | None = None,
-                     clicks_at: float = 0.0) -> Settled:
+                     clicks_at: float = 0.0, calm: asyncio.Event | None = None) -> Settled:
     """Until no change for ``spec.quiet`` since the act and since the last change, or until
     ``spec.maximum`` after the act. Nothing needs waking on a change: the log is read at the end
     of each window, and a change in it moves the window's end.
@@ -150,9 +168,17 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
     page answers a task after the clicks reached it); ``idle`` with no change seen ends the wait
     at once; ``changed`` means a frame is due: a change after the act (or after the reaction
     timers the page reported are due) is awaited for DRAW_BUDGET_S at most, and the quiet window
-    runs from the verdict, or from when those timers are due, whichever is later."""
+    runs from the verdict, or from when those timers are due, whichever is later. ``changed`` in
+    one frame (``frame_at``: the page produced the frame that draws all of it before answering):
+    once a change inside its rectangle came, a window of FRAME_QUIET_S after the last change and
+    the verdict ends the wait; until then, the quiet window as above.
+
+    ``calm`` is set once the wait has nothing left to hear of but its last window (no verdict
+    awaited, no drawing awaited): the screen may be final from then on."""
     changes = mark.log
     deadline = mark.at + spec.maximum
+    quiet = spec.quiet
+    framed = False          # a change came where the page's one frame lands
     last, count, seen = mark.at, 0, mark.seq
     verdict: Verdict | None = None
     heard: float | None = None
@@ -164,6 +190,8 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             count += 1
             last = max(last, change.at)
             newest = change.at if newest is None else max(newest, change.at)
+            framed = framed or (verdict is not None and verdict.frame_at is not None
+                                and _inside(change.rect, verdict.frame_at))
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
             verdict, heard = browser.result(), now - mark.at
@@ -179,20 +207,27 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                        if verdict.due_s is not None else mark.at)
                 last = max(last, now, due)
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
+                if verdict.frame_at is not None:
+                    # The changes read before the verdict, looked at again for its frame's.
+                    framed = any(_inside(c.rect, verdict.frame_at) for c in changes.after(mark.seq))
+        if framed:
+            quiet = min(spec.quiet, FRAME_QUIET_S)
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if calm is not None and not asking and not awaiting:
+            calm.set()
         if changes.closed_reason is not None:
             # The reader stopped (before, or while this wait slept): what came after is unknown,
             # so neither quiet nor max can be vouched for; say so.
             return Settled("unobserved", now - mark.at, count, _since(last, mark, count), spec,
                            changes.closed_reason, browser=verdict, browser_s=heard)
-        if now >= last + spec.quiet and not asking and not awaiting:
+        if now >= last + quiet and not asking and not awaiting:
             return Settled("quiet", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
-                           browser_s=heard)
+                           browser_s=heard, window_s=quiet)
         if now >= deadline:
             return Settled("max", now - mark.at, count, _since(last, mark, count), spec, browser=verdict,
                            browser_s=heard)
-        pause = (deadline if now >= last + spec.quiet else min(last + spec.quiet, deadline)) - now
+        pause = (deadline if now >= last + quiet else min(last + quiet, deadline)) - now
         if awaiting:
             pause = min(pause, DRAW_POLL_S)     # a change ends this part of the wait: look often
         if asking and browser is not None:
@@ -201,24 +236,42 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             await asyncio.sleep(pause)
 
 
+def _inside(rect: Rect, area: Rect, slack: int = 2) -> bool:
+    """Whether ``rect`` lies in ``area`` (give or take ``slack`` pixels of rounding). Only
+    inside: the browser's own redraws (a tab strip's new title) are reported as rectangles that
+    reach into the viewport from above."""
+    return (rect[0] >= area[0] - slack and rect[1] >= area[1] - slack
+            and rect[0] + rect[2] <= area[0] + area[2] + slack and rect[1] + rect[3] <= area[1] + area[3] + slack)
+
+
 def _since(last: float, mark: Mark, count: int) -> float | None:
     return last - mark.at if count else None
 
 
 async def settled_capture(settler: Settler, mark: Mark | None, spec: SettleSpec,
                           capture: Callable[[], Awaitable[T]], clicks: Clicks | None = None) -> tuple[T, Settled]:
-    """The capture the settled screen gives, and how the settle ended. The capture is taken while
-    the settle waits; it is taken again only when the screen changed after it began, so a screen
-    that is already still costs the quiet window, not the quiet window plus the capture."""
+    """The capture the settled screen gives, and how the settle ended. The capture is taken
+    while the settle waits, from when the wait has only its last window left (at once on damage
+    alone; after the browser's verdict and the drawing it announced otherwise): it is taken
+    again only when the screen changed after it began. So a screen that is still, or whose change
+    was drawn, costs the window or the capture, whichever is longer, not both; and a capture is
+    not taken before a change the page announced was drawn (CPU taken from the drawing)."""
     if spec.maximum <= 0:
         return await capture(), skipped(spec)
-    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks))
+    calm = asyncio.Event()
+    waiting = asyncio.ensure_future(settler.settle(mark, spec, clicks, calm))
+    calmed = asyncio.ensure_future(calm.wait())
     try:
+        await asyncio.wait({waiting, calmed}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting.done():
+            return await capture(), waiting.result()
         before = await settler.mark()
         early = await capture()
     except BaseException:
         waiting.cancel()
         raise
+    finally:
+        calmed.cancel()
     settled = await waiting
     if before is None or settled.reason == "unobserved" or before.changed():
         return await capture(), settled
@@ -298,7 +351,9 @@ class Settler:
             return None
         return Mark.now(watcher.log)
 
-    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None) -> Settled:
+    async def settle(self, mark: Mark | None, spec: SettleSpec, clicks: Clicks | None = None,
+                     calm: asyncio.Event | None = None) -> Settled:
+        """How the wait after an act ended; ``calm``: set when only its last window is left."""
         if spec.maximum <= 0:
             return skipped(spec)
         if mark is None:
@@ -307,13 +362,13 @@ class Settler:
             await asyncio.sleep(wait)
             return Settled("unobserved", wait, 0, None, spec, self.last_error or "no damage watcher")
         if self.browser is None or clicks is None or not spec.browser:
-            return await wait_quiet(mark, spec)
+            return await wait_quiet(mark, spec, calm=calm)
         # The page waits for the clicks as long as the quiet window would, and for the timers
         # its handlers set until the maximum.
         elapsed = mark.log.clock() - clicks.started
         asking = asyncio.ensure_future(self.browser.ask(clicks, spec.quiet - elapsed, spec.maximum - elapsed))
         try:
-            return await wait_quiet(mark, spec, asking, clicks.started)
+            return await wait_quiet(mark, spec, asking, clicks.started, calm)
         finally:
             asking.cancel()
 

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from desktopd.changes import Rect
+
 log = logging.getLogger(__name__)
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -36,6 +38,9 @@ class Verdict:
     detail: str
     due_s: float | None = None   # changed by timers: the last one's, seconds after the act began
     due_in_s: float | None = None   # ... and seconds after the answer
+    # changed, all drawn in one frame the page had produced when it answered, landing in this
+    # rectangle of the screen (the page's viewport)
+    frame_at: Rect | None = None
 
 
 class BrowserEvidence(Protocol):
@@ -70,12 +75,22 @@ class SidecarEvidence:
             return Verdict("none", "sidecar gave no verdict")
         due, due_in = answer.get("due_s"), answer.get("due_in_s")
         if evidence != "changed" or not isinstance(due, (int, float)) or not isinstance(due_in, (int, float)):
-            return Verdict(evidence, str(answer.get("detail") or ""))
+            return Verdict(evidence, str(answer.get("detail") or ""),
+                           frame_at=_viewport(answer) if evidence == "changed" else None)
         return Verdict(evidence, str(answer.get("detail") or ""), float(due), float(due_in))
 
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+def _viewport(answer: dict[str, Any]) -> Rect | None:
+    """The one frame's screen rectangle, when the page said its change is drawn in one."""
+    view = answer.get("viewport")
+    if answer.get("one_frame") is not True or not isinstance(view, list) or len(view) != 4 \
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view) or view[2] <= 0 or view[3] <= 0:
+        return None
+    return view[0], view[1], view[2], view[3]
 
 
 def sidecar_evidence(url: str, token: str | None, configured: bool) -> SidecarEvidence | None:

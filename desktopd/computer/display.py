@@ -75,9 +75,9 @@ async def display_of(xs: XService, q: dict[str, Any]) -> Display:
 
 
 def _png(image: Image.Image, size: tuple[int, int] | None) -> bytes:
-    if size is not None and image.size != size:
+    if size is not None:
         # Exactly the advertised size (also when its aspect differs), as the model expects.
-        image = image.resize(size, Image.Resampling.LANCZOS)
+        image = x11_encode.resized(image, *size)
     return x11_encode.fast_png(image)
 
 

@@ -18,6 +18,7 @@ from desktopd import keys
 from desktopd.computer.formats import FORMATS
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.handlers.common import json_body, settler, xservice
+from desktopd.settle_browser import Clicks
 from desktopd.settle import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.xservice import XService
 from httpapi.errors import ApiError
@@ -58,10 +59,14 @@ def screenshot_ref(png: bytes, step: int) -> dict[str, Any]:
 
 
 async def execute(xs: XService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
-    """One planned action through its format's executor (validated as its endpoint validates)."""
+    """One planned action through its format's executor (validated as its endpoint validates);
+    ``clicks``: the left clicks it gave a page, for the settle's browser evidence."""
     fmt = FORMATS[planned.executor]
-    done = await fmt.server_side().perform(xs, display, fmt.action.validate(planned.action, where), where)
-    return {"executed": done.executed, "text": done.text}
+    act = fmt.action.validate(planned.action, where)
+    started = time.monotonic()
+    server = fmt.server_side()
+    done = await server.perform(xs, display, act, where)
+    return {"executed": done.executed, "text": done.text, "clicks": server.clicks([act], started)}
 
 
 async def vision_act(request: web.Request) -> web.Response:
@@ -113,6 +118,7 @@ async def vision_act(request: web.Request) -> web.Response:
                 status = "done"
                 break
             outcomes = []
+            clicks: list[Clicks | None] = []
             for i, planned in enumerate(plan.actions):
                 try:
                     done = await execute(xs, display, planned, f"trace[{step}].actions[{i}]")
@@ -122,14 +128,17 @@ async def vision_act(request: web.Request) -> web.Response:
                     entry["actions"].append({"action": planned.action, "error": str(exc.detail)})
                     continue
                 outcomes.append(Outcome(planned, text=done["text"]))
+                clicks.append(done["clicks"])
                 entry["actions"].append({"action": planned.action, "executed": done["executed"]})
             if all(o.error for o in outcomes):
                 status, detail = "malformed_plan", "no action of the plan could run: " + \
                     "; ".join(str(o.error) for o in outcomes)
                 break
             mark = await settler(request).mark()
+            # A plan of one click asks the page too, as the vendor endpoints do.
             png, settled = await settled_capture(settler(request), mark,
-                                                 SettleSpec(DEFAULT_MAX_S, DEFAULT_QUIET_S), capture)
+                                                 SettleSpec(DEFAULT_MAX_S, DEFAULT_QUIET_S), capture,
+                                                 clicks[0] if len(plan.actions) == 1 and clicks else None)
             # The loop's own share of the step: everything but the model's answer.
             entry["overhead_ms"] = round((time.monotonic() - step_started) * 1000 - plan.latency_ms, 1)
             entry["settled"] = settled.json()

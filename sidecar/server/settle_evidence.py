@@ -15,7 +15,11 @@ queued at once; and any animation frame they asked for), and answers:
   handlers set is pending: no frame is due;
 * ``changed``: something happened, and desktopd keeps waiting for the damage it draws; or timers
   the handlers set are due within the horizon (``due_s``: the last, in seconds after the act's
-  start), and desktopd's quiet window runs from then;
+  start), and desktopd's quiet window runs from then. ``one_frame``: the change is all drawn in
+  the page's next frame (nothing else pending: no animation, timer or frame asked for, no canvas,
+  video or frame) and the page answered once that frame was produced, so the damage it presents
+  (``viewport``: where the page lies on the screen) ends desktopd's wait (a short window, not the
+  quiet window);
 * ``none``: no evidence (no click arrived within ``wait_s``: it went elsewhere; the tracker
   was only installed now; the tab is hidden; the page holds a canvas, video or frame whose
   drawing the tracker cannot see; a navigation is pending).
@@ -81,6 +85,12 @@ SETTLE_RESULT = {"application/json": {"schema": {
                    "due_s": {"type": "number", "description": "With changed: the last pending reaction "
                                                            "timer, seconds after the act's start."},
                    "due_in_s": {"type": "number", "description": "The same, seconds from the answer."},
+                   "one_frame": {"type": "boolean",
+                                 "description": "With changed: the change is drawn in one frame, already "
+                                                "produced when this answer was sent; nothing else is pending."},
+                   "viewport": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4,
+                                "description": "With one_frame: the page's viewport on the screen, x, y, "
+                                               "width, height in screen pixels (where that frame lands)."},
                    "detail": {"type": "string"}, "tab": {"type": ["string", "null"]}}}}}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from desktopd.settle import CaptureCache, Mark, SettleSpec, Settler, wait_quiet
+from desktopd.settle import FRAME_QUIET_S, CaptureCache, Mark, SettleSpec, Settler, wait_quiet
 from desktopd.computer.formats import FORMATS
 from desktopd.settle_browser import Clicks, Verdict, tablet_clicks
 from desktopd.x11.damage import ChangeLog
@@ -244,3 +244,58 @@ async def test_a_capture_is_given_again_only_while_the_screen_reported_no_change
     assert await other() == 2
     log.close("X connection lost")
     assert await cached() == 3 and await cached() == 4
+
+
+# The page's word that its change is drawn in one frame it already produced, landing in the
+# viewport (0, 80)-(1280, 800): its damage, not a quiet window, ends the wait.
+VIEWPORT = (0, 80, 1280, 720)
+
+
+async def one_frame_wait(rect: tuple[int, int, int, int], spec: SettleSpec):
+    log = ChangeLog()
+    mark = marked(log)
+
+    async def change() -> None:
+        await asyncio.sleep(0.01)
+        log.add(rect)
+    drawing = asyncio.ensure_future(change())
+    settled = await wait_quiet(mark, spec, verdict_after(0.005, Verdict("changed", "the page changed",
+                                                                        frame_at=VIEWPORT)), mark.at)
+    await drawing
+    return settled
+
+
+async def test_a_one_frame_change_ends_a_short_window_after_its_frame_is_drawn():
+    spec = SettleSpec(maximum=5.0, quiet=0.5)
+    settled = await one_frame_wait((0, 400, 1280, 400), spec)
+    assert (settled.reason, settled.evidence, settled.changes) == ("quiet", "damage", 1)
+    assert settled.last_change_s + FRAME_QUIET_S <= settled.waited_s < spec.quiet
+    assert settled.json()["window_s"] == FRAME_QUIET_S and settled.json()["browser"]["one_frame"] is True
+
+
+async def test_damage_outside_the_pages_viewport_is_not_its_frame():
+    # The browser's tab strip above the viewport (as Chromium reports it: a rectangle from the
+    # top of its window reaching into the viewport): the quiet window still runs.
+    spec = SettleSpec(maximum=5.0, quiet=0.2)
+    for strip in ((0, 0, 1280, 40), (0, 0, 1200, 256)):
+        settled = await one_frame_wait(strip, spec)
+        assert (settled.reason, settled.changes) == ("quiet", 1)
+        assert settled.waited_s >= settled.last_change_s + spec.quiet
+        assert "window_s" not in settled.json()
+
+
+async def test_the_wait_is_calm_only_once_the_verdict_and_the_drawing_it_announced_are_in():
+    # settled_capture starts its capture on ``calm``: never before the change the page announced.
+    log = ChangeLog()
+    mark = marked(log)
+    browser: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+    calm = asyncio.Event()
+    waiting = asyncio.ensure_future(wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.05), browser, mark.at, calm))
+    await asyncio.sleep(0.02)
+    assert not calm.is_set()                       # the verdict is awaited
+    browser.set_result(Verdict("changed", "the page changed", frame_at=VIEWPORT))
+    await asyncio.sleep(0.02)
+    assert not calm.is_set()                       # its drawing is awaited
+    log.add((0, 400, 1280, 400))
+    settled = await waiting
+    assert calm.is_set() and settled.changes == 1

@@ -1,5 +1,5 @@
 (async (args) => {
-  const KEY = "__KEY__", KEEP = 64;
+  const KEY = "__KEY__", KEEP = 64, FRAME_WAIT_MS = 100;
   const UNSEEN = "canvas, video, iframe, frame, embed, object";
   const CONTROLS = "button, input, select, textarea, summary, [contenteditable]";
   let s = window[KEY];
@@ -142,12 +142,29 @@
     await frame();
     await task();
   }
-  if (s.changes !== first.changes) return { evidence: "changed", detail: "the page changed" };
   // getAnimations() brings style up to date: a transition the click started is in it already.
-  if (document.getAnimations().some((a) => a.playState === "running")) return { evidence: "changed", detail: "animating" };
-  if (document.querySelector(UNSEEN)) return { evidence: "none", detail: "the page draws in a canvas, video or frame" };
+  const animating = () => document.getAnimations().some((a) => a.playState === "running");
   // Timers the input's handlers set, due within the horizon: reactions still to come.
   const due = [...s.timers.values()].filter((at) => at <= first.t + args.horizon_ms);
+  if (s.changes !== first.changes) {
+    // One frame draws it all when nothing else is pending (no animation, timer or frame asked
+    // for, nothing the tracker cannot see): the page answers once that frame was produced (its
+    // animation frame ran and the task after it), so the damage it presents ends desktopd's wait.
+    if (due.length || s.frames.size || animating() || document.querySelector(UNSEEN)) {
+      return { evidence: "changed", detail: "the page changed" };
+    }
+    const drawn = await Promise.race([frame().then(task).then(() => true),
+                                      new Promise((done) => s.setT.call(window, () => done(false), FRAME_WAIT_MS))]);
+    if (!drawn) return { evidence: "changed", detail: "the page changed" };
+    // Where that frame lands on the screen (the viewport, in screen pixels): damage elsewhere
+    // (the browser's own tab strip, another window) is not the page's frame.
+    const px = devicePixelRatio || 1;
+    const viewport = [screenX + outerWidth - innerWidth, screenY + outerHeight - innerHeight, innerWidth, innerHeight]
+      .map((v) => Math.round(v * px));
+    return { evidence: "changed", detail: "the page changed", one_frame: true, viewport };
+  }
+  if (animating()) return { evidence: "changed", detail: "animating" };
+  if (document.querySelector(UNSEEN)) return { evidence: "none", detail: "the page draws in a canvas, video or frame" };
   if (due.length) {
     const last = Math.max(...due);
     return { evidence: "changed", detail: "timers pending", due_s: (last - cutoff) / 1000,
