@@ -11,7 +11,8 @@
 #     (ports on PUBLISH_ADDRESS, shm, no-new-privileges, the profiles volume, the environment).
 #     DESKTOPD_NETWORK=host runs it on the host's network instead of publishing ports (rootless
 #     Podman where slirp4netns cannot work): the services then listen on PUBLISH_ADDRESS at the
-#     *_PUBLISHED_PORT ports themselves. Rootless works; the base image must then be in the user's
+#     *_PUBLISHED_PORT ports themselves, on an X display no other X server of the host's network
+#     uses (DESKTOPD_DISPLAY to choose). Rootless works; the base image must then be in the user's
 #     Podman already (scripts/bootstrap-base.sh says how).
 # Both: builds the debian:bookworm-slim base locally when absent (no registry needed; as root),
 # hands the host's CA bundle to the Chromium image's build (images/chromium/build-ca/: its pip then
@@ -66,8 +67,17 @@ podman_up() {
         run+=(-p "$address:$desktopd_port:8080" -p "$address:$sidecar_port:8122"
             -p "$address:$novnc_port:6080" -p "$address:$vnc_port:5900") ;;
     host)
-        # Nothing is published: each service listens on the host's address and port itself.
-        run+=(--network host -e "DESKTOPD_HOST=$address" -e "SIDECAR_HOST=$address"
+        # Nothing is published: each service listens on the host's address and port itself. X
+        # clients try a display's abstract socket before its socket file, and abstract sockets
+        # belong to the network namespace: on the host's, display :0 may be another X server's.
+        # The image's Xvfb listens on no abstract socket; its display is one no other uses.
+        local display=${DESKTOPD_DISPLAY:-}
+        if [ -z "$display" ]; then
+            display=10
+            while grep -qE "@/tmp/\.X11-unix/X$display\$" /proc/net/unix; do display=$((display + 1)); done
+            display=:$display
+        fi
+        run+=(--network host -e "DISPLAY=$display" -e "DESKTOPD_HOST=$address" -e "SIDECAR_HOST=$address"
             -e "VNC_HOST=$address" -e "NOVNC_HOST=$address"
             -e "DESKTOPD_PORT=$desktopd_port" -e "SIDECAR_PORT=$sidecar_port"
             -e "NOVNC_PORT=$novnc_port" -e "VNC_PORT=$vnc_port") ;;

@@ -73,6 +73,7 @@ class Stack:
     sidecar: str
     container: str
     up_log: str
+    title: str   # of the page Chromium shows
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +86,18 @@ def podman_stack(podman_user: PodmanUser) -> Iterator[Stack]:
         shutil.copy2(wheel, checkout / "images/chromium/wheelhouse" / wheel.name)
     subprocess.run(["chown", "-R", f"{podman_user.name}:", str(checkout)], check=True)
     ports = {name: free_port() for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC")}
+    # A title no other desktop on this host shows: the host's network holds other X servers.
+    title = f"podman-{secrets.token_hex(4)}"
     env = {"CONTAINER_ENGINE": "podman", "DESKTOPD_NETWORK": "host", "DESKTOPD_IMAGE_TAG": tag,
+           "SIDECAR_URLS": f"data:text/html,<title>{title}</title><h1>{title}</h1>",
            "DESKTOPD_CONTAINER": container, "SKIP_WHEELHOUSE": "1",
            **{f"{name}_PUBLISHED_PORT": str(port) for name, port in ports.items()}}
     try:
         up = podman_user.run(["scripts/up.sh", "-d"], cwd=checkout, env=env, timeout=BUILD_TIMEOUT)
         log = up.stdout.decode(errors="replace") + up.stderr.decode(errors="replace")
         assert up.returncode == 0, log[-6000:]
-        yield Stack(f"http://127.0.0.1:{ports['DESKTOPD']}", f"http://127.0.0.1:{ports['SIDECAR']}", container, log)
+        yield Stack(f"http://127.0.0.1:{ports['DESKTOPD']}", f"http://127.0.0.1:{ports['SIDECAR']}", container, log,
+                    title)
     finally:
         podman_user.run(["podman", "rm", "-f", container], timeout=120)
         # The tag only: the build's cached layers stay for the next run on this machine.
@@ -152,7 +157,23 @@ def test_the_chromium_image_built_and_run_by_rootless_podman_serves_both_apis(
     layout = requests.get(podman_stack.sidecar + "/layout", timeout=30)
     assert layout.status_code == 200, layout.text
     [tab] = [tab for tab in layout.json()["tabs"] if tab["visible"]]
-    assert tab["url"] == "file:///usr/share/desktopd/start.html" and tab["layout"]["nodeCount"] > 0, tab
+    assert tab["title"] == podman_stack.title and tab["layout"]["nodeCount"] > 0, tab
+    # desktopd is on the container's own X server, the one this Chromium shows on (not another X
+    # server of the host's network): its window list has the page's window.
+    tree = requests.get(podman_stack.desktopd + "/api/v1/tree", timeout=30)
+    assert tree.status_code == 200 and podman_stack.title in tree.text, tree.text[:2000]
+    # Every program runs (x11vnc and noVNC on 127.0.0.1 at their ports too): supervisor calls a
+    # program RUNNING once it stayed up 5 s, which one that keeps failing never does (bounded).
+    wanted = {"xvfb", "xfce", "x11vnc", "novnc", "desktopd", "sidecar"}
+    deadline = time.monotonic() + 60
+    while True:
+        status = podman_user.run(["podman", "exec", podman_stack.container, "supervisorctl", "-c",
+                                  "/etc/desktopd/supervisord.conf", "status"], timeout=60).stdout.decode()
+        running = {line.split()[0] for line in status.splitlines() if " RUNNING " in line}
+        if wanted <= running or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert wanted <= running, status
     # The image kept its HEALTHCHECK (Docker's format): Podman runs it on request.
     health = podman_user.run(["podman", "healthcheck", "run", podman_stack.container], timeout=60)
     assert health.returncode == 0, health.stdout + health.stderr
