@@ -62,11 +62,11 @@ fi
 if [ "$what" = all ] || [ "$what" = desktop ]; then
     build images/desktop/Dockerfile "$desktop_image" --target desktop --build-arg "BASE_IMAGE=$base_image"
 fi
-if [ "$what" = all ] || [ "$what" = chromium-full ]; then
-    build images/desktop/Dockerfile "$chromium_full_image" --target chromium-full --build-arg "BASE_IMAGE=$base_image"
-fi
 if [ "$what" = all ] || [ "$what" = chromium ]; then
     build images/desktop/Dockerfile "$chromium_image" --target chromium --build-arg "BASE_IMAGE=$base_image"
+fi
+if [ "$what" = all ] || [ "$what" = chromium-full ]; then
+    build images/desktop/Dockerfile "$chromium_full_image" --target chromium-full --build-arg "BASE_IMAGE=$base_image"
 fi
 "$engine" image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' \
     | grep -E "^(localhost/)?($prefix/(desktop|chromium|chromium-full)|${base_image%:*}):" >&2 || true
