@@ -22,8 +22,9 @@ home=$(getent passwd "$name" | cut -d: -f6)
 
 # Subordinate IDs: a free range of 65536 above every range already given (system users get none
 # from useradd).
+touch /etc/subuid /etc/subgid
 first_free() {  # first_free FILE
-    awk -F: 'BEGIN { end = 100000 } { if ($2 + $3 > end) end = $2 + $3 } END { print end }' "$1" 2>/dev/null || echo 100000
+    awk -F: 'BEGIN { end = 100000 } { if ($2 + $3 > end) end = $2 + $3 } END { print end }' "$1"
 }
 if ! grep -q "^$name:" /etc/subuid 2>/dev/null; then
     start=$(first_free /etc/subuid)
