@@ -11,8 +11,9 @@
 #     (ports on PUBLISH_ADDRESS, shm, no-new-privileges, the profiles volume, the environment).
 #     DESKTOPD_NETWORK=host runs it on the host's network instead of publishing ports (rootless
 #     Podman where slirp4netns cannot work): the services then listen on PUBLISH_ADDRESS at the
-#     *_PUBLISHED_PORT ports themselves, on an X display no other X server of the host's network
-#     uses (DESKTOPD_DISPLAY to choose). Rootless works; the base image must then be in the user's
+#     *_PUBLISHED_PORT ports themselves (the sidecar's start page at START_PAGES_PUBLISHED_PORT,
+#     default the sidecar's + 2), on an X display no other X server of the host's network uses
+#     (DESKTOPD_DISPLAY to choose). Rootless works; the base image must then be in the user's
 #     Podman already (scripts/bootstrap-base.sh says how).
 # Both: builds the debian:bookworm-slim base locally when absent (no registry needed; as root),
 # hands the host's CA bundle to the Chromium image's build (images/chromium/build-ca/: its pip then
@@ -40,6 +41,10 @@ podman_up() {
         *) echo "up.sh: with Podman only -d is understood, not '$arg'" >&2; exit 2 ;;
         esac
     done
+    case "${DESKTOPD_NETWORK:-}" in
+    '' | host) ;;
+    *) echo "up.sh: DESKTOPD_NETWORK must be empty or host, got '$DESKTOPD_NETWORK'" >&2; exit 2 ;;
+    esac
     local name=${DESKTOPD_CONTAINER:-desktopd} address=${PUBLISH_ADDRESS:-127.0.0.1}
     local target=${DESKTOPD_IMAGE_TARGET:-chromium}
     case "$target" in
@@ -47,17 +52,16 @@ podman_up() {
     *) echo "up.sh: DESKTOPD_IMAGE_TARGET must be chromium or chromium-full, got '$target'" >&2; exit 2 ;;
     esac
     local image=localhost/desktopd/$target:${DESKTOPD_IMAGE_TAG:-latest}
+    CONTAINER_ENGINE=podman IMAGE_TAG=${DESKTOPD_IMAGE_TAG:-latest} "$root/scripts/build-images.sh" "$target"
     local run=(podman run "${detach[@]}" --replace --name "$name" --shm-size 1g
         --security-opt no-new-privileges --restart unless-stopped
         -v desktopd-profiles:/var/lib/desktopd/profiles
-        -e "WIDTH=${WIDTH:-1920}" -e "HEIGHT=${HEIGHT:-1080}" -e "DEPTH=${DEPTH:-24}"
-        -e "DESKTOPD_INSECURE=${DESKTOPD_INSECURE:-1}" -e "DESKTOPD_PUBLISH_ADDRESS=$address"
-        -e "SIDECAR_URLS=${SIDECAR_URLS:-file:///usr/share/desktopd/start.html}"
-        -e "SIDECAR_KIOSK=${SIDECAR_KIOSK:-0}")
+        -e "DESKTOPD_INSECURE=${DESKTOPD_INSECURE:-1}" -e "DESKTOPD_PUBLISH_ADDRESS=$address")
+    # The rest only when set here: the image's defaults are compose.yaml's.
     local var
-    for var in VNC_PASSWORD VNC_PASSWORD_FILE DESKTOPD_TOKEN DESKTOPD_TOKEN_FILE SIDECAR_TOKEN \
-        SIDECAR_TOKEN_FILE SIDECAR_WINDOW_SIZE CHROMIUM_FLAGS SIDECAR_BOUNDS_SPACE SIDECAR_TAB_ORDER \
-        SIDECAR_EXPOSE_CDP SIDECAR_PLAYWRIGHT; do
+    for var in WIDTH HEIGHT DEPTH SIDECAR_URLS SIDECAR_KIOSK VNC_PASSWORD VNC_PASSWORD_FILE \
+        DESKTOPD_TOKEN DESKTOPD_TOKEN_FILE SIDECAR_TOKEN SIDECAR_TOKEN_FILE SIDECAR_WINDOW_SIZE \
+        CHROMIUM_FLAGS SIDECAR_BOUNDS_SPACE SIDECAR_TAB_ORDER SIDECAR_EXPOSE_CDP SIDECAR_PLAYWRIGHT; do
         if [ -n "${!var:-}" ]; then run+=(-e "$var"); fi
     done
     local desktopd_port=${DESKTOPD_PUBLISHED_PORT:-8080} sidecar_port=${SIDECAR_PUBLISHED_PORT:-8122}
@@ -80,10 +84,17 @@ podman_up() {
         run+=(--network host -e "DISPLAY=$display" -e "DESKTOPD_HOST=$address" -e "SIDECAR_HOST=$address"
             -e "VNC_HOST=$address" -e "NOVNC_HOST=$address"
             -e "DESKTOPD_PORT=$desktopd_port" -e "SIDECAR_PORT=$sidecar_port"
-            -e "NOVNC_PORT=$novnc_port" -e "VNC_PORT=$vnc_port") ;;
-    *) echo "up.sh: DESKTOPD_NETWORK must be empty or host, got '$DESKTOPD_NETWORK'" >&2; exit 2 ;;
+            -e "NOVNC_PORT=$novnc_port" -e "VNC_PORT=$vnc_port")
+        # Where the image's sidecar serves its start page on 127.0.0.1 (SIDECAR_START_PAGES_PORT,
+        # 8124 by default: next to the sidecar's), moved with it, and the start URL that names it.
+        local pages_port=${START_PAGES_PUBLISHED_PORT:-$((sidecar_port + 2))} default_urls
+        run+=(-e "SIDECAR_START_PAGES_PORT=$pages_port")
+        default_urls=$(podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$image" 2>/dev/null \
+            | sed -n 's/^SIDECAR_URLS=//p')
+        if [ -z "${SIDECAR_URLS:-}" ] && [[ $default_urls == http://127.0.0.1:8124/* ]]; then
+            run+=(-e "SIDECAR_URLS=http://127.0.0.1:$pages_port/${default_urls#http://127.0.0.1:8124/}")
+        fi ;;
     esac
-    CONTAINER_ENGINE=podman IMAGE_TAG=${DESKTOPD_IMAGE_TAG:-latest} "$root/scripts/build-images.sh" "$target"
     echo "up.sh: desktopd on http://$address:$desktopd_port, sidecar on http://$address:$sidecar_port," \
         "noVNC on http://$address:$novnc_port (podman ps shows it; podman rm -f $name stops it)" >&2
     exec "${run[@]}" "$image"

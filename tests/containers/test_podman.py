@@ -85,7 +85,7 @@ def podman_stack(podman_user: PodmanUser) -> Iterator[Stack]:
     for wheel in (ROOT / "images/chromium/wheelhouse").iterdir():   # filled by the Docker build
         shutil.copy2(wheel, checkout / "images/chromium/wheelhouse" / wheel.name)
     subprocess.run(["chown", "-R", f"{podman_user.name}:", str(checkout)], check=True)
-    ports = {name: free_port() for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC")}
+    ports = {name: free_port() for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC", "START_PAGES")}
     # A title no other desktop on this host shows: the host's network holds other X servers.
     title = f"podman-{secrets.token_hex(4)}"
     env = {"CONTAINER_ENGINE": "podman", "DESKTOPD_NETWORK": "host", "DESKTOPD_IMAGE_TAG": tag,
