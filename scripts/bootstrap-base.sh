@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the base image (debian:bookworm-slim by default) from Debian's packages, for hosts that
 # cannot pull from a registry: debootstrap --variant=minbase, slimmed the way the official slim
-# image is (no docs, man pages or locales; apt lists cleaned), then `docker import`.
+# image is (no docs, man pages or locales; apt lists cleaned), then `docker import` (or
+# `podman import` where the scripts use Podman: CONTAINER_ENGINE, scripts/lib.sh).
 #   scripts/bootstrap-base.sh [MIRROR_URL]
 # MIRROR_URL (or env BASE_MIRROR) defaults to the Debian mirror this host's apt uses, so an
 # air-gapped host with a local mirror only has to point its apt (or this argument) at it.
@@ -10,6 +11,9 @@
 # Idempotent: does nothing when the tag already exists (FORCE=1 rebuilds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
+engine=$(container_engine) || { echo "no container engine: install docker.io or podman" >&2; exit 1; }
 
 base_tag=${BASE_IMAGE:-$(sed -n 's/^ARG BASE_IMAGE=//p' "$root/images/desktop/Dockerfile" | head -n1)}
 if [ -z "$base_tag" ]; then
@@ -18,7 +22,7 @@ if [ -z "$base_tag" ]; then
 fi
 suite=bookworm
 
-if [ "${FORCE:-0}" != 1 ] && docker image inspect "$base_tag" >/dev/null 2>&1; then
+if [ "${FORCE:-0}" != 1 ] && "$engine" image inspect "$base_tag" >/dev/null 2>&1; then
     echo "base image $base_tag exists; nothing to do (FORCE=1 rebuilds)" >&2
     exit 0
 fi
@@ -36,7 +40,13 @@ mirror=${mirror%/}
 security_mirror=${BASE_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "debootstrap needs root" >&2
+    if [ "$engine" = podman ]; then
+        # Rootless Podman keeps its own images: the base must come from its registry or a file.
+        echo "no $base_tag for this user's Podman: pull it (podman pull docker.io/library/$base_tag)," \
+            "or build it as root and load it: sudo CONTAINER_ENGINE=podman scripts/bootstrap-base.sh && sudo podman save $base_tag | podman load" >&2
+    else
+        echo "debootstrap needs root" >&2
+    fi
     exit 1
 fi
 command -v debootstrap >/dev/null || { echo "debootstrap is not installed (apt-get install debootstrap)" >&2; exit 1; }
@@ -109,9 +119,9 @@ rm -rf "$rootfs/var/lib/apt/lists/"* "$rootfs/var/cache/apt/"*.bin "$rootfs/var/
 rm -f "$rootfs/etc/machine-id" && : >"$rootfs/etc/machine-id"
 
 echo "importing as $base_tag" >&2
-tar --numeric-owner --xattrs -C "$rootfs" -c . | docker import \
+tar --numeric-owner --xattrs -C "$rootfs" -c . | "$engine" import \
     --change 'CMD ["bash"]' \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --message "debootstrap --variant=minbase $suite from $mirror, slimmed" \
     - "$base_tag" >/dev/null
-docker image inspect --format '{{.RepoTags}} {{.Size}} bytes' "$base_tag" >&2
+"$engine" image inspect --format '{{.RepoTags}} {{.Size}} bytes' "$base_tag" >&2

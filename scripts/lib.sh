@@ -118,6 +118,28 @@ ensure_node() {
 # Packages the container tests need on the host.
 DOCKER_PACKAGES=(docker.io docker-compose debootstrap)
 
+# Packages rootless Podman needs on Debian (podman 4.3): newuidmap/newgidmap for the user's
+# subordinate IDs, slirp4netns for its network namespace, fuse-overlayfs where the kernel's own
+# overlay is not allowed in a user namespace (docs/images.md, "Podman").
+PODMAN_PACKAGES=(podman uidmap slirp4netns fuse-overlayfs)
+
+# The container engine the scripts drive: CONTAINER_ENGINE when set (docker or podman), else
+# docker when its command is installed, else podman when that is, else nothing (exit 1).
+container_engine() {
+    case "${CONTAINER_ENGINE:-}" in
+    docker | podman) echo "$CONTAINER_ENGINE"; return 0 ;;
+    '') ;;
+    *) echo "CONTAINER_ENGINE must be docker or podman, got '$CONTAINER_ENGINE'" >&2; return 2 ;;
+    esac
+    if command -v docker >/dev/null 2>&1; then
+        echo docker
+    elif command -v podman >/dev/null 2>&1; then
+        echo podman
+    else
+        return 1
+    fi
+}
+
 # The compose command this host has: "docker compose" (v2) or "docker-compose" (1.29).
 compose_command() {
     if docker compose version >/dev/null 2>&1; then

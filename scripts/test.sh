@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 ensure_apt_packages "${NATIVE_PACKAGES[@]}"
 if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
-    ensure_apt_packages "${DOCKER_PACKAGES[@]}"
+    ensure_apt_packages "${DOCKER_PACKAGES[@]}" "${PODMAN_PACKAGES[@]}"
 fi
 ensure_venv "$root"
 ensure_cdp_clients "$root"   # Puppeteer and browser-use, for the CDP client tests

@@ -43,6 +43,13 @@ python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" ocr |
 download --no-deps -r "$dest/ocr-requirements.txt"
 echo "wheelhouse: the OCR runtime's wheel in $dest for: $(paste -sd' ' "$dest/ocr-requirements.txt")" >&2
 
+# ffmpeg's static build for screen recording (both images; the `recording` extra): its wheel
+# alone, the images take its binary.
+python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" recording \
+    >"$dest/recording-requirements.txt"
+download --no-deps -r "$dest/recording-requirements.txt"
+echo "wheelhouse: ffmpeg's wheel in $dest for: $(paste -sd' ' "$dest/recording-requirements.txt")" >&2
+
 # pyautogui and its pins (both images; the `pyautogui` extra): several are sdists on PyPI, pure
 # Python, so the host's pip builds their py3-none-any wheels here once.
 python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" pyautogui >"$dest/pyautogui-requirements.txt"

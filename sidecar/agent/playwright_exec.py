@@ -7,6 +7,7 @@ stall the sidecar, and Playwright (with its Node driver) is only loaded when it 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import signal
@@ -25,6 +26,12 @@ MAX_OUTPUT_BYTES = 1 << 20
 READ_CHUNK = 1 << 16
 # After the kill at the timeout: how long the pipes may take to close.
 DRAIN_S = 5.0
+
+
+def playwright_installed() -> bool:
+    """Whether the runner's interpreter (this one) has Playwright: the image desktopd/chromium
+    leaves it out (133 MB), desktopd/chromium-full has it (docs/images.md)."""
+    return importlib.util.find_spec("playwright") is not None
 
 
 def clamp_timeout(value: float | None) -> float:

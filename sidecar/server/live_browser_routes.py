@@ -10,7 +10,7 @@ from httpapi.errors import ApiError
 from httpapi.fields import F, Model, Str
 from httpapi.routing import Route
 
-from ..agent.playwright_exec import clamp_timeout, run_playwright
+from ..agent.playwright_exec import clamp_timeout, playwright_installed, run_playwright
 from ..browser import cdp_proxy
 from ..browser.cdp_url_token import CDP_PREFIXES
 from ..errors import ChromiumUnavailable
@@ -34,6 +34,10 @@ async def playwright(request: web.Request) -> web.Response:
     if not settings.playwright:
         raise ApiError(403, "playwright_disabled",
                        "POST /playwright is switched off on this sidecar (SIDECAR_PLAYWRIGHT=0)")
+    if not playwright_installed():
+        raise ApiError(501, "playwright_not_installed",
+                       "Playwright is not installed here: the image desktopd/chromium leaves it out, "
+                       "desktopd/chromium-full has it (docs/images.md, \"Image sizes\")")
     body = await json_body(request, PLAYWRIGHT_BODY)
     _conn, tracker = live_session(request)
     page = find_tab(tracker, body["tab"])[0] if body["tab"] else await front_tab(request)
@@ -79,12 +83,13 @@ LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
                       "a blank page (Chromium would quit). The browser socket reaches the browser "
                       "running now whatever its id. 400 without a WebSocket upgrade."),
     Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
-          "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403,),
+          "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403, 501),
           success=PLAYWRIGHT_RESULT,
           description="A child process connects Playwright to this browser over CDP with `page`, "
                       "`context` and `browser` bound, runs the code and is killed at the timeout. "
                       "The answer is 200 whether the code succeeded or not (`success`, `error`). "
-                      "403 when switched off (SIDECAR_PLAYWRIGHT=0)."),
+                      "403 when switched off (SIDECAR_PLAYWRIGHT=0); 501 where Playwright is not "
+                      "installed (the image desktopd/chromium; desktopd/chromium-full has it)."),
     Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
           "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
           description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "

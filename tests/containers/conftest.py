@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.capability import docker_available, require
 
-from .support import CHROMIUM_IMAGE, DESKTOP_IMAGE, Desktop, build_images, remove, start_desktop
+from .support import CHROMIUM_FULL_IMAGE, CHROMIUM_IMAGE, DESKTOP_IMAGE, Desktop, build_images, remove, start_desktop
 
 # Ryuk (testcontainers' reaper) needs its own image from a registry: none is reachable here, and
 # every fixture removes what it started anyway.
@@ -32,10 +32,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def images() -> dict[str, str]:
-    """Both images, built (or cache-checked) once for the session."""
+    """The images, built (or cache-checked) once for the session: desktop, chromium and
+    chromium-full (the Chromium image plus what only some users need: docs/images.md)."""
     require(docker_available(), "a Docker engine (docker.io; scripts/test.sh starts dockerd)")
     build_images()
-    return {"desktop": DESKTOP_IMAGE, "chromium": CHROMIUM_IMAGE}
+    return {"desktop": DESKTOP_IMAGE, "chromium": CHROMIUM_IMAGE, "chromium-full": CHROMIUM_FULL_IMAGE}
 
 
 # SIDECAR_URLS is a whitespace-separated list: the page is percent-encoded into one data: URL.
@@ -56,9 +57,10 @@ def desktop(images: dict[str, str]) -> Iterator[Desktop]:
         remove(tc)
 
 
-def chromium_container(images: dict[str, str], backend: str = "x11") -> Iterator[Desktop]:
-    """The Chromium image showing START_PAGE, with a token, on the given desktop backend."""
-    tc, running = start_desktop(images["chromium"], ports=(8080, 8122, 6080, 5900),
+def chromium_container(images: dict[str, str], backend: str = "x11", image: str = "chromium") -> Iterator[Desktop]:
+    """The Chromium image (or chromium-full) showing START_PAGE, with a token, on the given desktop
+    backend."""
+    tc, running = start_desktop(images[image], ports=(8080, 8122, 6080, 5900),
                                 env={"SIDECAR_URLS": START_PAGE, "WIDTH": "1280", "HEIGHT": "800",
                                      "DESKTOPD_BACKEND": backend})
     try:

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 IMAGE_TAG = os.environ.get("DESKTOPD_TEST_IMAGE_TAG", "latest")
 DESKTOP_IMAGE = f"desktopd/desktop:{IMAGE_TAG}"
 CHROMIUM_IMAGE = f"desktopd/chromium:{IMAGE_TAG}"
+CHROMIUM_FULL_IMAGE = f"desktopd/chromium-full:{IMAGE_TAG}"
 LABEL = "desktopd.tests"
 HEALTHY_TIMEOUT = 180.0
 

@@ -1,7 +1,8 @@
-"""The Chromium image's agent surfaces: POST /playwright runs the image's pinned Playwright
-(from the host's wheelhouse or PyPI) against its own visible Chromium; /cdp and /mcp answer
-from the host through the published port with the token. On both desktop backends (Chromium on
-X11, and on Wayland under Sway)."""
+"""The Chromium images' agent surfaces: in desktopd/chromium-full, POST /playwright runs the
+image's pinned Playwright (from the host's wheelhouse or PyPI) against its own visible Chromium;
+desktopd/chromium leaves Playwright out and says so (501 naming the full image). /cdp and /mcp
+answer from the host through the published port with the token. On both desktop backends
+(Chromium on X11, and on Wayland under Sway)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,36 @@ def chromium_desktop(images: dict[str, str], request: pytest.FixtureRequest) -> 
     yield from chromium_container(images, request.param)
 
 
-def test_playwright_code_runs_in_the_image_against_its_browser(chromium_desktop: Desktop) -> None:
+@pytest.fixture(scope="module", params=["x11", "sway"])
+def chromium_full_desktop(images: dict[str, str], request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    yield from chromium_container(images, request.param, image="chromium-full")
+
+
+def x_extensions(desktop: Desktop) -> set[str] | None:
+    """The X server's extensions, or None on Sway (no X server: Xwayland is off)."""
+    code, backend = desktop.exec_in("printenv", "DESKTOPD_BACKEND")
+    if backend.strip() == "sway":
+        return None
+    code, output = desktop.exec_in("xdpyinfo", "-queryExtensions")
+    assert code == 0, output
+    return {line.split()[0] for line in output.split("number of extensions:", 1)[1].splitlines()[1:]
+            if line.startswith("    ")}
+
+
+def test_the_default_image_leaves_playwright_and_gl_out_and_says_so(chromium_desktop: Desktop) -> None:
+    response = chromium_desktop.post(8122, "/playwright", {"code": "return 1"})
+    assert response.status_code == 501, response.text
+    assert response.json()["error"] == "playwright_not_installed", response.text
+    assert "desktopd/chromium-full" in response.json()["detail"], response.text
+    extensions = x_extensions(chromium_desktop)
+    # Mesa's drivers are not unpacked: Xvfb runs without GLX (nothing in the image is a GLX client).
+    assert extensions is None or ("GLX" not in extensions and "XTEST" in extensions), extensions
+
+
+def test_playwright_code_runs_in_the_full_image_against_its_browser(chromium_full_desktop: Desktop) -> None:
+    chromium_desktop = chromium_full_desktop
+    extensions = x_extensions(chromium_desktop)
+    assert extensions is None or "GLX" in extensions, extensions   # Mesa's drivers are back
     response = chromium_desktop.post(8122, "/playwright", {
         "code": "from importlib.metadata import version\nprint(version('playwright'))\n"
                 "await page.click('text=Press me')\n"

@@ -36,8 +36,11 @@ def copy_fresh_clone(destination: Path) -> Path:
                             cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
         source = ROOT / name
-        if source.is_file():  # a tracked file deleted in the work tree is not in the clone either
-            target = destination / name
+        target = destination / name
+        if source.is_symlink():  # as git keeps it: the link itself (images/desktop/rootfs/home/user)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():  # a tracked file deleted in the work tree is not in the clone either
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(source.read_bytes())
             target.chmod(source.stat().st_mode)
@@ -53,7 +56,9 @@ def fresh_compose(images: dict[str, str], tmp_path: Path) -> Iterator[tuple[list
     clone = copy_fresh_clone(tmp_path / "clone")
     project = f"desktopd-fresh-{secrets.token_hex(4)}"
     tag = f"freshclone-{secrets.token_hex(3)}"
+    # The full image: POST /playwright proves the Playwright wheel the build fetched works.
     env = {**os.environ, "COMPOSE_PROJECT_NAME": project, "DESKTOPD_IMAGE_TAG": tag,
+           "DESKTOPD_IMAGE_TARGET": "chromium-full",
            **{f"{name}_PUBLISHED_PORT": str(free_port()) for name in ("DESKTOPD", "SIDECAR", "NOVNC", "VNC")}}
     base = [*command, "-f", str(clone / "compose.yaml"), "-p", project]
     try:
@@ -61,7 +66,7 @@ def fresh_compose(images: dict[str, str], tmp_path: Path) -> Iterator[tuple[list
     finally:
         subprocess.run([*base, "down", "-v", "--remove-orphans", "--timeout", "20"], env=env, cwd=clone,
                        capture_output=True, timeout=180)
-        subprocess.run(["docker", "rmi", f"desktopd/chromium:{tag}"],
+        subprocess.run(["docker", "rmi", f"desktopd/chromium-full:{tag}"],
                        capture_output=True, timeout=120)
 
 
@@ -90,7 +95,7 @@ def test_fresh_clone_builds_and_runs_with_plain_compose(
                           capture_output=True, text=True, check=True).stdout.split()
     assert f"playwright=={response.json()['stdout'].strip()}" in pins
     # So does the OCR runtime's: the pinned ONNX Runtime runs a model under desktopd's python3.
-    answer = probe(f"desktopd/chromium:{env['DESKTOPD_IMAGE_TAG']}")
+    answer = probe(f"desktopd/chromium-full:{env['DESKTOPD_IMAGE_TAG']}")
     assert answer["y"] == [2.0, -4.0, 7.0] and answer["onnxruntime"] == ocr_pin(), answer
     # What the build needed and the image does not: no pip, no wheels, no CA bundle of the host's.
     code, output = container.exec_run(["bash", "-c", "for path in /opt/desktopd/venv/bin/pip /tmp/agent /tmp/ocr; do "

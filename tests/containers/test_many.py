@@ -58,8 +58,8 @@ def test_four_desktops_side_by_side(many, images: dict[str, str], capsys) -> Non
                           capture_output=True, text=True).stdout.strip()
     # The figures go to the terminal even when the test passes: CI's log is where they are read.
     with capsys.disabled():
-        print(f"\n{COUNT} chromium desktops side by side (start-to-healthy measured by run-many.sh, "
-              f"docker health interval 3 s):")
+        print(f"\n{COUNT} chromium desktops side by side (start-to-healthy measured by run-many.sh: "
+              f"the image's probe through the published ports every 0.5 s):")
         for name, urls in desktops.items():
             print(f"  {name}: healthy after {urls['healthy_after_s']} s, memory/cpu {memory.get(name, '?')}")
         for image in (base, *images.values()):
