@@ -8,6 +8,7 @@ Query strings arrive as text, so every spec can also coerce from a string (``coe
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,7 +162,29 @@ class Enum(Spec):
         return value
 
     def schema(self) -> dict[str, Any]:
-        return self._with_doc({"type": "string", "enum": list(self.values)})
+        out: dict[str, Any] = {"type": "string", "enum": list(self.values)}
+        names = enum_constant_names(self.values)
+        if names is not None:
+            out["x-enum-varnames"] = names
+        return self._with_doc(out)
+
+
+def enum_constant_names(values: Sequence[str]) -> list[str] | None:
+    """Constant names for client generators (the ``x-enum-varnames`` extension), given only when
+    the values alone would name two constants alike: generators upper-case each value, so
+    ``Shift`` and ``shift`` (both accepted modifiers) would clash, and openapi-python-client stops.
+    The second of a kind gets ``_2``, the third ``_3``."""
+    bases = [re.sub(r"[^A-Z0-9]+", "_", value.upper()).strip("_") or "VALUE" for value in values]
+    if len(set(bases)) == len(bases):
+        return None
+    names: list[str] = []
+    for base in bases:
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}_{n}"
+        names.append(name)
+    return names
 
 
 @dataclass

@@ -23,9 +23,20 @@ def _error(status: int, texts: dict[int, str]) -> dict[str, Any]:
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
+def operation_id(method: str, path: str) -> str:
+    """``get_tabs_tab_id`` for GET /tabs/{tab_id}: the method and the path's words. A trailing
+    slash is a word of its own (``get_cdp_json_slash`` for /cdp/json/, beside ``get_cdp_json``)
+    and the root is ``root``: a route table's (method, path) pairs are distinct, and so are
+    their ids unless two paths differ only in punctuation or case (build_openapi refuses that)."""
+    words = re.sub(r"[^a-z0-9]+", "_", path.lower()).strip("_") or "root"
+    if path.endswith("/") and path != "/":
+        words += "_slash"
+    return f"{method.lower()}_{words}"
+
+
 def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
     op: dict[str, Any] = {"summary": route.summary, "tags": [route.tag],
-                          "operationId": f"{route.method.lower()}_{re.sub(r'[^a-z0-9]+', '_', route.path.lower()).strip('_')}"}
+                          "operationId": operation_id(route.method, route.path)}
     if route.description:
         op["description"] = route.description
     params = []
@@ -74,8 +85,17 @@ def build_openapi(routes: list[Any], *, title: str, version: str, description: s
     """The OpenAPI 3.1 document of ``routes`` (either daemon's table); ``texts``: the
     description of each error status."""
     paths: dict[str, dict[str, Any]] = {}
+    owners: dict[str, str] = {}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = operation(route, texts)
+        op = operation(route, texts)
+        # OpenAPI requires unique operation ids (generated clients name functions by them): a
+        # route that would repeat one is a mistake in the table, refused where the table is read.
+        here = f"{route.method} {route.path}"
+        if op["operationId"] in owners:
+            raise ValueError(f"operation id {op['operationId']!r} of {here} is already "
+                             f"{owners[op['operationId']]}'s: rename one path")
+        owners[op["operationId"]] = here
+        paths.setdefault(route.path, {})[route.method.lower()] = op
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version, "description": description},

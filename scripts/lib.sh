@@ -91,6 +91,25 @@ ensure_cdp_clients() {
     fi
 }
 
+# A venv of its own, .venv-openapi-client, for openapi-python-client (tests/compat/test_openapi_documents.py
+# generates a client from each daemon's OpenAPI document and imports it): its own because it pins
+# httpx below the version the main venv's MCP SDK takes. About 85 MB. Made once, stamped.
+OPENAPI_CLIENT_GENERATOR="openapi-python-client==0.29.1"
+
+ensure_openapi_client_venv() {
+    local root=$1 python=${PYTHON:-python3}
+    local venv="$root/.venv-openapi-client"
+    if [ ! -x "$venv/bin/python" ]; then
+        "$python" -m venv "$venv"
+    fi
+    local stamp="$venv/.installed-$(echo "$OPENAPI_CLIENT_GENERATOR" | sha256sum | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+        "$venv/bin/python" -m pip install -q "$OPENAPI_CLIENT_GENERATOR"
+        touch "$stamp"
+    fi
+}
+
 # Packages the native stack and the X11/Chromium tests need.
 NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk

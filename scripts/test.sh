@@ -14,6 +14,7 @@ if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
 fi
 ensure_venv "$root"
 ensure_cdp_clients "$root"   # Puppeteer and browser-use, for the CDP client tests
+ensure_openapi_client_venv "$root"   # generates clients from the OpenAPI documents
 
 if [ "${SKIP_DOCKER:-0}" != 1 ] || [ "${CI:-}" = true ]; then
     ensure_osworld_venv "$root"   # OSWorld's DesktopEnv, for the container tests of tests/osworld
