@@ -86,10 +86,11 @@ class Desktop:
 
 def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool | None = True,
                   vnc_password: str | None = None, ports: tuple[int, ...] = (8080, 6080, 5900),
-                  wait: bool = True, volumes: dict[str, str] | None = None) -> tuple[DockerContainer, Desktop]:
+                  wait: bool = True, volumes: dict[str, str] | None = None,
+                  extra_hosts: dict[str, str] | None = None) -> tuple[DockerContainer, Desktop]:
     """Run the image with its ports published on 127.0.0.1 (random host ports). token: True gives
     a random DESKTOPD_TOKEN, False sets DESKTOPD_INSECURE=1, None gives neither (the image's own
-    default: it generates a token)."""
+    default: it generates a token). extra_hosts: names the container resolves to given addresses."""
     token_value = secrets.token_urlsafe(24) if token else None
     password = vnc_password or secrets.token_hex(4)
     tc = DockerContainer(image)
@@ -106,7 +107,7 @@ def start_desktop(image: str, *, env: dict[str, str] | None = None, token: bool 
         tc.with_env(key, value)
     for volume, path in (volumes or {}).items():     # a named volume (or host path) on path
         tc.with_volume_mapping(volume, path, "rw")
-    tc.with_kwargs(shm_size="1g", labels={LABEL: "1"})
+    tc.with_kwargs(shm_size="1g", labels={LABEL: "1"}, extra_hosts=extra_hosts or {})
     started = time.time()
     tc.start()
     container = tc.get_wrapped_container()
