@@ -2,7 +2,8 @@
 steps' ``video_time_s``, and, when the episode ends, the file brought into the episode directory
 (streamed, checked against desktopd's size and SHA-256, measured with ffprobe) and deleted from
 the desktop. What could not be brought home is said in the record (``recording.video``), never a
-file name the reader cannot open."""
+file name the reader cannot open: desktopd's own file names (the video and ffmpeg's log in the
+container) are kept apart, in ``recording.on_desktop``, and only while the files are there."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ from ..errors import DesktopError
 COMPLETE, PARTIAL, LOST = "complete", "partial", "lost"
 EXTENSIONS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
 PROBE_TIMEOUT_S = 120.0
+# The fields of desktopd's recording answers that name its files, on the desktop (container paths).
+DESKTOP_FILE_FIELDS = ("path", "log")
+
+
+def without_desktop_files(answer: dict, on_desktop: dict) -> dict:
+    """desktopd's answer without the fields naming its files, which go into ``on_desktop``."""
+    for name in DESKTOP_FILE_FIELDS:
+        if answer.get(name) is not None:
+            on_desktop[name] = answer[name]
+    return {key: value for key, value in answer.items() if key not in DESKTOP_FILE_FIELDS}
 
 
 class VideoClock:
@@ -30,10 +41,12 @@ class VideoClock:
 
     def start(self) -> dict:
         answer = self.desktop.recording_start()
+        on_desktop: dict = {}
         # started_at: desktopd's Unix time of the video's first frame (its clock: the desktop's).
         self.info = {"id": str(answer["id"]), "started_mono": time.monotonic(),
                      "started_wall": float(answer.get("started_at") or time.time()),
-                     "start": answer, "stop": None}
+                     "start": without_desktop_files(answer, on_desktop), "stop": None,
+                     "on_desktop": on_desktop}
         return self.info
 
     def at(self, wall: float) -> float | None:
@@ -44,7 +57,7 @@ class VideoClock:
         if self.info is None:
             return None
         try:
-            self.info["stop"] = self.desktop.recording_stop()
+            self.info["stop"] = without_desktop_files(self.desktop.recording_stop(), self.info["on_desktop"])
         except DesktopError as error:
             self.info["stop"] = {"error": error.code, "detail": error.message}
         return self.info
@@ -55,6 +68,8 @@ class VideoClock:
         info = self.stop()
         if info is not None:
             info["video"] = bring_home(self.desktop, info, directory, step_times)
+            if info["video"].get("deleted_on_desktop"):
+                del info["on_desktop"]    # those files are gone: the record names none
         return info
 
 

@@ -102,6 +102,7 @@ def test_an_episode_brings_its_video_home_and_a_killed_desktop_leaves_a_valid_re
     video = episode.episode["recording"]["video"]
     assert (video["status"], video["file"], video["measured_by"]) == ("complete", "video.mp4", "ffprobe"), video
     assert video["deleted_on_desktop"] is True
+    assert "on_desktop" not in episode.episode["recording"] and "path" not in episode.episode["recording"]["stop"]
     checked = validate(episode.directory)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
@@ -158,6 +159,10 @@ def test_an_episode_brings_its_video_home_and_a_killed_desktop_leaves_a_valid_re
     video = episode.episode["recording"]["video"]
     assert (video["status"], video["file"]) == ("lost", None) and "could not be downloaded" in video["reason"]
     assert episode.video_path is None
+    # desktopd's file names are said to be on the desktop, and only there.
+    recording = episode.episode["recording"]
+    assert recording["on_desktop"]["path"].startswith("/tmp/desktopd-recordings-"), recording
+    assert "path" not in recording["start"] and "log" not in recording["start"], recording["start"]
     assert sorted(p.name for p in episode.directory.iterdir()) == ["episode.json", "images", "layout", "steps.jsonl"]
     checked = validate(episode.directory)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -66,6 +66,15 @@ def test_anthropic_episode_with_rewards_termination_and_records(desktopd, xvfb, 
     assert steps[0].record["observation"]["pointer"] == {"x": xvfb.width // 2, "y": xvfb.height // 2}
 
 
+def desktop_paths(node) -> list[str]:
+    """Every string in ``node`` that is an absolute file name."""
+    if isinstance(node, dict):
+        return [p for value in node.values() for p in desktop_paths(value)]
+    if isinstance(node, list):
+        return [p for value in node for p in desktop_paths(value)]
+    return [node] if isinstance(node, str) and node.startswith("/") else []
+
+
 def test_openai_episode_and_recorded_video(desktopd, tmp_path):
     # An OpenAI harness says so: its click looks like ours (and means the same), the format forces it.
     env = DesktopEnv(desktopd.url, record_dir=str(tmp_path), record_video=True, settle_s=0, max_steps=3,
@@ -94,6 +103,9 @@ def test_openai_episode_and_recorded_video(desktopd, tmp_path):
     assert hashlib.sha256(reader.video_path.read_bytes()).hexdigest() == video["sha256"] == recording["stop"]["sha256"]
     assert video["measured_by"] == "ffprobe" and video["frames"] > 0 and max(times) <= video["duration_s"]
     assert desktopd.request("GET", f"/api/v1/recording/{recording['id']}").status_code == 404
+    # ... and the record names none of desktopd's files, which are gone (only recording.on_desktop
+    # would, while they were there).
+    assert "on_desktop" not in recording and not desktop_paths(recording), desktop_paths(recording)
     checked = subprocess.run([sys.executable, "-m", "desktopd_kit.records", "validate", str(reader.directory)],
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
