@@ -165,6 +165,11 @@ class ModelEngine:
         for i in todo:
             self._cache.put(jobs[i].key, known[i] or [])
         known = [read if read is not None else known[first_of[job.key]] for job, read in zip(jobs, known)]
-        out = [(_capped(line, CUT_LINE_CONFIDENCE) if _cut_by_edge(job.spot, gray.height) else line).moved(*job.origin)
-               for job, read in zip(jobs, known) for line in read or ()]
+        # Boxes end at their spot's ink (Spot.box): the recogniser's can reach into the room cut
+        # around it, whose pixels differ from a background measured inside (white beside a noise
+        # patch's mean grey); whatever a block's Tesseract layout finds stays inside the block.
+        placed = [(_capped(line, CUT_LINE_CONFIDENCE) if _cut_by_edge(job.spot, gray.height) else line)
+                  .moved(*job.origin).clipped(job.spot.box)
+                  for job, read in zip(jobs, known) for line in read or ()]
+        out = [line for line in placed if line is not None]
         return sorted(out, key=lambda line: (line.box.y, line.box.x))

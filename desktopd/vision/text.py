@@ -38,6 +38,13 @@ class Box:
         inter = w * h
         return inter / (self.width * self.height + other.width * other.height - inter)
 
+    def clipped(self, bounds: Box) -> Box | None:
+        """The part of this box inside ``bounds`` (None when nothing is)."""
+        x0, y0 = max(self.x, bounds.x), max(self.y, bounds.y)
+        x1 = min(self.x + self.width, bounds.x + bounds.width)
+        y1 = min(self.y + self.height, bounds.y + bounds.height)
+        return Box(x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
+
     @staticmethod
     def around(boxes: list[Box]) -> Box:
         x0 = min(b.x for b in boxes)
@@ -75,6 +82,15 @@ class Line:
 
     def shrunk(self, factor: int) -> Line:
         return Line(tuple(w.shrunk(factor) for w in self.words), self.box.shrunk(factor), self.confidence)
+
+    def clipped(self, bounds: Box) -> Line | None:
+        """The line cut to ``bounds``: each word's box cut to it, words wholly outside dropped
+        (None when none is left); the confidence stays the line's."""
+        words = tuple(replace(w, box=box) for w in self.words if (box := w.box.clipped(bounds)) is not None)
+        box = self.box.clipped(bounds)
+        if not words or box is None:
+            return None
+        return Line(words, box, self.confidence)
 
     @staticmethod
     def of_words(words: tuple[Word, ...], box: Box | None = None) -> Line:
