@@ -33,6 +33,7 @@ from tests.support.desktopd import start_desktopd  # noqa: E402
 
 PAINTER = """
 import random, tkinter
+random.seed(20261207)   # the same rectangles every run
 root = tkinter.Tk(); root.geometry("1280x800+0+0")
 canvas = tkinter.Canvas(root, width=1280, height=800); canvas.pack()
 def paint():
