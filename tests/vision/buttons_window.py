@@ -34,4 +34,7 @@ root.update()
 print(json.dumps({"ready": True, "buttons": [
     {"text": caption, "x": b.winfo_rootx(), "y": b.winfo_rooty(), "width": b.winfo_width(),
      "height": b.winfo_height(), "fill": fill} for caption, fill, b in buttons]}), flush=True)
+# Ends when stdin closes (Recorder.stop closes it), as testbed's recorders do: without it the
+# stop waited its 10 s for an exit before killing the window.
+root.tk.createfilehandler(sys.stdin, tkinter.READABLE, lambda fh, mask: sys.stdin.readline() or root.destroy())
 root.mainloop()

@@ -17,4 +17,7 @@ root.geometry(f"{photo.width()}x{photo.height()}+{x}+{y}")
 root.wait_visibility(label)
 root.update()
 print(json.dumps({"ready": True}), flush=True)
+# Ends when stdin closes (Recorder.stop closes it), as testbed's recorders do: without it the
+# stop waited its 10 s for an exit before killing the window.
+root.tk.createfilehandler(sys.stdin, tkinter.READABLE, lambda fh, mask: sys.stdin.readline() or root.destroy())
 root.mainloop()
