@@ -4,6 +4,7 @@ for Docker's health verdict (its event stream, not sleeps), and talk VNC/HTTP to
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import secrets
 import socket
@@ -31,8 +32,12 @@ class NotReady(AssertionError):
     """A container did not become ready; the message carries its logs."""
 
 
+@functools.cache
 def build_images() -> None:
-    """scripts/build-images.sh: bootstraps the base if absent; Docker's cache makes reruns cheap."""
+    """scripts/build-images.sh: bootstraps the base if absent. Once a run (seven suites ask): the
+    tree does not change during a run, and even a build all from Docker's cache sends the context
+    and checks ~80 steps, 26 s on a loaded host. A failed build is not remembered: the next
+    caller tries again and reports its own failure."""
     result = subprocess.run([str(ROOT / "scripts" / "build-images.sh"), "all"], cwd=ROOT,
                             env={**os.environ, "IMAGE_TAG": IMAGE_TAG},
                             capture_output=True, text=True, timeout=1800)
