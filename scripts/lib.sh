@@ -135,7 +135,7 @@ ensure_node() {
 }
 
 # Packages the container tests need on the host.
-DOCKER_PACKAGES=(docker.io docker-compose debootstrap jq)   # jq: the docs' examples (tests/containers/test_doc_examples.py)
+DOCKER_PACKAGES=(docker.io docker-compose debootstrap curl jq)   # curl, jq: the docs' examples (tests/containers/test_doc_examples.py)
 
 # Packages rootless Podman needs on Debian (podman 4.3): newuidmap/newgidmap for the user's
 # subordinate IDs, slirp4netns for its network namespace, fuse-overlayfs where the kernel's own

@@ -104,7 +104,7 @@ def run_python(example: Example, desktop: Desktop, workdir: Path) -> str:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if e.skip is None], ids=lambda e: e.id)
 def test_the_example_runs_as_written(example: Example, stack: Desktop, tmp_path: Path) -> None:
-    require(have_program("jq"), "jq (Debian package jq): the examples pipe answers through it")
+    require(have_program("curl") and have_program("jq"), "curl and jq (Debian packages): the examples run them")
     check = GIVEN[example.given](stack) if example.given else None
     if example.lang == "python":
         output = run_python(example, stack, tmp_path)
