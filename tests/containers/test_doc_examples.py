@@ -1,10 +1,12 @@
 """Every example of README.md and docs/*.md that talks to the services runs as written against a
 container of the Chromium image (tests/support/doc_examples.py finds them): each curl answers 2xx.
 What the test changes: the loopback ports (8080, 8122) become the container's published ones, and
-a page an example needs (named by its marker's ``given``) is put in front first. The container
-runs as compose.yaml does (DESKTOPD_INSECURE=1, no token); the names the examples use for the
-web (example.com, example.org) resolve to the container itself, so no example leaves this
-machine (its pages then load Chromium's error page: a load all the same)."""
+a page an example needs (named by its marker's ``given``) is put in front first. Examples run on
+the Chromium image, those marked ``image chromium-full`` on that one (a container of each, started
+when first needed). The containers run as compose.yaml does (DESKTOPD_INSECURE=1, no token); the
+names the examples use for the web (example.com, example.org) resolve to the container itself,
+so no example leaves this machine (its pages then load Chromium's error page: a load all the
+same)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from testcontainers.core.container import DockerContainer
 
 from tests.support.capability import have_program, require
 from tests.support.doc_examples import Example, all_examples, on_ports
@@ -28,21 +31,33 @@ EXAMPLES = all_examples()
 SERVICE_PORTS = (8080, 8122)
 # curl as the examples call it, made to fail on a non-2xx (--fail-with-body keeps the error's
 # JSON for the message) and to report each answer on stderr for the check below.
-PRELUDE = """set -eo pipefail
-curl() { command curl --fail-with-body --show-error -w '%{stderr}doc-test: %{http_code} %{method} %{url_effective}\\n' "$@"; }
+REPORT = "%{stderr}doc-test: %{http_code} %{method} %{url_effective}\\n"
+PRELUDE = f"""set -eo pipefail
+curl() {{ command curl --fail-with-body --show-error -w '{REPORT}' "$@"; }}
 """
 
 
+IMAGES = ("chromium", "chromium-full")
+
+
 @pytest.fixture(scope="module")
-def stack(images: dict[str, str]) -> Iterator[Desktop]:
-    tc, desktop = start_desktop(images["chromium"], token=False, ports=SERVICE_PORTS,
-                                env={"WIDTH": "1280", "HEIGHT": "800"},
-                                extra_hosts={"example.com": "127.0.0.1", "example.org": "127.0.0.1",
-                                             "en.wikipedia.org": "127.0.0.1"})
+def stacks(images: dict[str, str]) -> Iterator[Callable[[str], Desktop]]:
+    """A container of the image an example names, started on its first example."""
+    started: dict[str, tuple[DockerContainer, Desktop]] = {}
+
+    def stack(image: str) -> Desktop:
+        if image not in started:
+            started[image] = start_desktop(images[image], token=False, ports=SERVICE_PORTS,
+                                           env={"WIDTH": "1280", "HEIGHT": "800"},
+                                           extra_hosts={"example.com": "127.0.0.1", "example.org": "127.0.0.1",
+                                                        "en.wikipedia.org": "127.0.0.1"})
+        return started[image][1]
+
     try:
-        yield desktop
+        yield stack
     finally:
-        remove(tc)
+        for tc, _ in started.values():
+            remove(tc)
 
 
 def front_tab(desktop: Desktop) -> dict:
@@ -97,14 +112,16 @@ def run_shell(example: Example, desktop: Desktop, workdir: Path) -> tuple[str, l
 def run_python(example: Example, desktop: Desktop, workdir: Path) -> str:
     result = subprocess.run([sys.executable, "-c", on_ports(example.code, desktop.ports)], capture_output=True,
                             text=True, timeout=120, cwd=workdir)
-    assert result.returncode == 0, f"{example.id} failed:\n{example.code}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, \
+        f"{example.id} failed:\n{example.code}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
     return result.stdout
 
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if e.skip is None], ids=lambda e: e.id)
-def test_the_example_runs_as_written(example: Example, stack: Desktop, tmp_path: Path) -> None:
+def test_the_example_runs_as_written(example: Example, stacks: Callable[[str], Desktop], tmp_path: Path) -> None:
     require(have_program("curl") and have_program("jq"), "curl and jq (Debian packages): the examples run them")
+    stack = stacks(example.image)
     check = GIVEN[example.given](stack) if example.given else None
     if example.lang == "python":
         output = run_python(example, stack, tmp_path)
@@ -116,6 +133,7 @@ def test_the_example_runs_as_written(example: Example, stack: Desktop, tmp_path:
         check()
 
 
-def test_each_given_state_is_one_the_test_provides() -> None:
+def test_each_given_state_and_image_is_one_the_test_provides() -> None:
     unknown = {e.id: e.given for e in EXAMPLES if e.given and e.given not in GIVEN}
     assert not unknown, json.dumps(unknown)
+    assert {e.image for e in EXAMPLES} <= set(IMAGES), {e.id: e.image for e in EXAMPLES}

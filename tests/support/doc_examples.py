@@ -10,7 +10,8 @@ in the rendered page), directives separated by ``;``:
 
 ``skip (why)``: not run (the reason is required); ``given NAME``: the test puts the stack in
 that state first (a page in front, say) and checks what it says after; ``expect TEXT``: the
-output contains TEXT; ``run``: a block of another language (Python) runs too."""
+output contains TEXT; ``image NAME``: on that image (default ``chromium``; ``chromium-full`` for
+what only it has); ``run``: a block of another language (Python) runs too."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class Example:
     skip: str | None = None
     given: str | None = None
     expect: list[str] = field(default_factory=list)
+    image: str = "chromium"
 
     @property
     def id(self) -> str:
@@ -67,23 +69,34 @@ def strip_comment(line: str) -> str:
     return line
 
 
-def parse_marker(text: str, where: str) -> tuple[str | None, str | None, list[str], bool]:
-    skip, given, expect, run = None, None, [], False
+@dataclass
+class Marker:
+    skip: str | None = None
+    given: str | None = None
+    expect: list[str] = field(default_factory=list)
+    image: str = "chromium"
+    run: bool = False
+
+
+def parse_marker(text: str, where: str) -> Marker:
+    marker = Marker()
     for directive in (d.strip() for d in text.split(";")):
         if directive.startswith("skip"):
             reason = re.fullmatch(r"skip\s*\((.+)\)", directive)
             if not reason:
                 raise BadMarker(f"{where}: 'skip' needs its reason in parentheses: {directive!r}")
-            skip = reason.group(1).strip()
+            marker.skip = reason.group(1).strip()
         elif directive.startswith("given "):
-            given = directive[len("given "):].strip()
+            marker.given = directive[len("given "):].strip()
         elif directive.startswith("expect "):
-            expect.append(directive[len("expect "):].strip())
+            marker.expect.append(directive[len("expect "):].strip())
+        elif directive.startswith("image "):
+            marker.image = directive[len("image "):].strip()
         elif directive == "run":
-            run = True
+            marker.run = True
         elif directive:
             raise BadMarker(f"{where}: unknown doc-test directive {directive!r}")
-    return skip, given, expect, run
+    return marker
 
 
 def examples_in(path: Path) -> list[Example]:
@@ -107,11 +120,11 @@ def examples_in(path: Path) -> list[Example]:
         code = "\n".join(body) + "\n"
         before = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         marker = MARKER.match(before)
-        skip, given, expect, run = (parse_marker(marker.group("directives"), f"{relative}:{start}")
-                                    if marker else (None, None, [], False))
+        said = parse_marker(marker.group("directives"), f"{relative}:{start}") if marker else Marker()
         is_shell = lang in SHELLS
-        if (is_shell and CALLS_A_SERVICE.search("\n".join(strip_comment(line) for line in body))) or run:
-            found.append(Example(relative, start + 1, lang, code, list(variables), skip, given, expect))
+        if (is_shell and CALLS_A_SERVICE.search("\n".join(strip_comment(line) for line in body))) or said.run:
+            found.append(Example(relative, start + 1, lang, code, list(variables), said.skip, said.given,
+                                 said.expect, said.image))
         if is_shell:
             variables += [line.strip() for line in body if PAGE_VARIABLE.match(line.strip())]
     return found
