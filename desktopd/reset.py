@@ -63,11 +63,13 @@ class SidecarClient:
     token: str | None
 
     async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S,
-                    profile: str | None = None) -> dict[str, Any]:
+                    profile: str | None = None, isolation: str | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         body: dict[str, Any] = {"urls": urls} if urls is not None else {}
         if profile is not None:
             body["profile"] = profile
+        if isolation is not None:
+            body["isolation"] = isolation
         try:
             async with aiohttp.ClientSession() as session:
                 async with session.post(self.url.rstrip("/") + "/reset", json=body, headers=headers,

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from desktopd import keys
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, ListOf, Model, Str
+from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.reset import SidecarClient, Timer, close_windows
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
@@ -30,6 +30,7 @@ class ResetBody(TypedDict):
     pointer: list[int] | None
     browser: bool | None
     profile: str | None
+    isolation: str | None
 
 
 RESET_BODY = Typed(Model("Reset", [
@@ -49,22 +50,30 @@ RESET_BODY = Typed(Model("Reset", [
       description="The browser starts on this named profile (cookies, storage, history kept "
                   "across resets and restarts; the sidecar's SIDECAR_PROFILES_DIR) instead of a "
                   "fresh one. 409 profile_in_use when another browser runs on it."),
+    F("isolation", Enum(("context", "process")),
+      description="How a fresh browser is made (the sidecar's POST /reset): context (its default) "
+                  "opens the tabs in a new browser context of the running Chromium, in a new "
+                  "window, and drops the previous episode's context (no launch); process starts a "
+                  "new Chromium on a fresh on-disk profile."),
 ]), ResetBody)
 RESULT = {"type": "object", "properties": {
     "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
     "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},
-    "browser": {"type": ["object", "null"], "description": "The sidecar's answer (its tabs)."},
-    "timings": {"type": "object", "description": "Seconds per part."},
+    "browser": {"type": ["object", "null"], "description": "The sidecar's answer: its tabs, "
+                "isolation (context or process: how the fresh browser was made) and timings "
+                "(seconds per part: context, window, close_previous, load; or stop, launch, load)."},
+    "timings": {"type": "object", "description": "Seconds per part (release_input, windows, "
+                "clipboard, pointer, browser)."},
     "duration_s": {"type": "number"}}}
 
 
 def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
-             profile: str | None) -> SidecarClient | None:
+             profile: str | None, isolation: str | None) -> SidecarClient | None:
     settings = request.app[keys.SETTINGS]
     configured = settings.sidecar_configured
     if wanted is True and not configured:
         raise invalid("browser", "no sidecar is configured (set DESKTOPD_SIDECAR_URL)")
-    for name, given in (("urls", urls), ("profile", profile)):
+    for name, given in (("urls", urls), ("profile", profile), ("isolation", isolation)):
         if given is not None and not configured:
             raise invalid(name, "no sidecar is configured to start the browser (set DESKTOPD_SIDECAR_URL)")
         if given is not None and wanted is False:
@@ -76,7 +85,7 @@ def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
 
 async def reset(request: web.Request) -> web.Response:
     body = await optional_json_body(request, RESET_BODY)
-    sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"])
+    sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"], body["isolation"])
     xs = xservice(request)
     screen = await xs.screen_size()
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
@@ -103,6 +112,7 @@ async def reset(request: web.Request) -> web.Response:
     timer.lap("pointer", since)
     if sidecar is not None:
         since = time.monotonic()
-        out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"])
+        out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"],
+                                             isolation=body["isolation"])
         timer.lap("browser", since)
     return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

@@ -62,6 +62,9 @@ class TargetTracker:
             "Page.frameNavigated": self._on_frame_navigated,
         }
         self._filters_supported = True
+        # The browser context new tabs open in: the episode's (browser/episode_context.py), or
+        # None for the browser's default context.
+        self.browser_context_id: str | None = None
 
     async def start(self) -> None:
         for method, handler in self._handlers.items():
@@ -74,6 +77,12 @@ class TargetTracker:
             self.conn.off(method, handler)
         for task in list(self._tasks):
             task.cancel()
+
+    def in_episode(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Target.createTarget's ``params`` for a tab in the episode's browser context."""
+        if self.browser_context_id is None:
+            return params
+        return {**params, "browserContextId": self.browser_context_id}
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -152,7 +161,8 @@ class TargetTracker:
         last tab closing quits Chromium, and the restart that follows would lose the browser's
         state (cookies, logins, history)."""
         if [p.target_id for p in self.pages()] == [page.target_id]:
-            created = await self.conn.send("Target.createTarget", {"url": "about:blank", "background": True})
+            created = await self.conn.send("Target.createTarget", self.in_episode(
+                {"url": "about:blank", "background": True}))
             await self.wait_for_page(created["targetId"], self.configure_timeout)
         return await close_page(self.conn, page)
 

@@ -124,7 +124,7 @@ async def open_tab(request: web.Request) -> web.Response:
     background = body["background"]
     conn, tracker = _session(request)
     try:
-        created = await conn.send("Target.createTarget", {"url": url, "background": background})
+        created = await conn.send("Target.createTarget", tracker.in_episode({"url": url, "background": background}))
     except CDPError:
         if not tracker.pages():
             # Its last window was closed (a person's Ctrl+W): Chromium is quitting and is
@@ -211,7 +211,7 @@ RESET_TIMEOUT_S = 60.0
 
 
 _LOCATION_AND_STATE = "[location.href, document.readyState]"
-LOAD_POLL_S = 0.05
+LOAD_POLL_S = 0.02
 
 
 async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> None:
@@ -237,8 +237,9 @@ async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> Non
 
 
 async def reset(request: web.Request) -> web.Response:
-    """Body (optional): {"urls": [...], "timeout": seconds}. Restarts Chromium on a fresh
-    profile with those tabs and answers once each has loaded, with the tabs."""
+    """Body (optional): {"urls": [...], "timeout": seconds, "profile": name, "isolation": ...}.
+    A fresh episode on those tabs (a new browser context, or a new Chromium); answers once each
+    has loaded, with the tabs, how the episode was made and seconds per part."""
     body = await optional_json_body(request, RESET_BODY)
     settings = request.app[keys.SETTINGS]
     urls = body["urls"] if body["urls"] is not None else list(settings.urls)
@@ -250,23 +251,30 @@ async def reset(request: web.Request) -> web.Response:
     timeout = body["timeout"] or RESET_TIMEOUT_S
     supervisor = request.app[keys.SUPERVISOR]
     started = time.monotonic()
-    await supervisor.reset(tuple(url.strip() for url in urls), body["profile"])
+    outcome = await supervisor.reset(tuple(url.strip() for url in urls), body["profile"],
+                                     body["isolation"])
+    timings = dict(outcome.timings)
     try:
         await supervisor.wait_until("ok", timeout)
         tracker = supervisor.current().tracker
         await tracker.wait_for(lambda: len(tracker.pages()) >= max(1, len(urls)), timeout)
-    except TimeoutError as exc:
+    except (TimeoutError, CDPTimeout) as exc:
         raise ApiError(504, "reset_timeout", f"the new Chromium was not ready in time: {exc}") from None
     restarted = time.monotonic()
-    pages = tracker.pages()
+    if outcome.how == "process":
+        timings["launch"] = round(restarted - started - timings.get("stop", 0.0), 4)
+    pages = outcome.pages if outcome.pages is not None else tracker.pages()
     wanted = list(urls) + ["about:blank"] * (len(pages) - len(urls))
     await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
                            for page, url in zip(pages, wanted)))
     await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
     await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
+    timings["load"] = round(time.monotonic() - restarted, 4)
     return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
                               "pid": supervisor.health_snapshot()["pid"],
                               "profile": body["profile"],
+                              "isolation": outcome.how,
+                              "timings": timings,
                               "restart_s": restarted - started,
                               "duration_s": time.monotonic() - started})
 
