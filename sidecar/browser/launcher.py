@@ -49,6 +49,9 @@ DISABLED_FEATURES = (
     "Translate", "MediaRouter", "DialMediaRouteProvider", "OptimizationHints",
     "AutofillServerCommunication", "CertificateTransparencyComponentUpdater",
     "InterestFeedContentSuggestions", "PrivacySandboxSettings4", "HttpsUpgrades",
+    # The omnibox's WebUI popups keep a preloaded renderer (~50 MiB) for a list nobody opens;
+    # without them Chromium draws its native popup (docs/benchmarks.md, memory).
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
 )
 
 
