@@ -47,12 +47,14 @@ STABLE_AFTER_S = 60.0
 @dataclass(frozen=True)
 class ResetOutcome:
     """How a reset made the new episode: ``how`` is "context" (a new browser context in the
-    running Chromium; ``pages`` are its tabs, loading) or "process" (a new Chromium is
-    launching; ``pages`` None), with seconds per part so far."""
+    running Chromium; ``pages`` are its tabs, loading; ``closing`` ends the previous episode
+    meanwhile and adds its part to ``timings``) or "process" (a new Chromium is launching;
+    ``pages`` None), with seconds per part so far."""
 
     how: str
     timings: dict[str, float]
     pages: list[PageTarget] | None
+    closing: asyncio.Task[None] | None = None
 
 
 class ChromiumSupervisor:
@@ -128,13 +130,18 @@ class ChromiumSupervisor:
         self.episode_context = live.tracker.browser_context_id = context_id
         self._throwaway_spent = True
         self.start_urls = tuple(urls)
-        since = time.monotonic()
-        await close_previous(live.conn, live.tracker, previous_context, previous_pages, timeout)
-        live.agent.downloads.clear()
-        empty_directory(self.settings.downloads_dir)
-        timings.lap("close_previous", since)
+
+        async def end_previous() -> None:
+            since = time.monotonic()
+            await close_previous(live.conn, live.tracker, previous_context, previous_pages, timeout)
+            live.agent.downloads.clear()
+            empty_directory(self.settings.downloads_dir)
+            timings.lap("close_previous", since)
+
+        # The previous episode closes while the new one loads; the answer waits for both.
+        closing = asyncio.get_running_loop().create_task(end_previous())
         pages = [live.tracker.find_page(target_id) for target_id in timings.target_ids]
-        return ResetOutcome("context", timings.parts, [page for page in pages if page is not None])
+        return ResetOutcome("context", timings.parts, [page for page in pages if page is not None], closing)
 
     async def _reset_by_relaunch(self, urls: tuple[str, ...], profile: str | None) -> ResetOutcome:
         started = time.monotonic()

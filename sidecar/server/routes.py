@@ -236,6 +236,21 @@ async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> Non
         await asyncio.sleep(LOAD_POLL_S)
 
 
+# Resolves once the page has produced two frames: the first one with its loaded document is then
+# on its way to the screen, not only in the DOM.
+_TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+async def _drawn(page: PageTarget, deadline: float) -> None:
+    """Until the front tab has drawn its document (bounded by ``deadline``, monotonic)."""
+    remaining = deadline - time.monotonic()
+    try:
+        await page.send("Runtime.evaluate", {"expression": _TWO_FRAMES, "awaitPromise": True,
+                                             "returnByValue": True}, timeout=max(0.1, min(remaining, 5.0)))
+    except CDPError:
+        pass                      # a page that navigated on or never draws: its load is what we have
+
+
 async def reset(request: web.Request) -> web.Response:
     """Body (optional): {"urls": [...], "timeout": seconds, "profile": name, "isolation": ...}.
     A fresh episode on those tabs (a new browser context, or a new Chromium); answers once each
@@ -265,8 +280,15 @@ async def reset(request: web.Request) -> web.Response:
         timings["launch"] = round(restarted - started - timings.get("stop", 0.0), 4)
     pages = outcome.pages if outcome.pages is not None else tracker.pages()
     wanted = list(urls) + ["about:blank"] * (len(pages) - len(urls))
-    await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
-                           for page, url in zip(pages, wanted)))
+    try:
+        await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
+                               for page, url in zip(pages, wanted)))
+        if pages:
+            await _drawn(pages[0], started + timeout)
+    finally:
+        if outcome.closing is not None:
+            await outcome.closing        # its outcome.timings part, or its error
+    timings.update(outcome.timings)
     await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
     await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
     timings["load"] = round(time.monotonic() - restarted, 4)

@@ -153,6 +153,11 @@ async def test_a_reset_leaks_no_state_of_the_previous_episode(chromium: str, xvf
         cdp = await CDPConnection.connect(health["cdp_url"], call_timeout=30)
         _, tabs = await sidecar.get("/tabs")
         tab = tabs[0]["id"]
+
+        async def loaded() -> bool:   # the start page, not the initial about:blank
+            return await evaluate(cdp, tab, "location.href + ' ' + document.readyState") == base + "/ complete"
+
+        await wait_for(loaded, "the start page's load")
         for episode in ("the first episode (default context)", "an episode made by a reset"):
             # set every kind of state, and see each probe find it
             assert await evaluate(cdp, tab, SET_STATE) is True, episode
