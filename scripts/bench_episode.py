@@ -158,6 +158,8 @@ def pss_table(running: Running) -> dict[str, float]:
 
 def program_name(argv: list[bytes]) -> str:
     words = [word.decode("utf-8", "replace") for word in argv if word]
+    if len(words) == 1:
+        words = words[0].split()      # Chromium rewrites its command line as one string
     if not words:
         return "?"
     base = os.path.basename(words[0])
@@ -165,7 +167,7 @@ def program_name(argv: list[bytes]) -> str:
         module = words[words.index("-m") + 1] if "-m" in words else os.path.basename(words[1])
         return f"python: {module}"
     kind = next((w.split("=", 1)[1] for w in words if w.startswith("--type=")), None)
-    if base in ("chromium", "chrome"):
+    if base in ("chromium", "chrome") or "--change-stack-guard-on-fork=enable" in words:
         if kind == "renderer" and "--top-chrome-webui" in words:
             kind = "renderer (browser UI)"
         extra = next((w.split("=", 1)[1].split(".")[0] for w in words if w.startswith("--utility-sub-type=")), None)
