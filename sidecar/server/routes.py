@@ -267,7 +267,7 @@ async def reset(request: web.Request) -> web.Response:
     supervisor = request.app[keys.SUPERVISOR]
     started = time.monotonic()
     outcome = await supervisor.reset(tuple(url.strip() for url in urls), body["profile"],
-                                     body["isolation"])
+                                     body["isolation"] or settings.reset_isolation)
     timings = dict(outcome.timings)
     try:
         await supervisor.wait_until("ok", timeout)
