@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
@@ -30,7 +30,7 @@ class ResetBody(TypedDict):
     pointer: list[int] | None
     browser: bool | None
     profile: str | None
-    isolation: str | None
+    isolation: Literal["context", "process"] | None
 
 
 RESET_BODY = Typed(Model("Reset", [
