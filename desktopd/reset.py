@@ -1,8 +1,9 @@
-"""Episode reset: the desktop back to a known state without restarting anything but the browser.
+"""Episode reset: the desktop back to a known state without restarting anything.
 
 Top-level windows other than the desktop's own (panel, desktop, window manager) and the browser
 are closed (politely, then forcibly), input held by desktopd is released, the clipboard emptied,
-the pointer moved home; the browser is the sidecar's to reset (a new Chromium on a fresh profile).
+the pointer moved home; the browser is the sidecar's to reset (a new browser context of the
+running Chromium, or a new Chromium on a fresh or named profile: sidecar/browser/supervisor.py).
 """
 
 from __future__ import annotations
