@@ -236,16 +236,30 @@ async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> Non
         await asyncio.sleep(LOAD_POLL_S)
 
 
-# Resolves once the page has produced two frames: the first one with its loaded document is then
-# on its way to the screen, not only in the DOM.
-_TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+# Resolves once the page's first paint was presented (Chromium reports paint timing entries only
+# when the frame's presentation comes back: the pixels are on their way to the X server, not
+# only in the DOM), and at least two frames ran. A page that paints nothing but the default
+# background gets no paint entry: PAINT_WAIT_MS bounds the wait for it.
+PAINT_WAIT_MS = 500
+_PRESENTED = """new Promise(done => {
+  const frames = new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  const painted = new Promise(ok => {
+    if (performance.getEntriesByType("paint").length) return ok(true);
+    new PerformanceObserver((_list, observer) => { observer.disconnect(); ok(true); })
+      .observe({type: "paint", buffered: true});
+    setTimeout(() => ok(false), %d);
+  });
+  Promise.all([frames, painted]).then(([, seen]) => done(seen));
+})""" % PAINT_WAIT_MS
 
 
-async def _drawn(page: PageTarget, deadline: float) -> None:
-    """Until the front tab has drawn its document (bounded by ``deadline``, monotonic)."""
+async def _drawn(page: PageTarget, url: str, deadline: float) -> None:
+    """Until the front tab's document is on the screen (bounded by ``deadline``, monotonic)."""
+    if url == "about:blank":
+        return                    # nothing to paint, nothing to wait for
     remaining = deadline - time.monotonic()
     try:
-        await page.send("Runtime.evaluate", {"expression": _TWO_FRAMES, "awaitPromise": True,
+        await page.send("Runtime.evaluate", {"expression": _PRESENTED, "awaitPromise": True,
                                              "returnByValue": True}, timeout=max(0.1, min(remaining, 5.0)))
     except CDPError:
         pass                      # a page that navigated on or never draws: its load is what we have
@@ -284,7 +298,7 @@ async def reset(request: web.Request) -> web.Response:
         await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
                                for page, url in zip(pages, wanted)))
         if pages:
-            await _drawn(pages[0], started + timeout)
+            await _drawn(pages[0], wanted[0], started + timeout)
     finally:
         if outcome.closing is not None:
             await outcome.closing        # its outcome.timings part, or its error
