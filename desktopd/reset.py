@@ -1,8 +1,9 @@
-"""Episode reset: the desktop back to a known state without restarting anything but the browser.
+"""Episode reset: the desktop back to a known state without restarting anything.
 
 Top-level windows other than the desktop's own (panel, desktop, window manager) and the browser
 are closed (politely, then forcibly), input held by desktopd is released, the clipboard emptied,
-the pointer moved home; the browser is the sidecar's to reset (a new Chromium on a fresh profile).
+the pointer moved home; the browser is the sidecar's to reset (a new browser context of the
+running Chromium, or a new Chromium on a fresh or named profile: sidecar/browser/supervisor.py).
 """
 
 from __future__ import annotations
@@ -63,11 +64,13 @@ class SidecarClient:
     token: str | None
 
     async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S,
-                    profile: str | None = None) -> dict[str, Any]:
+                    profile: str | None = None, isolation: str | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         body: dict[str, Any] = {"urls": urls} if urls is not None else {}
         if profile is not None:
             body["profile"] = profile
+        if isolation is not None:
+            body["isolation"] = isolation
         try:
             async with aiohttp.ClientSession() as session:
                 async with session.post(self.url.rstrip("/") + "/reset", json=body, headers=headers,

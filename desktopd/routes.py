@@ -187,8 +187,9 @@ ROUTES: list[Route] = [
           body=reset.RESET_BODY.model, body_optional=True, extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},
           description="Closes other applications' windows, releases held input, empties the "
-                      "clipboard, homes the pointer and (with a sidecar) restarts the browser on a "
-                      "fresh profile; answers when all that is done, with seconds per part."),
+                      "clipboard, homes the pointer and (with a sidecar) gives the browser a fresh "
+                      "profile (a new browser context, or a new Chromium: isolation); answers when "
+                      "all that is done and the first URL is the front tab, with seconds per part."),
     Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
           query=models.TREE_QUERY.model, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "

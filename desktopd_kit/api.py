@@ -361,16 +361,18 @@ class DesktopApi(VisionApi, SidecarApi):
     def reset(self, urls: Sequence[str] | None = None, *, close_windows: bool | None = None,
               keep: Sequence[str] | None = None, clear_clipboard: bool | None = None,
               pointer: tuple[int, int] | None = None, browser: bool | None = None,
-              profile: str | None = None) -> Call[dict]:
+              profile: str | None = None, isolation: str | None = None) -> Call[dict]:
         """Puts the desktop back for a new episode: input released, other windows closed (but
         ``keep`` WM_CLASS names), clipboard emptied, pointer homed, and, when desktopd knows its
         sidecar, Chromium restarted with ``urls`` (default: its start pages) on a fresh profile,
-        or on the named ``profile`` as its last browser left it (logged in, say)."""
+        or on the named ``profile`` as its last browser left it (logged in, say). ``isolation``:
+        "context" (a new browser context of the running Chromium, no launch) or "process" (a new
+        Chromium on a fresh on-disk profile); default: the sidecar's."""
         return Call("desktopd", "POST", "/api/v1/reset", json_reply, json=body(
  urls=list(urls) if urls is not None else None, close_windows=close_windows,
  keep=list(keep) if keep is not None else None, clear_clipboard=clear_clipboard,
- pointer=list(pointer) if pointer is not None else None, browser=browser, profile=profile),
- extra_timeout=120.0)
+ pointer=list(pointer) if pointer is not None else None, browser=browser, profile=profile,
+ isolation=isolation), extra_timeout=120.0)
 
 
 def healthy(desktopd: dict, sidecar: dict | None) -> bool:

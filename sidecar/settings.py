@@ -71,6 +71,8 @@ class Settings:
     file_roots: tuple[str, ...] = ()
     # Reload a tab whose renderer crashed (crash_recovery.py).
     recover_crashed_tabs: bool = True
+    # How POST /reset makes a fresh browser when the request does not say (request_models.ISOLATION).
+    reset_isolation: str = "context"
     # How long a request waits for one tab before reporting it unresponsive (tab_health.py).
     tab_budget: float = 8.0
     # /layout's defaults for ?bounds= and ?order= (for harnesses that cannot change their URLs).
@@ -276,6 +278,11 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         default=truthy(env.get("SIDECAR_RECOVER_TABS", "1")),
                         help="leave a tab whose renderer crashed as it is instead of reloading it "
                              "(env SIDECAR_RECOVER_TABS=0)")
+    parser.add_argument("--reset-isolation", choices=("context", "process"),
+                        default=env.get("SIDECAR_RESET_ISOLATION") or "context",
+                        help="how POST /reset makes a fresh browser when the request does not say: "
+                             "context (a new browser context, no launch) or process (a new Chromium "
+                             "on a fresh on-disk profile) (env SIDECAR_RESET_ISOLATION)")
     parser.add_argument("--tab-budget", default=env.get("SIDECAR_TAB_BUDGET") or None,
                         help="seconds a request waits for one tab before it reports that tab "
                              "unresponsive and answers for the others (env SIDECAR_TAB_BUDGET; default 8)")
@@ -336,6 +343,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
         # images served them over http, and still may.
         file_roots=tuple(args.file_roots) or (default_file_roots(urls) + ((args.start_pages,) if args.start_pages else ())),
         recover_crashed_tabs=args.recover_crashed_tabs,
+        reset_isolation=args.reset_isolation,
         tab_budget=_number(args.tab_budget, "tab budget", 8.0),
         bounds_space=args.bounds_space, tab_order=args.tab_order,
         layout_strategies=LAYOUT_STRATEGIES if args.layout_strategies is None else _strategies(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
 from desktopd import keys
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, ListOf, Model, Str
+from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
 from desktopd.reset import SidecarClient, Timer, close_windows
@@ -31,6 +32,7 @@ class ResetBody(TypedDict):
     pointer: list[int] | None
     browser: bool | None
     profile: str | None
+    isolation: Literal["context", "process"] | None
 
 
 RESET_BODY = Typed(Model("Reset", [
@@ -50,26 +52,34 @@ RESET_BODY = Typed(Model("Reset", [
       description="The browser starts on this named profile (cookies, storage, history kept "
                   "across resets and restarts; the sidecar's SIDECAR_PROFILES_DIR) instead of a "
                   "fresh one. 409 profile_in_use when another browser runs on it."),
+    F("isolation", Enum(("context", "process")),
+      description="How a fresh browser is made (the sidecar's POST /reset): context (its default) "
+                  "opens the tabs in a new browser context of the running Chromium, in a new "
+                  "window, and drops the previous episode's context (no launch); process starts a "
+                  "new Chromium on a fresh on-disk profile."),
 ]), ResetBody)
 RESULT = {"type": "object", "properties": {
     "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
     "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},
-    "browser": {"type": ["object", "null"], "description": "The sidecar's answer (its tabs)."},
+    "browser": {"type": ["object", "null"], "description": "The sidecar's answer: its tabs, "
+                "isolation (context or process: how the fresh browser was made) and timings "
+                "(seconds per part: context, window, close_previous, load; or stop, launch, load)."},
     "chrome": {"type": ["object", "null"],
                "description": "With DESKTOPD_OSWORLD=1 in the Chromium image: the profile "
                               "~/.config/google-chrome now links to, the browser's CDP port and "
                               "pid, and the task forwards that answer CDP (docs/osworld.md)."},
-    "timings": {"type": "object", "description": "Seconds per part."},
+    "timings": {"type": "object", "description": "Seconds per part (release_input, windows, "
+                "clipboard, pointer, browser, chrome)."},
     "duration_s": {"type": "number"}}}
 
 
 def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
-             profile: str | None) -> SidecarClient | None:
+             profile: str | None, isolation: str | None) -> SidecarClient | None:
     settings = request.app[keys.SETTINGS]
     configured = settings.sidecar_configured
     if wanted is True and not configured:
         raise invalid("browser", "no sidecar is configured (set DESKTOPD_SIDECAR_URL)")
-    for name, given in (("urls", urls), ("profile", profile)):
+    for name, given in (("urls", urls), ("profile", profile), ("isolation", isolation)):
         if given is not None and not configured:
             raise invalid(name, "no sidecar is configured to start the browser (set DESKTOPD_SIDECAR_URL)")
         if given is not None and wanted is False:
@@ -81,7 +91,7 @@ def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
 
 async def reset(request: web.Request) -> web.Response:
     body = await optional_json_body(request, RESET_BODY)
-    sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"])
+    sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"], body["isolation"])
     xs = xservice(request)
     screen = await xs.screen_size()
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
@@ -89,29 +99,41 @@ async def reset(request: web.Request) -> web.Response:
     timer = Timer()
     out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None}
 
-    since = time.monotonic()
-    await xs.call(lambda desk: desk.release_all_input())
-    timer.lap("release_input", since)
-    if body["close_windows"]:
+    async def reset_browser(sidecar: SidecarClient) -> None:
         since = time.monotonic()
-        keep = frozenset(name.lower() for name in body["keep"])
-        out["windows"] = await xs.call(close_windows, keep, timeout=CLOSE_TIMEOUT_S)
-        timer.lap("windows", since)
-    if body["clear_clipboard"]:
-        since = time.monotonic()
-        await xs.call(lambda desk: desk.clipboard_clear())
-        out["clipboard_cleared"] = True
-        timer.lap("clipboard", since)
-    since = time.monotonic()
-    await xs.call(lambda desk: desk.pointer_move(*home))
-    out["pointer"] = list(home)
-    timer.lap("pointer", since)
-    if sidecar is not None:
-        since = time.monotonic()
-        out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"])
+        out["browser"] = await sidecar.reset(body["urls"], profile=body["profile"],
+                                             isolation=body["isolation"])
         timer.lap("browser", since)
         since = time.monotonic()
         out["chrome"] = await settle_chrome(request.app[keys.SETTINGS], out["browser"])
         if out["chrome"] is not None:
             timer.lap("chrome", since)
+
+    # The browser's reset (the longest part) runs while the desktop is cleaned: they touch
+    # nothing of each other's (the browser's windows are kept by close_windows).
+    browser = asyncio.ensure_future(reset_browser(sidecar)) if sidecar is not None else None
+    try:
+        since = time.monotonic()
+        await xs.call(lambda desk: desk.release_all_input())
+        timer.lap("release_input", since)
+        if body["close_windows"]:
+            since = time.monotonic()
+            keep = frozenset(name.lower() for name in body["keep"])
+            out["windows"] = await xs.call(close_windows, keep, timeout=CLOSE_TIMEOUT_S)
+            timer.lap("windows", since)
+        if body["clear_clipboard"]:
+            since = time.monotonic()
+            await xs.call(lambda desk: desk.clipboard_clear())
+            out["clipboard_cleared"] = True
+            timer.lap("clipboard", since)
+        since = time.monotonic()
+        await xs.call(lambda desk: desk.pointer_move(*home))
+        out["pointer"] = list(home)
+        timer.lap("pointer", since)
+    except BaseException:
+        if browser is not None:
+            browser.cancel()
+        raise
+    if browser is not None:
+        await browser
     return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

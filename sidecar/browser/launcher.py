@@ -44,11 +44,19 @@ CONTAINER_FLAGS = (
     # background/occluded tabs keep running and painting: an agent may read any tab at any time
     "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
+    # The GPU (software compositing here) and network services in the browser process: without a
+    # sandbox their own processes isolate nothing, and each cost ~8 MiB (docs/benchmarks.md).
+    # Renderers stay one per site.
+    "--in-process-gpu",
 )
+ENABLED_FEATURES = ("NetworkServiceInProcess2",)
 DISABLED_FEATURES = (
     "Translate", "MediaRouter", "DialMediaRouteProvider", "OptimizationHints",
     "AutofillServerCommunication", "CertificateTransparencyComponentUpdater",
     "InterestFeedContentSuggestions", "PrivacySandboxSettings4", "HttpsUpgrades",
+    # The omnibox's WebUI popups keep a preloaded renderer (~50 MiB) for a list nobody opens;
+    # without them Chromium draws its native popup (docs/benchmarks.md, memory).
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
 )
 
 
@@ -77,17 +85,21 @@ class LaunchOptions:
 def chromium_command(options: LaunchOptions, user_data_dir: str, url: str | None) -> list[str]:
     """The full command line. Only one URL: headless Chromium refuses several, so the others are
     opened over CDP once connected (which also fixes their tab order)."""
-    disabled = list(DISABLED_FEATURES)
+    disabled, enabled = list(DISABLED_FEATURES), list(ENABLED_FEATURES)
     extra: list[str] = []
     for flag in options.extra_flags:
-        # Chromium honours only the last --disable-features: merge the user's into ours.
+        # Chromium honours only the last --disable-features (and --enable-features): merge the
+        # user's into ours.
         if flag.startswith("--disable-features="):
             disabled.extend(f for f in flag.split("=", 1)[1].split(",") if f)
+        elif flag.startswith("--enable-features="):
+            enabled.extend(f for f in flag.split("=", 1)[1].split(",") if f)
         else:
             extra.append(flag)
     cmd = [
         options.chromium_path, *CONTAINER_FLAGS,
         f"--disable-features={','.join(dict.fromkeys(disabled))}",
+        f"--enable-features={','.join(dict.fromkeys(f for f in enabled if f not in disabled))}",
         f"--user-data-dir={user_data_dir}",
         f"--remote-debugging-port={options.cdp_port}", "--remote-debugging-address=127.0.0.1",
         "--window-position={},{}".format(*options.window_position),

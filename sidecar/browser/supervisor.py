@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from httpapi.bounded import within
@@ -18,9 +20,11 @@ from httpapi.bounded import within
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
+from ..cdp.targets import PageTarget
 from ..layout.geometry import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
 from .compositor_window import SwayWindowCheck
+from .episode_context import close_previous, empty_directory, open_episode
 from .launcher import ChromiumProcess, LaunchError, launch
 from .graceful import close_gracefully
 from ..state.profiles import Profile, ProfileStore
@@ -38,6 +42,19 @@ RECONNECT_ATTEMPTS = 3
 WINDOW_SPACE = "screen (device-independent pixels)"
 # A Chromium that stayed up this long resets the restart backoff.
 STABLE_AFTER_S = 60.0
+
+
+@dataclass(frozen=True)
+class ResetOutcome:
+    """How a reset made the new episode: ``how`` is "context" (a new browser context in the
+    running Chromium; ``pages`` are its tabs, loading; ``closing`` ends the previous episode
+    meanwhile and adds its part to ``timings``) or "process" (a new Chromium is launching;
+    ``pages`` None), with seconds per part so far."""
+
+    how: str
+    timings: dict[str, float]
+    pages: list[PageTarget] | None
+    closing: asyncio.Task[None] | None = None
 
 
 class ChromiumSupervisor:
@@ -60,6 +77,11 @@ class ChromiumSupervisor:
         # What a (re)launch opens: the configured URLs until a reset names others.
         self.start_urls: tuple[str, ...] = tuple(settings.urls)
         self._reset_lock = asyncio.Lock()
+        # The running episode's browser context (episode_context.py); None: the default one.
+        self.episode_context: str | None = None
+        # The throwaway profile served an episode before a context reset: a relaunch (after a
+        # crash) gets a fresh one rather than the first episode's cookies and storage.
+        self._throwaway_spent = False
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -75,30 +97,75 @@ class ChromiumSupervisor:
             self.profile.release()
             self.profile = None
 
-    async def reset(self, urls: tuple[str, ...], profile: str | None = None) -> None:
-        """A new Chromium opening ``urls`` (which later restarts open too), on a FRESH profile
-        (no cookies, storage, history) or on the named ``profile`` as its last browser left it.
-        A profile another browser holds raises ProfileInUse before anything stops. Returns once
-        it is launching; wait_until("ok") follows."""
+    async def reset(self, urls: tuple[str, ...], profile: str | None = None,
+                    isolation: str = "context") -> ResetOutcome:
+        """A fresh episode on ``urls`` (which later restarts open too).
+
+        On a fresh profile (``profile`` None) with ``isolation="context"`` the running Chromium
+        opens them in a new browser context's window and drops the previous episode's context
+        (episode_context.py): no launch. Otherwise (a named ``profile``, ``isolation="process"``,
+        kiosk or app windows, no browser up) a new Chromium starts on a FRESH throwaway profile
+        or on the named ``profile`` as its last browser left it; that returns once it is
+        launching, and wait_until("ok") follows. A profile another browser holds raises
+        ProfileInUse before anything stops."""
         async with self._reset_lock:
-            current = self.profile
-            if profile is None:
-                lease: Profile = new_throwaway_profile()
-            elif current is not None and current.name == profile:
-                lease = current          # its lock is ours already
-            else:
-                lease = self.profiles.lease(profile)
-            try:
-                await self._stop_browser()
-            except BaseException:
-                if lease is not current:
-                    lease.release()      # never hold a profile no browser runs on
-                raise
-            if current is not None and current is not lease:
-                current.release()
-            self.profile = lease
-            self.start_urls = tuple(urls)
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            if profile is None and isolation == "context" and self._context_reset_possible():
+                try:
+                    return await self._reset_in_new_context(urls)
+                except CDPError as exc:
+                    log.warning("a reset in a new browser context failed (%s); relaunching", exc)
+            return await self._reset_by_relaunch(urls, profile)
+
+    def _context_reset_possible(self) -> bool:
+        live = self.live
+        return (live is not None and live.connected and self.profile is not None
+                and self.profile.name is None and not self.settings.kiosk and not self.settings.app_mode)
+
+    async def _reset_in_new_context(self, urls: tuple[str, ...]) -> ResetOutcome:
+        live = self.current()
+        timeout = self.settings.cdp_timeout
+        previous_context, previous_pages = self.episode_context, live.tracker.pages()
+        context_id, timings = await open_episode(live.conn, live.tracker, urls, self._window(),
+                                                 self.settings.downloads_dir, timeout)
+        self.episode_context = live.tracker.browser_context_id = context_id
+        self._throwaway_spent = True
+        self.start_urls = tuple(urls)
+
+        async def end_previous() -> None:
+            since = time.monotonic()
+            await close_previous(live.conn, live.tracker, previous_context, previous_pages, timeout)
+            live.agent.downloads.clear()
+            empty_directory(self.settings.downloads_dir)
+            timings.lap("close_previous", since)
+
+        # The previous episode closes while the new one loads; the answer waits for both.
+        closing = asyncio.get_running_loop().create_task(end_previous())
+        pages = [live.tracker.find_page(target_id) for target_id in timings.target_ids]
+        return ResetOutcome("context", timings.parts, [page for page in pages if page is not None], closing)
+
+    async def _reset_by_relaunch(self, urls: tuple[str, ...], profile: str | None) -> ResetOutcome:
+        started = time.monotonic()
+        current = self.profile
+        if profile is None:
+            lease: Profile = new_throwaway_profile()
+        elif current is not None and current.name == profile:
+            lease = current          # its lock is ours already
+        else:
+            lease = self.profiles.lease(profile)
+        try:
+            await self._stop_browser()
+        except BaseException:
+            if lease is not current:
+                lease.release()      # never hold a profile no browser runs on
+            raise
+        if current is not None and current is not lease:
+            current.release()
+        self.profile = lease
+        self._throwaway_spent = False
+        self.episode_context = None
+        self.start_urls = tuple(urls)
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        return ResetOutcome("process", {"stop": round(time.monotonic() - started, 4)}, None)
 
     async def _stop_browser(self) -> None:
         if self._task is not None:
@@ -246,6 +313,11 @@ class ChromiumSupervisor:
     async def _launch(self) -> None:
         if self.profile is None:
             raise LaunchError("the supervisor was not started")
+        if self._throwaway_spent and self.profile.name is None:
+            self.profile.release()
+            self.profile = new_throwaway_profile()
+            self._throwaway_spent = False
+        self.episode_context = None      # a new browser has only its default context
         if self.window_size is None:
             # Asked at each launch until known: the display may come up after the sidecar.
             self.window_size = await self._resolve_window_size()
@@ -261,6 +333,7 @@ class ChromiumSupervisor:
         window_check = SwayWindowCheck(lambda: chromium.pid) \
             if chromium_on_wayland(" ".join(self.settings.chromium_flags)) else None
         live = await ChromiumConnection.open(chromium.ws_url, self.settings, window_check)
+        live.tracker.browser_context_id = self.episode_context   # kept across a reconnect
         self.live, self.version = live, live.version
         self._signal()
         log.info("connected to %s (pid %d)", live.version.get("product"), chromium.pid)
@@ -273,7 +346,7 @@ class ChromiumSupervisor:
         # Wait for the first tab, so the others are created (and ordered) after it.
         await live.tracker.wait_for(lambda: bool(live.tracker.pages()), self.settings.cdp_timeout)
         for url in self.start_urls[1:]:
-            await live.conn.send("Target.createTarget", {"url": url, "background": True})
+            await live.conn.send("Target.createTarget", live.tracker.in_episode({"url": url, "background": True}))
 
     async def _log_ready(self) -> None:
         """Log once the first tab is attached: scripts and tests wait for this line."""

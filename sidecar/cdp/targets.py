@@ -80,6 +80,9 @@ class TargetTracker:
             "Page.frameNavigated": self._on_frame_navigated,
         }
         self._filters_supported = True
+        # The browser context new tabs open in: the episode's (browser/episode_context.py), or
+        # None for the browser's default context.
+        self.browser_context_id: str | None = None
 
     async def start(self) -> None:
         for method, handler in self._handlers.items():
@@ -92,6 +95,12 @@ class TargetTracker:
             self.conn.off(method, handler)
         for task in list(self._tasks):
             task.cancel()
+
+    def in_episode(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Target.createTarget's ``params`` for a tab in the episode's browser context."""
+        if self.browser_context_id is None:
+            return params
+        return {**params, "browserContextId": self.browser_context_id}
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -177,7 +186,8 @@ class TargetTracker:
         window's last tab closing quits Chromium, and the restart that follows would lose the
         browser's state (cookies, logins, history) and every CDP client's connection."""
         if [p.target_id for p in self.pages()] == [target_id]:
-            created = await self.conn.send("Target.createTarget", {"url": "about:blank", "background": True})
+            created = await self.conn.send("Target.createTarget", self.in_episode(
+                {"url": "about:blank", "background": True}))
             await self.wait_for_page(created["targetId"], self.configure_timeout)
 
     async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -18,12 +20,15 @@ from ..browser.start_pages import serve_start_pages
 from ..browser.supervisor import ChromiumSupervisor
 from ..errors import DOMAIN_ERRORS, as_api_error
 from ..agent.pointer import desktopd_client
-from ..mcp.http_mount import SelfAddress, serve_mcp
+from ..mcp.http_mount import LazyMcp, SelfAddress, StarletteLike, serve_mcp
 from .routes import setup_routes
 from ..settings import Settings
 from .shared_reads import SharedReads
 from .state_routes import HAR_SLOT, HarSlot
 from .settle_evidence import TRACKERS, Trackers
+
+if TYPE_CHECKING:   # imported at the first /mcp request, not at start (http_mount.LazyMcp)
+    from ..mcp.backends import Backends
 
 # Where the MCP tools reach desktopd unless SIDECAR_DESKTOPD_URL says: in the images, the same
 # container.
@@ -104,20 +109,25 @@ def init_app(settings: Settings) -> web.Application:
 
 def _mount_mcp(app: web.Application, settings: Settings) -> None:
     """The MCP server at /mcp when the `mcp` package is installed (the `agent` extra; the images
-    have it); without it /mcp answers 501."""
-    try:
-        from ..mcp.backends import Backends
-        from ..mcp.tools import build_server
-    except ImportError as exc:
-        if not (exc.name or "").startswith(("mcp", "pydantic", "starlette")):
-            raise
+    have it), built at its first request (http_mount.LazyMcp); without it /mcp answers 501."""
+    if importlib.util.find_spec("mcp") is None:
         return
     self_address = SelfAddress(f"http://127.0.0.1:{settings.port}")
-    backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
-                        settings.desktopd_token or settings.token)
-    serve_mcp(app, build_server(backends).streamable_http_app(), self_address)
+    made: list[Backends] = []
+
+    def build() -> StarletteLike:
+        from ..mcp.backends import Backends
+        from ..mcp.tools import build_server
+
+        backends = Backends(self_address, settings.desktopd_url or DEFAULT_DESKTOPD_URL,
+                            settings.desktopd_token or settings.token)
+        made.append(backends)
+        return build_server(backends).streamable_http_app()
+
+    serve_mcp(app, LazyMcp(("sidecar.mcp.backends", "sidecar.mcp.tools"), build), self_address)
 
     async def close_backends(app: web.Application) -> None:
-        await backends.close()
+        for backends in made:
+            await backends.close()
 
     app.on_cleanup.append(close_backends)

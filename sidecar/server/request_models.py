@@ -57,10 +57,20 @@ class ReloadBody(TypedDict):
     timeout: float | None
 
 
+# How a fresh-profile reset isolates episodes (sidecar/browser/episode_context.py).
+ISOLATION = Enum(("context", "process"), description=(
+    "context: the running Chromium opens the tabs in a new browser context (its own "
+    "in-memory cookies, storage, cache, service workers, history, permissions) in a new window "
+    "and drops the previous episode's; no launch. process: a new Chromium on a fresh on-disk "
+    "profile (what tools reading the profile's files need). A named profile is always a new "
+    "Chromium. Default: the sidecar's --reset-isolation (context; process with OSWorld's API on)."))
+
+
 class ResetBody(TypedDict):
     urls: list[str] | None
     timeout: float | None
     profile: str | None
+    isolation: Literal["context", "process"] | None
 
 
 class PlaywrightBody(TypedDict):
@@ -93,6 +103,7 @@ RESET_BODY = Typed(Model("Reset", [
                   "its last browser left them; created when new) under SIDECAR_PROFILES_DIR. "
                   "Default: a fresh throwaway profile. 409 profile_in_use when another browser "
                   "runs on it."),
+    F("isolation", ISOLATION),
 ]), ResetBody)
 PLAYWRIGHT_BODY = Typed(Model("Playwright", [
     F("code", Str(min_length=1, max_length=1 << 20, pattern=r"\S"), required=True,

@@ -124,7 +124,7 @@ async def open_tab(request: web.Request) -> web.Response:
     background = body["background"]
     conn, tracker = _session(request)
     try:
-        created = await conn.send("Target.createTarget", {"url": url, "background": background})
+        created = await conn.send("Target.createTarget", tracker.in_episode({"url": url, "background": background}))
     except CDPError:
         if not tracker.pages():
             # Its last window was closed (a person's Ctrl+W): Chromium is quitting and is
@@ -211,7 +211,7 @@ RESET_TIMEOUT_S = 60.0
 
 
 _LOCATION_AND_STATE = "[location.href, document.readyState]"
-LOAD_POLL_S = 0.05
+LOAD_POLL_S = 0.02
 
 
 async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> None:
@@ -236,9 +236,39 @@ async def _wait_for_document(page: PageTarget, url: str, deadline: float) -> Non
         await asyncio.sleep(LOAD_POLL_S)
 
 
+# Resolves once the page's first paint was presented (Chromium reports paint timing entries only
+# when the frame's presentation comes back: the pixels are on their way to the X server, not
+# only in the DOM), and at least two frames ran. A page that paints nothing but the default
+# background gets no paint entry: PAINT_WAIT_MS bounds the wait for it.
+PAINT_WAIT_MS = 500
+_PRESENTED = """new Promise(done => {
+  const frames = new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  const painted = new Promise(ok => {
+    if (performance.getEntriesByType("paint").length) return ok(true);
+    new PerformanceObserver((_list, observer) => { observer.disconnect(); ok(true); })
+      .observe({type: "paint", buffered: true});
+    setTimeout(() => ok(false), %d);
+  });
+  Promise.all([frames, painted]).then(([, seen]) => done(seen));
+})""" % PAINT_WAIT_MS
+
+
+async def _drawn(page: PageTarget, url: str, deadline: float) -> None:
+    """Until the front tab's document is on the screen (bounded by ``deadline``, monotonic)."""
+    if url == "about:blank":
+        return                    # nothing to paint, nothing to wait for
+    remaining = deadline - time.monotonic()
+    try:
+        await page.send("Runtime.evaluate", {"expression": _PRESENTED, "awaitPromise": True,
+                                             "returnByValue": True}, timeout=max(0.1, min(remaining, 5.0)))
+    except CDPError:
+        pass                      # a page that navigated on or never draws: its load is what we have
+
+
 async def reset(request: web.Request) -> web.Response:
-    """Body (optional): {"urls": [...], "timeout": seconds}. Restarts Chromium on a fresh
-    profile with those tabs and answers once each has loaded, with the tabs."""
+    """Body (optional): {"urls": [...], "timeout": seconds, "profile": name, "isolation": ...}.
+    A fresh episode on those tabs (a new browser context, or a new Chromium); answers once each
+    has loaded, with the tabs, how the episode was made and seconds per part."""
     body = await optional_json_body(request, RESET_BODY)
     settings = request.app[keys.SETTINGS]
     urls = body["urls"] if body["urls"] is not None else list(settings.urls)
@@ -250,23 +280,37 @@ async def reset(request: web.Request) -> web.Response:
     timeout = body["timeout"] or RESET_TIMEOUT_S
     supervisor = request.app[keys.SUPERVISOR]
     started = time.monotonic()
-    await supervisor.reset(tuple(url.strip() for url in urls), body["profile"])
+    outcome = await supervisor.reset(tuple(url.strip() for url in urls), body["profile"],
+                                     body["isolation"] or settings.reset_isolation)
+    timings = dict(outcome.timings)
     try:
         await supervisor.wait_until("ok", timeout)
         tracker = supervisor.current().tracker
         await tracker.wait_for(lambda: len(tracker.pages()) >= max(1, len(urls)), timeout)
-    except TimeoutError as exc:
+    except (TimeoutError, CDPTimeout) as exc:
         raise ApiError(504, "reset_timeout", f"the new Chromium was not ready in time: {exc}") from None
     restarted = time.monotonic()
-    pages = tracker.pages()
+    if outcome.how == "process":
+        timings["launch"] = round(restarted - started - timings.get("stop", 0.0), 4)
+    pages = outcome.pages if outcome.pages is not None else tracker.pages()
     wanted = list(urls) + ["about:blank"] * (len(pages) - len(urls))
-    await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
-                           for page, url in zip(pages, wanted)))
+    try:
+        await asyncio.gather(*(_wait_for_document(page, url, started + timeout)
+                               for page, url in zip(pages, wanted)))
+        if pages:
+            await _drawn(pages[0], wanted[0], started + timeout)
+    finally:
+        if outcome.closing is not None:
+            await outcome.closing        # its outcome.timings part, or its error
+    timings.update(outcome.timings)
     await asyncio.gather(*(tracker.refresh(page.target_id) for page in pages))
     await tracker.refresh_titles()   # background tabs' titles are not pushed by Chromium
+    timings["load"] = round(time.monotonic() - restarted, 4)
     return web.json_response({"tabs": [tab_json(page, i) for i, page in enumerate(tracker.pages())],
                               "pid": supervisor.health_snapshot()["pid"],
                               "profile": body["profile"],
+                              "isolation": outcome.how,
+                              "timings": timings,
                               "restart_s": restarted - started,
                               "duration_s": time.monotonic() - started})
 

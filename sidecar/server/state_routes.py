@@ -205,7 +205,7 @@ async def get_storage_state(request: web.Request) -> web.Response:
     named = [item.strip().rstrip("/") for item in (params["origins"] or "").split(",") if item.strip()]
     profile_dir = _profile_dir(request)
     origins = await candidate_origins(tracker.pages(), profile_dir, named, _timeout(request))
-    state = await read_storage_state(conn, origins, _timeout(request))
+    state = await read_storage_state(conn, origins, _timeout(request), tracker.browser_context_id)
     remember_origins(profile_dir, [entry["origin"] for entry in state["origins"]])
     # Cookies: never stored by a cache on the way.
     return web.json_response(state, headers={"Cache-Control": "no-store"})
@@ -217,8 +217,8 @@ async def post_storage_state(request: web.Request) -> web.Response:
                                        for c in body["cookies"]],
                            "origins": [{"origin": o["origin"].rstrip("/"), "localStorage": o["localStorage"]}
                                        for o in body["origins"]]}
-    conn, _tracker = _session(request)
-    loaded = await load_storage_state(conn, state, _timeout(request))
+    conn, tracker = _session(request)
+    loaded = await load_storage_state(conn, state, _timeout(request), tracker.browser_context_id)
     profile_dir = _profile_dir(request)
     remember_origins(profile_dir, remembered_origins(profile_dir) + [o["origin"] for o in state["origins"]])
     return web.json_response({"loaded": loaded})

@@ -62,8 +62,13 @@ async def _answer_requests(conn: CDPConnection, session_id: str, paused: EventSt
 
 
 @contextlib.asynccontextmanager
-async def scratch_page(conn: CDPConnection, timeout: float) -> AsyncIterator[ScratchPage]:
-    created = await conn.send("Target.createTarget", {"url": "about:blank", "hidden": True}, timeout=timeout)
+async def scratch_page(conn: CDPConnection, timeout: float,
+                       context_id: str | None = None) -> AsyncIterator[ScratchPage]:
+    """A hidden page in the browser context ``context_id`` (None: the default one)."""
+    params: dict[str, object] = {"url": "about:blank", "hidden": True}
+    if context_id is not None:
+        params["browserContextId"] = context_id
+    created = await conn.send("Target.createTarget", params, timeout=timeout)
     target_id = created["targetId"]
     answering: asyncio.Task | None = None
     paused: EventStream | None = None

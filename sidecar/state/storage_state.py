@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPConnection, CDPError
@@ -146,12 +146,20 @@ async def candidate_origins(pages: Sequence[PageTarget], profile_dir: str, named
     return list(found)
 
 
-async def read_storage_state(conn: CDPConnection, origins: Sequence[str], timeout: float) -> StorageState:
-    """Every cookie, and the localStorage of each of ``origins`` that has any."""
-    cookies = (await conn.send("Storage.getCookies", timeout=timeout)).get("cookies", [])
+def _in_context(params: dict[str, Any], context_id: str | None) -> dict[str, Any]:
+    """``params`` for the browser context ``context_id`` (None: the default context)."""
+    return params if context_id is None else {**params, "browserContextId": context_id}
+
+
+async def read_storage_state(conn: CDPConnection, origins: Sequence[str], timeout: float,
+                             context_id: str | None = None) -> StorageState:
+    """Every cookie, and the localStorage of each of ``origins`` that has any, in the browser
+    context ``context_id`` (None: the default one)."""
+    cookies = (await conn.send("Storage.getCookies", _in_context({}, context_id),
+                               timeout=timeout)).get("cookies", [])
     states: list[OriginState] = []
     if origins:
-        async with scratch_page(conn, timeout) as page:
+        async with scratch_page(conn, timeout, context_id) as page:
             for origin in origins:
                 try:
                     items = await page.evaluate_at(origin, READ_LOCAL_STORAGE)
@@ -172,17 +180,20 @@ class StateRefused(ValueError):
         self.field = field
 
 
-async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: float) -> None:
+async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: float,
+                       context_id: str | None) -> None:
     """All at once; when Chromium refuses the batch, one by one to name the cookie at fault."""
     try:
-        await conn.send("Storage.setCookies", {"cookies": [cookie_to_cdp(c) for c in cookies]}, timeout=timeout)
+        await conn.send("Storage.setCookies", _in_context(
+            {"cookies": [cookie_to_cdp(c) for c in cookies]}, context_id), timeout=timeout)
         return
     except CDPError as exc:
         if exc.code != INVALID_PARAMS:
             raise
     for index, cookie in enumerate(cookies):
         try:
-            await conn.send("Storage.setCookies", {"cookies": [cookie_to_cdp(cookie)]}, timeout=timeout)
+            await conn.send("Storage.setCookies", _in_context(
+                {"cookies": [cookie_to_cdp(cookie)]}, context_id), timeout=timeout)
         except CDPError as exc:
             if exc.code != INVALID_PARAMS:
                 raise
@@ -190,14 +201,15 @@ async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: 
                                "or attributes do not form a cookie it accepts)") from None
 
 
-async def load_storage_state(conn: CDPConnection, state: StorageState, timeout: float) -> dict[str, int]:
+async def load_storage_state(conn: CDPConnection, state: StorageState, timeout: float,
+                             context_id: str | None = None) -> dict[str, int]:
     """Adds the cookies (replacing those of the same name, domain and path) and sets each
     origin's localStorage items (others of the origin stay). Counts of what was loaded."""
     if state["cookies"]:
-        await _set_cookies(conn, state["cookies"], timeout)
+        await _set_cookies(conn, state["cookies"], timeout, context_id)
     items = 0
     if state["origins"]:
-        async with scratch_page(conn, timeout) as page:
+        async with scratch_page(conn, timeout, context_id) as page:
             for index, origin_state in enumerate(state["origins"]):
                 pairs = [[item["name"], item["value"]] for item in origin_state["localStorage"]]
                 try:

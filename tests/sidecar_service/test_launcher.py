@@ -29,7 +29,7 @@ def test_command_has_container_flags_loopback_cdp_and_one_start_url() -> None:
 def test_options_headless_kiosk_app_and_merged_disable_features() -> None:
     options = LaunchOptions(headless=True, kiosk=True, app_mode=True, cdp_port=9333,
                             window_position=(10, 20),
-                            extra_flags=("--disable-features=Foo,Bar", "--lang=de"))
+                            extra_flags=("--disable-features=Foo,Bar", "--lang=de", "--enable-features=Baz"))
     cmd = chromium_command(options, "/p", None)
     assert "--headless=new" in cmd and "--kiosk" in cmd and "--lang=de" in cmd
     assert cmd[-1] == "--app=about:blank"
@@ -37,6 +37,8 @@ def test_options_headless_kiosk_app_and_merged_disable_features() -> None:
     disabled = [f for f in cmd if f.startswith("--disable-features=")]
     assert len(disabled) == 1            # Chromium would only honour the last one
     assert {"Translate", "Foo", "Bar"} <= set(disabled[0].split("=", 1)[1].split(","))
+    enabled = [f for f in cmd if f.startswith("--enable-features=")]
+    assert len(enabled) == 1 and {"NetworkServiceInProcess2", "Baz"} <= set(enabled[0].split("=", 1)[1].split(","))
 
 
 async def test_missing_executable_is_a_launch_error(tmp_path) -> None:

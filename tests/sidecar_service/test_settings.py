@@ -136,3 +136,10 @@ def test_a_removed_layout_strategy_is_ignored_with_one_warning(caplog):
         parse_settings([], {"SIDECAR_LAYOUT_STRATEGIES": "reuse,patch"})
         parse_settings([], {})
     assert not caplog.records
+
+
+def test_reset_isolation_defaults_to_context_and_follows_env_and_flag() -> None:
+    assert parse_settings([], {}).reset_isolation == "context"
+    assert parse_settings([], {"SIDECAR_RESET_ISOLATION": "process"}).reset_isolation == "process"
+    assert parse_settings(["--reset-isolation", "context"],
+                          {"SIDECAR_RESET_ISOLATION": "process"}).reset_isolation == "context"

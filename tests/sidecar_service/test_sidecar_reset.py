@@ -50,9 +50,20 @@ async def test_reset_gives_a_fresh_profile_on_the_new_urls(chromium: str, xvfb) 
         assert status == 200, body
         assert [t["url"] for t in body["tabs"]] == [base + "/store", base + "/other"]
         assert [t["title"] for t in body["tabs"]] == ["stored=none", "other"]   # storage is gone
-        assert body["pid"] != before["pid"]
+        # a new browser context in the same Chromium (no launch)
+        assert (body["pid"], body["isolation"]) == (before["pid"], "context"), body
+        assert {"context", "window", "close_previous", "load"} <= set(body["timings"]), body
         _, after = await sidecar.get("/health")
         assert after["status"] == "ok" and after["restarts"] == before["restarts"]
+
+        # isolation=process: a new Chromium on a fresh on-disk profile
+        status, body = await sidecar.request("POST", "/reset", json={"urls": [base + "/store?set"],
+                                                                     "isolation": "process"})
+        assert status == 200, body
+        assert (body["isolation"], body["tabs"][0]["title"]) == ("process", "stored=kept"), body
+        assert body["pid"] != before["pid"] and {"stop", "launch", "load"} <= set(body["timings"])
+        status, body = await sidecar.request("POST", "/reset", json={"urls": [base + "/store"]})
+        assert (status, body["isolation"], body["tabs"][0]["title"]) == (200, "context", "stored=none"), body
 
         # desktopd asks the sidecar for the same (DESKTOPD_SIDECAR_URL set)
         loop = asyncio.get_running_loop()

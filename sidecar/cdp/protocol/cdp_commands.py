@@ -655,6 +655,19 @@ class TargetCloseTargetResult(TypedDict, total=False):
     success: Required[bool]
 
 
+class TargetCreateBrowserContextParams(TypedDict, total=False):
+    """Target.createBrowserContext parameters"""
+    disposeOnDetach: bool
+    proxyServer: str
+    proxyBypassList: str
+    originsWithUniversalNetworkAccess: list[str]
+
+
+class TargetCreateBrowserContextResult(TypedDict, total=False):
+    """Target.createBrowserContext result"""
+    browserContextId: Required[str]
+
+
 class TargetCreateTargetParams(TypedDict, total=False):
     """Target.createTarget parameters"""
     url: Required[str]
@@ -675,6 +688,16 @@ class TargetCreateTargetParams(TypedDict, total=False):
 class TargetCreateTargetResult(TypedDict, total=False):
     """Target.createTarget result"""
     targetId: Required[str]
+
+
+class TargetDisposeBrowserContextParams(TypedDict, total=False):
+    """Target.disposeBrowserContext parameters"""
+    browserContextId: Required[str]
+
+
+class TargetDisposeBrowserContextResult(TypedDict, total=False):
+    """Target.disposeBrowserContext result"""
+    pass
 
 
 class TargetGetTargetInfoParams(TypedDict, total=False):
