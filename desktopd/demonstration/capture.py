@@ -73,6 +73,10 @@ class InputCapture:
         reason: str | None = None
         try:
             self._reader.record_enable_context(self._context, self._on_data)
+            # python-xlib may also return here when the server closed the connection while the
+            # context's reply was awaited: unless we are closing, that is the connection ending.
+            if not self._closing:
+                reason = "the input capture's X connection ended: the X server closed it"
         except Exception as exc:   # python-xlib raises several kinds when the connection ends
             reason = None if self._closing else f"the input capture's X connection ended: {type(exc).__name__}: {exc}"
         if reason:
