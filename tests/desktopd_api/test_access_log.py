@@ -7,13 +7,13 @@ import logging
 from types import SimpleNamespace
 
 import pytest
+from aiohttp.test_utils import make_mocked_request
 
 from httpapi.daemon import ProbeQuietAccessLogger
 
 
 def _entry(path: str, status: int):
-    request = SimpleNamespace(path=path, method="GET", remote="127.0.0.1", headers={},
-                              path_qs=path, version=SimpleNamespace(major=1, minor=1))
+    request = make_mocked_request("GET", path)
     response = SimpleNamespace(status=status, body_length=2, headers={})
     return request, response
 
