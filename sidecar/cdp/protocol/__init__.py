@@ -43,6 +43,7 @@ METHODS = frozenset({
     "Network.responseReceivedExtraInfo",
     "Page.addScriptToEvaluateOnNewDocument",
     "Page.captureScreenshot",
+    "Page.close",
     "Page.domContentEventFired",
     "Page.enable",
     "Page.fileChooserOpened",

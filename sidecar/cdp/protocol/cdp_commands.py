@@ -375,6 +375,16 @@ class PageCaptureScreenshotResult(TypedDict, total=False):
     data: Required[str]
 
 
+class PageCloseParams(TypedDict, total=False):
+    """Page.close parameters"""
+    pass
+
+
+class PageCloseResult(TypedDict, total=False):
+    """Page.close result"""
+    pass
+
+
 class PageEnableParams(TypedDict, total=False):
     """Page.enable parameters"""
     enableFileChooserOpenedEvent: bool
