@@ -39,7 +39,9 @@ async def click(session: BrowserSession, label: str) -> dict[int, str]:
 
 async def restart_and_click(session: BrowserSession, label: str, reset_url: str, token: str) -> dict[int, str]:
     async with httpx.AsyncClient(timeout=120) as http:
-        answer = await http.post(reset_url, json={}, headers={"Authorization": f"Bearer {token}"})
+        # A restart (isolation "process"), as after a crash: a new browser id behind the same URL.
+        answer = await http.post(reset_url, json={"isolation": "process"},
+                                 headers={"Authorization": f"Bearer {token}"})
         answer.raise_for_status()
     for _ in range(RECONNECT_READS):
         try:

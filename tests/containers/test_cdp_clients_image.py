@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,8 +39,10 @@ def fresh_chromium(images: dict[str, str]) -> Iterator[Desktop]:
 def browser_use(*args: str) -> dict:
     """browser_use_click.py's JSON: cdp_url, label[, reset_url, token]."""
     require(BROWSER_USE_PYTHON.exists(), "browser-use in .venv-browser-use (scripts/lib.sh ensure_cdp_clients)")
+    # Its telemetry off: nothing but the container is to be contacted.
     done = subprocess.run([str(BROWSER_USE_PYTHON), str(BROWSER_USE_CLICK), *args],
-                          capture_output=True, text=True, timeout=200)
+                          capture_output=True, text=True, timeout=200,
+                          env={**os.environ, "ANONYMIZED_TELEMETRY": "false"})
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -89,7 +92,8 @@ def test_a_client_closing_the_last_page_leaves_the_browser_running(fresh_chromiu
 def test_browser_use_reconnects_to_the_restarted_browser_at_the_same_url(fresh_chromium: Desktop) -> None:
     """The sidecar restarts Chromium under a new id (here by POST /reset; a crash alike): the
     session browser-use keeps reconnects at the socket URL discovery gave it and clicks again."""
-    started = fresh_chromium.post(8122, "/reset", {})      # the start page, whatever ran before
+    # isolation "process": a new Chromium (a context reset keeps the browser and its id).
+    started = fresh_chromium.post(8122, "/reset", {"isolation": "process"})   # the start page
     assert started.status_code == 200, started.text
     pid = started.json()["pid"]
     result = browser_use(fresh_chromium.url(8122, f"/cdp?token={fresh_chromium.token}"), "Click me",
