@@ -37,6 +37,8 @@ SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
 # pending (a server that never answers leaves it so): /tabs' visibility, /snapshot and /layout of
 # a tab never read wait until then at most, and not at all once it is older.
 COMMIT_WAIT_S = 2.0
+# How long a closed tab may remain before Chromium is asked again to close it.
+CLOSE_REASK_S = 2.0
 
 
 class Navigating(Protocol):
@@ -176,10 +178,33 @@ class TargetTracker:
             return False
         return True
 
-    async def close(self, page: PageTarget) -> bool:
-        """close_page for ``page``, the last tab given a blank neighbour first."""
+    async def close(self, page: PageTarget, timeout: float) -> bool:
+        """Closes ``page`` (the last tab given a blank neighbour first) and waits until it is
+        gone: False when Chromium refused, CDPSessionClosed when it had gone already, CDPTimeout
+        when it stays. A close that arrives while a navigation commits in a new renderer can be
+        dropped by Chromium (the tab loads on, open): while the tab remains, Chromium is asked
+        again every CLOSE_REASK_S."""
         await self.open_neighbour_if_last(page.target_id)
-        return await close_page(self.conn, page)
+        if not await close_page(self.conn, page):
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            try:
+                await self.wait_for(lambda: page.target_id not in self._pages, min(left, CLOSE_REASK_S))
+                return True
+            except CDPTimeout:
+                if left <= CLOSE_REASK_S:
+                    raise CDPTimeout(f"tab {page.target_id} was still open {timeout} s after "
+                                     "Chromium was asked to close it") from None
+            log.info("tab %s still open %.1f s after its close: asking Chromium again",
+                     page.target_id, CLOSE_REASK_S)
+            try:
+                if not await close_page(self.conn, page):
+                    return False
+            except CDPSessionClosed:
+                pass            # it went meanwhile: its detach is on its way
 
     async def open_neighbour_if_last(self, target_id: str) -> None:
         """A blank page beside ``target_id`` when it is the only page, before it closes: a

@@ -139,9 +139,8 @@ async def open_tab(request: web.Request) -> web.Response:
 async def close_tab(request: web.Request) -> web.Response:
     conn, tracker = _session(request)
     page, _index = _find_tab(tracker, request.match_info["tab_id"])
-    if not await tracker.close(page):
+    if not await tracker.close(page, _timeout(request)):
         raise ApiError(409, "not_closed", f"Chromium refused to close tab {page.target_id}")
-    await tracker.wait_for(lambda: tracker.find_page(page.target_id) is None, _timeout(request))
     return web.json_response({"closed": page.target_id})
 
 

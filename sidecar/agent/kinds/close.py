@@ -12,7 +12,7 @@ async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     if len(ctx.tracker.pages()) < 2:
         raise ApiError(409, "last_tab", "the browser keeps at least one tab: open another "
                        "(POST /tabs) before closing this one", field="kind")
-    if not await ctx.tracker.close(ctx.page):
+    if not await ctx.tracker.close(ctx.page, ctx.timeout):
         raise ApiError(409, "not_closed", f"Chromium refused to close tab {ctx.page.target_id}")
     return {"closed": ctx.page.target_id}
 
