@@ -1,5 +1,5 @@
 """POST /api/v1/step: a harness step in one round trip. An act (an action of a vendor format in
-desktopd/computer/formats/, a /tablet or a /keyboard body), the settle after it
+desktopd_contract/formats/, a /tablet or a /keyboard body), the settle after it
 (desktopd/settle.py), then the observation the next decision needs: the screenshot, the windows,
 the pointer. One request instead of four or five; the answer says how long the settle waited and
 why it stopped."""
@@ -13,18 +13,18 @@ from typing import Any
 
 from aiohttp import web
 
+from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
-from desktopd.computer.formats import FORMATS
+from desktopd.computer.vendor_format import server_side
 from desktopd.handlers.common import json_body, settler, xservice
 from desktopd.handlers.screenshot import take
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
-from desktopd.settle_browser import Clicks, tablet_clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
-from httpapi.fields import F, Bool, Model
-from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
-
+from desktopd.settle_browser import Clicks, tablet_clicks
+from desktopd_contract.formats import FORMATS
+from httpapi.fields import Bool, F, Model
 
 ACTS = (*FORMATS, "tablet", "keyboard")
 
@@ -72,7 +72,7 @@ async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, 
     xs = xservice(request)
     for name, fmt in FORMATS.items():
         if body[name] is not None:
-            done = await fmt.server_side().perform(xs, await display_of(xs, body), body[name], name)
+            done = await server_side(fmt).perform(xs, await display_of(xs, body), body[name], name)
             return name, done.executed, done.text
     if body["tablet"] is not None:
         return "tablet", await run_pointer_body(xs, body["tablet"], "tablet"), None
@@ -131,7 +131,7 @@ def _clicks(body: dict[str, Any], started: float) -> Clicks | None:
     """The left clicks the act gives a page, for the browser's evidence."""
     for name, fmt in FORMATS.items():
         if body[name] is not None:
-            return fmt.server_side().clicks([body[name]], started)
+            return server_side(fmt).clicks([body[name]], started)
     if body["tablet"] is not None:
         return tablet_clicks(body["tablet"], started)
     return None

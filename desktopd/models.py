@@ -7,7 +7,7 @@ from typing import Any, Literal, TypedDict
 
 from httpapi.bodies import Typed
 from httpapi.fields import F, AnyOf, Bool, Enum, Int, ListOf, MapOf, Model, Number, Str
-from desktopd.limits import COORD_LIMIT
+from desktopd_contract.limits import COORD_LIMIT
 
 
 

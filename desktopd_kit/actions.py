@@ -1,6 +1,6 @@
 """Actions in several formats, told apart by their keys, and run on a desktop.
 
-- The vendor formats desktopd serves, one declaration each in desktopd/computer/formats/ (each
+- The vendor formats desktopd serves, one declaration each in desktopd_contract/formats/ (each
   declares how the kit recognises its actions, what it posts and how it reads the answer, and
   imports none of desktopd's server):
   ``anthropic``, an Anthropic computer tool call's ``input`` (an ``action`` key; a whole
@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from desktopd.computer.formats import FORMATS as VENDOR_FORMATS
+from desktopd_contract.formats import FORMATS as VENDOR_FORMATS
 
 from .calls import JSON
 
 OWN = "desktopd"
-# A format's name: a vendor format's (desktopd/computer/formats/) or OWN.
+# A format's name: a vendor format's (desktopd_contract/formats/) or OWN.
 Format = str
 FORMATS: tuple[Format, ...] = (*VENDOR_FORMATS, OWN)
 OWN_TYPES = ("noop", "screenshot", "tap", "click", "double_click", "move", "drag", "scroll", "type",

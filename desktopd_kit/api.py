@@ -235,7 +235,7 @@ class DesktopApi(VisionApi, SidecarApi):
     @endpoint
     def computer_use(self, format: str, action_body: Mapping[str, JSON], **params: JSON) -> Call[dict]:
         """POST /api/v1/computer/<format>: any vendor action format desktopd serves (its
-        desktopd/computer/formats/ module; the kit's actions.FORMATS names them), with that
+        desktopd_contract/formats/ module; the kit's actions.FORMATS names them), with that
         endpoint's query (display_width_px, display_height_px, settle, ...). anthropic() and
         openai() below are this call with their own arguments spelled out."""
         return computer_use_call(format, action_body, **params)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.support.import_graph import PACKAGES, cycles, graph, modules  # noqa: E402  (after the path)
+from testbed.import_graph import PACKAGES, cycles, graph, modules  # noqa: E402  (after the path)
+
 ANY = re.compile(r"\bAny\b")
 IGNORE = re.compile(r"type:\s*ignore")
 

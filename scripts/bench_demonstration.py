@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from desktopd_kit import Desktop  # noqa: E402
 from desktopd_kit.records import Demonstration  # noqa: E402
+from testbed.desktopd import start_desktopd  # noqa: E402
 from testbed.xvfb import start_xvfb  # noqa: E402
-from tests.support.desktopd import start_desktopd  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

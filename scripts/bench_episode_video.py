@@ -27,9 +27,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_env import start_xvfb, stop  # noqa: E402
+
 from desktopd_kit import Desktop  # noqa: E402
 from desktopd_kit.records.video import VideoClock, bring_home  # noqa: E402
-from tests.support.desktopd import start_desktopd  # noqa: E402
+from testbed.desktopd import start_desktopd  # noqa: E402
 
 PAINTER = """
 import random, tkinter

@@ -26,11 +26,12 @@ sys.path.insert(0, str(ROOT))
 
 from Xlib import display as xdisplay  # noqa: E402
 
-from desktopd.x11 import keyboard as x11_keyboard, pointer as x11_pointer  # noqa: E402
+from desktopd.x11 import keyboard as x11_keyboard  # noqa: E402
+from desktopd.x11 import pointer as x11_pointer
 from desktopd.x11.delivery import buttons_delivered, wait_until  # noqa: E402
 from desktopd.x11.desktop import Desktop  # noqa: E402
+from testbed.agent_stack import start_stack  # noqa: E402
 from testbed.input_order import TEXT, RecordServer, find_targets  # noqa: E402
-from tests.sidecar_agent.stack import start_stack  # noqa: E402
 
 
 @contextmanager

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""OCR speed and accuracy on a screen we draw and therefore know (tests/vision/truth.py): word
+"""OCR speed and accuracy on a screen we draw and therefore know (testbed/ocr_truth.py): word
 recall, precision and box IoU against the truth, and the time of a full 1920x1080 screen and of
 a 400x200 region, wall clock and CPU seconds (all threads), as medians and as ratios to the
 same run's baseline (the machine is shared: the ratio is the figure to compare).
@@ -40,7 +40,7 @@ from desktopd.vision.line_cache import LineCache
 from desktopd.vision.model_engine import ModelEngine
 from desktopd.vision.tesseract import PSM_SINGLE_BLOCK, TesseractEngine
 from desktopd.vision.text import Line, OcrEngine
-from tests.vision.truth import FONT_DIR, TrueWord, Score, score, synthetic_screen
+from testbed.ocr_truth import FONT_DIR, Score, TrueWord, score, synthetic_screen
 
 REGION = (0, 0, 400, 200)
 SPARSE_TEXT = 11

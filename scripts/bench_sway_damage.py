@@ -30,8 +30,8 @@ from dataclasses import dataclass
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from desktopd.sway.damage import SwayDamageWatcher  # noqa: E402
-from desktopd.sway.ipc import SwayIpc  # noqa: E402
 from sidecar.browser.launcher import CONTAINER_FLAGS  # noqa: E402
+from swayipc.ipc import SwayIpc  # noqa: E402
 from testbed.processes import terminate  # noqa: E402
 
 START_SWAY = os.path.join(ROOT, "images/desktop/rootfs/usr/local/bin/start-sway")

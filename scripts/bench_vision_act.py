@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The vision act loop's own cost per step, beside the model's latency: a fresh 1920x1080 Xvfb,
-desktopd, and a local server answering in the chat grounding format (tests/vision/vendor_server.py)
+desktopd, and a local server answering in the chat grounding format (testbed/vendor_server.py)
 with a click every time, so the model's latency is near zero and what is left is the loop:
 screenshot (PNG at screen size), request encoding, the click, the settle. Baseline in the same
 run: POST /api/v1/step with the same click and a PNG screenshot (the harness's own step).
@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from testbed.desktopd import start_desktopd
+from testbed.vendor_server import VendorServer
 from testbed.xvfb import start_xvfb
-from tests.support.desktopd import start_desktopd
-from tests.vision.vendor_server import VendorServer
 
 CLICK = {"id": "c", "choices": [{"message": {"role": "assistant",
                                              "content": '{"action": "click", "x": 900, "y": 500}'}}],

@@ -85,6 +85,7 @@ TASKS: list[dict[str, Any]] = [
 BOOKMARKS = "/home/user/.config/google-chrome/Default/Bookmarks"
 PREFERENCES = "/home/user/.config/google-chrome/Default/Preferences"
 FIND_BUDGET_S = 30.0
+CLICK_ATTEMPTS = 3
 
 
 def centre(node: ET.Element) -> tuple[int, int]:
@@ -93,10 +94,11 @@ def centre(node: ET.Element) -> tuple[int, int]:
     return x + w // 2, y + h // 2
 
 
-def find(env: Any, roles: tuple[str, ...], name: str, state: str = "showing") -> ET.Element:
+def find(env: Any, roles: tuple[str, ...], name: str, state: str = "showing",
+         budget_s: float = FIND_BUDGET_S) -> ET.Element:
     """The first showing node of one of ``roles`` whose name contains ``name`` (and that has
     ``state``), from the accessibility tree observation, read again until it is there."""
-    deadline = time.monotonic() + FIND_BUDGET_S
+    deadline = time.monotonic() + budget_s
     while True:
         tree = ET.fromstring(env.controller.get_accessibility_tree())
         for node in tree.iter():
@@ -128,16 +130,30 @@ def click(env: Any, roles: tuple[str, ...], name: str) -> None:
     act(env, f"pyautogui.click({x}, {y})")
 
 
+def click_until(env: Any, roles: tuple[str, ...], name: str, shows: tuple[tuple[str, ...], str]) -> None:
+    """Clicks the control until what the click opens ``shows`` in the observation, as an agent
+    that looks at the result of its step would: a settings page may draw a button a moment
+    before its handler is attached, and a click then does nothing."""
+    for _ in range(CLICK_ATTEMPTS - 1):
+        click(env, roles, name)
+        try:
+            find(env, *shows, budget_s=FIND_BUDGET_S / CLICK_ATTEMPTS)
+            return
+        except LookupError:
+            continue
+    click(env, roles, name)
+
+
 def solve_bing(env: Any) -> None:
     open_settings(env, "search")
-    click(env, ("button",), "Change")
+    click_until(env, ("button",), "Change", shows=(("StaticText",), "Microsoft Bing"))
     click(env, ("StaticText",), "Microsoft Bing")
     click(env, ("button",), "Set as default")
 
 
 def solve_do_not_track(env: Any) -> None:
     open_settings(env, "cookies")
-    click(env, ("switch",), "Do Not Track")
+    click_until(env, ("switch",), "Do Not Track", shows=(("button",), "Confirm"))
     click(env, ("button",), "Confirm")
 
 
@@ -149,7 +165,7 @@ def solve_font_size(env: Any) -> None:
 
 def solve_bookmarks_folder(env: Any) -> None:
     open_page(env, "chrome://bookmarks")
-    click(env, ("button",), "Organize")
+    click_until(env, ("button",), "Organize", shows=(("menuitem",), "Add new folder"))
     click(env, ("menuitem",), "Add new folder")
     act(env, "pyautogui.hotkey('ctrl', 'a'); pyautogui.typewrite('Favorites'); pyautogui.press('enter')")
     wait_until_saved(env, BOOKMARKS, '"Favorites"')
@@ -165,8 +181,8 @@ def solve_startup_page(env: Any) -> None:
     """Through the app menu: its Settings item is found by name in the observation (Chromium's
     menus are in the tree), then On startup; the page shows the setup's setting (the browser read
     the Preferences the setup edited) before the New Tab page is chosen."""
-    click(env, ("push-button",), "Chromium")
-    click(env, ("menu-item",), "Settings")
+    click_until(env, ("push-button",), "Chromium", shows=(("menu-item",), "Settings"))
+    click_until(env, ("menu-item",), "Settings", shows=(("menuitem",), "On startup"))
     click(env, ("menuitem",), "On startup")
     find(env, ("radio",), "Open a specific page or set of pages", state="checked")
     click(env, ("radio",), "Open the New Tab page")

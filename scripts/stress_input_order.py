@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from testbed.agent_stack import start_stack  # noqa: E402
 from testbed.input_order import PATHS, RecordServer, find_targets, run_path  # noqa: E402
-from tests.sidecar_agent.stack import start_stack  # noqa: E402
 
 
 def main() -> int:

@@ -1,2 +1,3 @@
-"""Real local parts for tests and benchmarks (Xvfb, test pages, child processes): shared by
-tests/ and scripts/, so neither imports the other."""
+"""The one home of the helpers tests and benchmarks share: real local parts (Xvfb, a window
+manager, test pages, desktopd and sidecar stacks, child processes), recorders and checks. It
+imports no test, so scripts/ and tests/ both use it without importing each other."""

@@ -1,4 +1,5 @@
-"""Stopping a child process the tests (or a benchmark) started, always bounded."""
+"""Child processes the tests (or a benchmark) started: stopping one, always bounded, and
+looking at one safely while it may exit."""
 
 from __future__ import annotations
 
@@ -27,3 +28,17 @@ def terminate(process: subprocess.Popen, *, group: bool = False, timeout: float 
         except ProcessLookupError:
             pass
         process.wait(timeout=10)
+
+def alive(pid: int) -> bool:
+    """True while `pid` runs; a zombie (exited, not yet reaped) counts as gone.
+
+    /proc/PID/stat can vanish between open and read (ESRCH) or before open (ENOENT): both mean
+    the process is gone, never an error of the caller's test."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    # The command name in parentheses may hold spaces and ')': the state follows the last ')'.
+    state = fields.rsplit(")", 1)[-1].split()
+    return bool(state) and state[0] != "Z"

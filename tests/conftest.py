@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 from testbed.xvfb import Xvfb, start_xvfb
 
 

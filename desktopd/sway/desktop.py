@@ -23,7 +23,7 @@ from desktopd.x11.keynames import char_to_keysym, parse_key_name
 
 from .clipboard import Clipboard
 from .input import VirtualKeyboard, VirtualPointer
-from .ipc import IpcError, SwayIpc, find_socket
+from swayipc.ipc import IpcError, SwayIpc, find_socket
 from .registry import MissingProtocol, Registry
 from .screencopy import ScreenCopier
 from .windows import WindowNotFound, Windows

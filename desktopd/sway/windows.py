@@ -9,10 +9,11 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from .ipc import HEADER, MAGIC, SwayIpc
+from swayipc.ipc import HEADER, MAGIC, SwayIpc
+from swayipc.tree import leaves
 
 ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore")
 ACTION_SETTLE_S = 1.0   # upper bound on waiting for Sway / the app to carry an action out
@@ -29,25 +30,6 @@ class WindowNotFound(LookupError):
 def _bounds(box: dict[str, Any]) -> dict[str, Any]:
     return {"x": int(box["x"]), "y": int(box["y"]), "width": int(box["width"]),
             "height": int(box["height"]), "space": "screen"}
-
-
-def _is_window(node: dict[str, Any]) -> bool:
-    return node.get("type") in ("con", "floating_con") and not node.get("nodes") and (
-        node.get("app_id") is not None or node.get("window") is not None or node.get("pid") is not None)
-
-
-def _leaves(node: dict[str, Any], workspace: dict[str, Any] | None) -> Iterator[tuple[dict, dict | None]]:
-    if node.get("type") == "workspace":
-        workspace = node
-    if _is_window(node):
-        yield node, workspace
-    for child in [*node.get("nodes", []), *node.get("floating_nodes", [])]:
-        yield from _leaves(child, workspace)
-
-
-def window_nodes(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every window node of Sway's tree: tiled, floating and in the scratchpad."""
-    return (node for node, _workspace in _leaves(tree, None))
 
 
 def describe(node: dict[str, Any], workspace: dict[str, Any] | None, index: int,
@@ -84,7 +66,7 @@ def window_list(tree: dict[str, Any]) -> list[dict[str, Any]]:
             return 0
         return 2 if node.get("type") == "floating_con" else 1
 
-    found = sorted(_leaves(tree, None), key=layer)
+    found = sorted(leaves(tree, None), key=layer)
     return [describe(node, ws, i, workspaces) for i, (node, ws) in enumerate(found)]
 
 

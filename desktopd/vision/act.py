@@ -15,12 +15,13 @@ import aiohttp
 from aiohttp import web
 
 from desktopd import keys
-from desktopd.computer.formats import FORMATS
 from desktopd.computer.display import Display, b64, model_screenshot
+from desktopd.computer.vendor_format import server_side
 from desktopd.handlers.common import json_body, settler, xservice
-from desktopd.settle_browser import Clicks
 from desktopd.settle import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
+from desktopd.settle_browser import Clicks
 from desktopd.xservice import XService
+from desktopd_contract.formats import FORMATS
 from httpapi.errors import ApiError
 from httpapi.fields import F, Int, Model, Str
 
@@ -64,7 +65,7 @@ async def execute(xs: XService, display: Display, planned: PlannedAction, where:
     fmt = FORMATS[planned.executor]
     act = fmt.action.validate(planned.action, where)
     started = time.monotonic()
-    server = fmt.server_side()
+    server = server_side(fmt)
     done = await server.perform(xs, display, act, where)
     return {"executed": done.executed, "text": done.text, "clicks": server.clicks([act], started)}
 

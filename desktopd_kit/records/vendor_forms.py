@@ -1,6 +1,6 @@
 """One of our actions (desktopd's format, screen pixels) written as the vendors would have sent
 it: Anthropic's computer tool input, OpenAI's computer_call action and the pyautogui code OSWorld
-records. The vendor names and units are those desktopd serves (desktopd/computer/formats/): a
+records. The vendor names and units are those desktopd serves (desktopd_contract/formats/): a
 record of a person reads like a record of an agent of either vendor."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from desktopd.sway.ipc import IpcError, SwayIpc, find_socket
-from desktopd.sway.windows import window_nodes
+from swayipc.ipc import IpcError, SwayIpc, find_socket
+from swayipc.tree import window_nodes
 
 from ..cdp.connection import CDPError, CDPTimeout
 from ..layout.seams import Page

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import requests
 
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.desktopd_api.conftest import client, fake_desktop, make_client  # noqa: F401 (in-process app)
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
+from testbed.desktopd import DesktopdProcess, start_desktopd
 from testbed.processes import terminate
-from tests.support.wm import wait_for_window_manager
+from testbed.wm import wait_for_window_manager
 from testbed.xvfb import Xvfb, start_xvfb
+from tests.desktopd_api.conftest import client, fake_desktop, make_client  # noqa: F401 (in-process app)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 Node = dict[str, Any]

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.desktopd import DesktopdProcess, start_desktopd
 from testbed.pages import PageServer
-from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 from .conftest import Desktop, SidecarProcess, find, start_sidecar, walk
 

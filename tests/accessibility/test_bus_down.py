@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from desktopd.accessibility.session import start_session
-from tests.support.desktopd import start_desktopd
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
+from testbed.desktopd import start_desktopd
 
 pytestmark = pytest.mark.x11
 

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from testbed.capability import require_chromium
 from tests.sidecar_service.support import SidecarProcess, serve_pages
-from tests.support.capability import require_chromium
 
 TOKEN = "agent-live-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

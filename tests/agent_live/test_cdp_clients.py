@@ -14,8 +14,8 @@ import aiohttp
 import pytest
 from playwright.async_api import async_playwright
 
+from testbed.capability import have_program, require
 from tests.sidecar_service.support import SidecarProcess
-from tests.support.capability import have_program, require
 
 from .conftest import AUTH, TOKEN, loaded
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.desktopd import start_desktopd
+from testbed.desktopd import start_desktopd
 
 from .conftest import AUTH, loaded, start_sidecar
 from .test_mcp import http_session, structured, text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.processes import alive
+from testbed.processes import alive
 
 from .conftest import AUTH, start_sidecar
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.support.doc_examples import all_examples, on_ports, strip_comment
+from testbed.doc_examples import all_examples, on_ports, strip_comment
 
 EXAMPLES = all_examples()     # raises BadMarker on a marker it cannot read
 

@@ -19,7 +19,7 @@ from desktopd.routes import ROUTES as DESKTOPD_ROUTES
 from httpapi.openapi import build_openapi, operation_id
 from httpapi.routing import Route
 from sidecar.server.routes import OPENAPI_BODY as SIDECAR_OPENAPI_BODY
-from tests.support.capability import require
+from testbed.capability import require
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATOR_VENV = ROOT / ".venv-openapi-client" / "bin"

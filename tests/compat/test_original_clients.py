@@ -12,10 +12,10 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from tests.sidecar_service.support import SidecarProcess
-from tests.support.capability import chromium_path, require
-from tests.support.desktopd import start_desktopd
+from testbed.capability import chromium_path, require
+from testbed.desktopd import start_desktopd
 from testbed.xvfb import start_xvfb
+from tests.sidecar_service.support import SidecarProcess
 
 from .original_harness import OriginalHarness, expected_typed
 

@@ -1,4 +1,4 @@
-"""Each vendor action format is declared once (desktopd/computer/formats/): desktopd's routes, its
+"""Each vendor action format is declared once (desktopd_contract/formats/): desktopd's routes, its
 OpenAPI document, POST /api/v1/step's acts and the harness kit's formats are made from the
 declarations and must say the same. Every check runs over whatever formats are registered, so a
 new format module is checked without a line here."""
@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from desktopd.computer.formats import FORMATS
-from desktopd.computer.vendor_format import COMPUTER_PATH, FormatServer
+from desktopd.computer.vendor_format import FormatServer, server_side
 from desktopd.handlers.openapi import build_openapi
 from desktopd.harness_step import ACTS, STEP_BODY
 from desktopd.routes import ROUTES
-from desktopd_kit import Desktop
-from desktopd_kit import actions
+from desktopd_contract.formats import FORMATS
+from desktopd_contract.vendor_format import COMPUTER_PATH
+from desktopd_kit import Desktop, actions
 from desktopd_kit.actions import Scaling, canonical_kind, detect_format, plan_action, run_action
 from desktopd_kit.env import DesktopEnv
 from desktopd_kit.records import schema
-from tests.support.desktopd import DesktopdProcess
+from testbed.desktopd import DesktopdProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_KINDS = {"click", "type", "keys", "move", "scroll", "drag", "mouse_down", "mouse_up", "wait", "noop"}
@@ -36,7 +36,7 @@ def _resolve(schema: dict) -> dict:
 
 
 def test_each_format_module_declares_the_format_it_is_named_for() -> None:
-    modules = {path.stem for path in (ROOT / "desktopd/computer/formats").glob("*.py") if path.stem != "__init__"}
+    modules = {path.stem for path in (ROOT / "desktopd_contract/formats").glob("*.py") if path.stem != "__init__"}
     assert modules == set(FORMATS) and len(FORMATS) >= 2
 
 
@@ -45,15 +45,15 @@ def test_each_format_names_its_server_side_and_every_server_module_belongs_to_on
                for path in (ROOT / "desktopd/computer/format_servers").glob("*.py") if path.stem != "__init__"}
     assert {fmt.server for fmt in FORMATS.values()} == servers
     for fmt in FORMATS.values():
-        assert isinstance(fmt.server_side(), FormatServer) and fmt.server_side().endpoints
-    misnamed = replace(FORMATS["openai"], server="desktopd.computer.formats.anthropic")
-    with pytest.raises(TypeError, match=r"desktopd\.computer\.formats\.anthropic\.SERVER is not a FormatServer"):
-        misnamed.server_side()
+        assert isinstance(server_side(fmt), FormatServer) and server_side(fmt).endpoints
+    misnamed = replace(FORMATS["openai"], server="desktopd_contract.formats.anthropic")
+    with pytest.raises(TypeError, match=r"desktopd_contract\.formats\.anthropic\.SERVER is not a FormatServer"):
+        server_side(misnamed)
 
 
 def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
     served = {(route.method, route.path) for route in ROUTES if route.path.startswith(COMPUTER_PATH + "/")}
-    declared = {(endpoint.method, fmt.path) for fmt in FORMATS.values() for endpoint in fmt.server_side().endpoints}
+    declared = {(endpoint.method, fmt.path) for fmt in FORMATS.values() for endpoint in server_side(fmt).endpoints}
     assert served == declared
     assert all(fmt.path == f"/api/v1/computer/{name}" for name, fmt in FORMATS.items())
 
@@ -61,7 +61,7 @@ def test_the_routes_under_computer_are_exactly_the_formats_endpoints() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_openapi_document_describes_each_endpoint_as_declared(name: str) -> None:
     fmt = FORMATS[name]
-    for endpoint in fmt.server_side().endpoints:
+    for endpoint in server_side(fmt).endpoints:
         operation = DOCUMENT["paths"][fmt.path][endpoint.method.lower()]
         params = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
         assert params == {f.name for f in endpoint.query.fields}
@@ -70,7 +70,7 @@ def test_the_openapi_document_describes_each_endpoint_as_declared(name: str) -> 
             body = operation["requestBody"]["content"]["application/json"]["schema"]
             assert _resolve(body) == _resolve(endpoint.body.schema())
     # The kit scales coordinates with the display query and runs actions without a settle.
-    post = next(e for e in fmt.server_side().endpoints if e.method == "POST")
+    post = next(e for e in server_side(fmt).endpoints if e.method == "POST")
     assert {"display_width_px", "display_height_px", "settle"} <= {f.name for f in post.query.fields}
 
 
@@ -104,7 +104,7 @@ def test_the_kit_tells_the_format_apart_and_sends_what_the_endpoint_takes(name: 
     assert planned.act == name and planned.step_act() == {
         name: planned.body, "display_width_px": 50, "display_height_px": 50}
     fmt.action.validate(planned.body, name)          # what /step takes
-    post = next(e for e in fmt.server_side().endpoints if e.method == "POST")
+    post = next(e for e in server_side(fmt).endpoints if e.method == "POST")
     assert post.body is not None
     post.body.validate(fmt.kit.body(planned.body), "")   # what the endpoint takes
 

@@ -12,8 +12,8 @@ import time
 import pytest
 from PIL import Image
 
-from tests.support.capability import have_program, require
-from tests.support.desktopd import start_desktopd
+from testbed.capability import have_program, require
+from testbed.desktopd import start_desktopd
 
 pytestmark = pytest.mark.x11
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 pytestmark = pytest.mark.x11
 

@@ -18,8 +18,8 @@ from PIL import Image
 
 from desktopd_kit import Desktop
 from testbed.pages import PageServer
+from testbed.x11_fixtures import pages  # noqa: F401 (fixture)
 from tests.sidecar_layout.harness import sidecar_and_desktopd
-from tests.support.x11_fixtures import pages  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

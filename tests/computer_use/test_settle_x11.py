@@ -13,7 +13,7 @@ import sys
 import pytest
 from PIL import Image
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 pytestmark = pytest.mark.x11
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.capability import docker_available, require
+from testbed.capability import docker_available, require
 
 from .support import CHROMIUM_FULL_IMAGE, CHROMIUM_IMAGE, DESKTOP_IMAGE, Desktop, build_images, remove, start_desktop
 

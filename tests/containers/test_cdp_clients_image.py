@@ -17,7 +17,7 @@ import pytest
 import requests
 from playwright.async_api import async_playwright
 
-from tests.support.capability import require
+from testbed.capability import require
 
 from .support import ROOT, Desktop, remove, start_desktop
 

@@ -15,8 +15,8 @@ import docker
 import pytest
 import requests
 
+from testbed.capability import require
 from tests.compat.test_original_clients import check_original_harness, check_seed_example
-from tests.support.capability import require
 
 from .support import ROOT, wait_healthy
 

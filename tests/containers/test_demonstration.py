@@ -19,7 +19,7 @@ import pytest
 from desktopd_kit import Desktop
 from desktopd_kit.records import Demonstration, EpisodeReader
 from desktopd_kit.records.elements import center, find_again
-from tests.support.capability import require_chromium
+from testbed.capability import require_chromium
 
 from .support import remove, start_desktop
 

@@ -1,5 +1,5 @@
 """Every example of README.md and docs/*.md that talks to the services runs as written against a
-container of the Chromium image (tests/support/doc_examples.py finds them): each curl answers 2xx.
+container of the Chromium image (testbed/doc_examples.py finds them): each curl answers 2xx.
 What the test changes: the loopback ports (8080, 8122) become the container's published ones, and
 a page an example needs (named by its marker's ``given``) is put in front first. Examples run on
 the Chromium image, those marked ``image chromium-full`` on that one (a container of each, started
@@ -21,9 +21,9 @@ from urllib.parse import quote
 import pytest
 from testcontainers.core.container import DockerContainer
 
-from tests.support.capability import have_program, require
-from tests.support.doc_examples import Example, all_examples, on_ports
-from tests.support.polling import poll_until
+from testbed.capability import have_program, require
+from testbed.doc_examples import Example, all_examples, on_ports
+from testbed.polling import poll_until
 
 from .support import Desktop, remove, start_desktop
 

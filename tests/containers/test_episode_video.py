@@ -18,7 +18,7 @@ from PIL import Image
 from desktopd_kit import DesktopError
 from desktopd_kit.env import DesktopEnv
 from desktopd_kit.records import EpisodeReader
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 from .support import remove, start_desktop
 

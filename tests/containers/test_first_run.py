@@ -18,7 +18,7 @@ import docker
 import pytest
 import requests
 
-from tests.support.capability import require
+from testbed.capability import require
 
 from .support import ROOT, wait_healthy
 from .test_compose import compose_command, free_port, run

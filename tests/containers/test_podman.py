@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.support.capability import require
+from testbed.capability import require
 
 from .support import ROOT
 from .test_compose import free_port

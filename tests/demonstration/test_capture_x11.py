@@ -11,9 +11,9 @@ import time
 import pytest
 import requests
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
+from testbed.desktopd import DesktopdProcess, start_desktopd
 from testbed.xvfb import start_xvfb
-from tests.support.desktopd import DesktopdProcess, start_desktopd
 
 pytestmark = pytest.mark.x11
 

@@ -15,8 +15,8 @@ import pytest
 from desktopd_kit import Desktop
 from desktopd_kit.records import Demonstration, EpisodeReader
 from desktopd_kit.records.__main__ import main as records_cli
-from tests.support.capability import have_program, require
-from tests.support.desktopd import DesktopdProcess
+from testbed.capability import have_program, require
+from testbed.desktopd import DesktopdProcess
 
 pytestmark = pytest.mark.x11
 

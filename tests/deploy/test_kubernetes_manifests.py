@@ -14,7 +14,7 @@ import jsonschema
 import kubernetes_validate
 import pytest
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 from .manifests import OVERLAYS, ROOT, Rendering, built_image_repositories, project_version, render, split_image
 

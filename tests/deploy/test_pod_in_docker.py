@@ -17,8 +17,8 @@ import docker
 import pytest
 import requests
 
+from testbed.capability import docker_available, have_program, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images, logs_of
-from tests.support.capability import docker_available, have_program, require
 
 from .manifests import render, split_image
 

@@ -12,10 +12,10 @@ import pytest
 
 from desktopd.app import init_app
 from desktopd.settings import Settings
+from testbed.capability import debian_python_has, require
+from testbed.desktopd import DesktopdProcess, start_desktopd
 from testbed.recorder import RECORDERS, Recorder
-from tests.support.capability import debian_python_has, require
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.support.sway import Sway, place_window, running_sway
+from testbed.sway import Sway, place_window, running_sway
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop, unwatched_settler
 

@@ -19,8 +19,8 @@ from aiohttp import web
 
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware
+from testbed.processes import alive
 from testbed.recorder import Recorder
-from tests.support.processes import alive
 
 from .conftest import LiveDesktop
 

@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from tests.support.processes import alive
+from testbed.processes import alive
 
 
 async def run(client, **body):

@@ -14,10 +14,9 @@ import time
 import pytest
 from PIL import Image
 
-from tests.support.capability import have_program, require
-
-from tests.support.desktopd import start_desktopd
-from tests.support.sway import launch_sway, running_sway, stop_sway
+from testbed.capability import have_program, require
+from testbed.desktopd import start_desktopd
+from testbed.sway import launch_sway, running_sway, stop_sway
 
 from .conftest import LiveDesktop
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from desktopd.settle import FRAME_QUIET_S, CaptureCache, Mark, SettleSpec, Settler, wait_quiet
-from desktopd.computer.formats import FORMATS
+from desktopd.computer.vendor_format import server_side
+from desktopd.settle import FRAME_QUIET_S, CaptureCache, Mark, Settler, SettleSpec, wait_quiet
 from desktopd.settle_browser import Clicks, Verdict, tablet_clicks
 from desktopd.x11.damage import ChangeLog
+from desktopd_contract.formats import FORMATS
 
 
 def marked(log: ChangeLog) -> Mark:
@@ -216,7 +217,7 @@ async def test_the_settler_asks_the_browser_only_for_clicks_and_when_allowed():
 
 
 def test_which_acts_are_clicks_a_page_can_confirm():
-    anthropic_clicks, openai_clicks = (FORMATS[name].server_side().clicks for name in ("anthropic", "openai"))
+    anthropic_clicks, openai_clicks = (server_side(FORMATS[name]).clicks for name in ("anthropic", "openai"))
     assert anthropic_clicks([{"action": "triple_click"}], 1.0) == Clicks(1.0, 3)
     assert anthropic_clicks([{"action": "left_click", "text": "shift"}], 1.0) is None
     assert anthropic_clicks([{"action": "right_click"}], 1.0) is None

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from desktopd.sway.desktop import SwayDesktop
-from tests.support.sway import Sway, running_sway
+from testbed.sway import Sway, running_sway
 
 WIDTH, HEIGHT = 1280, 800
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from sidecar.browser.launcher import CONTAINER_FLAGS
+from testbed.capability import have_program, require
+from testbed.desktopd import DesktopdProcess, start_desktopd
+from testbed.polling import poll_until
 from testbed.processes import terminate
 from tests.accessibility.conftest import find
-from tests.support.capability import have_program, require
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.support.polling import poll_until
 
 from .conftest import Sway
 

@@ -19,13 +19,12 @@ from typing import Any
 import pytest
 import requests
 
-from desktopd.sway.ipc import SwayIpc
-from desktopd.sway.windows import window_nodes
+from swayipc.ipc import SwayIpc
+from swayipc.tree import window_nodes
+from testbed.capability import require_chromium
 from testbed.children import drain, read_line_matching, stop
-from tests.support.capability import require_chromium
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.support.polling import poll_until
-
+from testbed.desktopd import DesktopdProcess, start_desktopd
+from testbed.polling import poll_until
 from tests.sidecar_agent.agent import Agent
 
 from .conftest import Sway

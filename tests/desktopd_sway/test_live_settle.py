@@ -15,9 +15,9 @@ import pytest
 
 from desktopd.sway.damage import SwayDamageWatcher
 from desktopd.sway.desktop import SwayDesktop
+from testbed.desktopd import ROOT, DesktopdProcess, start_desktopd
+from testbed.polling import poll_until
 from testbed.processes import terminate
-from tests.support.desktopd import ROOT, DesktopdProcess, start_desktopd
-from tests.support.polling import poll_until
 
 from .conftest import Sway
 

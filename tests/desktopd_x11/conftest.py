@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from desktopd.x11.desktop import Desktop
-from tests.support.capability import have_program, require
-from tests.support.wm import wait_for_window_manager
+from testbed.capability import have_program, require
 from testbed.recorder import X11_WINDOW, Recorder
+from testbed.wm import wait_for_window_manager
 from testbed.xvfb import Xvfb, start_xvfb
 
 WIDTH, HEIGHT = 1280, 800

@@ -10,7 +10,7 @@ import pytest
 from Xlib import display as xdisplay
 
 from desktopd.x11.desktop import Desktop
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 pytestmark = pytest.mark.x11
 

@@ -10,9 +10,9 @@ import pytest
 from Xlib import X, Xatom
 from Xlib import display as xdisplay
 
-from tests.support.desktopd import start_desktopd
+from testbed.desktopd import start_desktopd
+from testbed.wm import wait_for_window_manager
 from tests.desktopd_x11.conftest import wait_for_mapped
-from tests.support.wm import wait_for_window_manager
 
 pytestmark = pytest.mark.x11
 

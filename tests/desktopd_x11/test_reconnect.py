@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktopd.x11.desktop import Desktop, DisplayUnavailable
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 from testbed.xvfb import start_xvfb
 
 pytestmark = pytest.mark.x11

@@ -9,9 +9,9 @@ import os
 import pytest
 
 from desktopd_fleet.provision import DesktopLost, DockerDesktops
+from testbed.capability import docker_available, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
 from tests.fleet.support import fleet_containers
-from tests.support.capability import docker_available, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 

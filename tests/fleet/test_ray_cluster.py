@@ -20,9 +20,9 @@ from desktopd_fleet.episodes import EpisodeResult, EpisodeSpec
 from desktopd_fleet.local_cluster import LocalRayCluster
 from desktopd_fleet.provision import DockerDesktops, Lease
 from desktopd_fleet.ray_runner import GIB, RolloutRunner
+from testbed.capability import docker_available, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
 from tests.fleet.support import fleet_containers
-from tests.support.capability import docker_available, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 

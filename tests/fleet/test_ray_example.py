@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 import pytest
 
-from desktopd_kit.records import EpisodeReader
 from desktopd_fleet.local_cluster import LocalRayCluster
+from desktopd_kit.records import EpisodeReader
+from testbed.capability import docker_available, have_program, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
 from tests.fleet.support import fleet_containers
-from tests.support.capability import docker_available, have_program, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 

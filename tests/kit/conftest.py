@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from desktopd_kit import Desktop
-from tests.support.desktopd import DesktopdProcess
-from tests.support.x11_fixtures import desktopd  # noqa: F401 (fixture)
+from testbed.desktopd import DesktopdProcess
+from testbed.x11_fixtures import desktopd  # noqa: F401 (fixture)
 
 
 @pytest.fixture

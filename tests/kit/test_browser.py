@@ -11,9 +11,9 @@ import pytest
 from desktopd_kit import Desktop, DesktopError
 from desktopd_kit.observe import ObserveOptions
 from desktopd_kit.records import EpisodeReader, Recorder, schema
-from tests.sidecar_layout.harness import sidecar_and_desktopd
 from testbed.pages import PageServer
-from tests.support.x11_fixtures import pages  # noqa: F401 (fixture)
+from testbed.x11_fixtures import pages  # noqa: F401 (fixture)
+from tests.sidecar_layout.harness import sidecar_and_desktopd
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

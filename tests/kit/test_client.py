@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from desktopd_kit import AsyncDesktop, Desktop, DesktopError
-from tests.support.desktopd import start_desktopd
+from testbed.desktopd import start_desktopd
 
 pytestmark = pytest.mark.x11
 

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from desktopd_kit import AsyncDesktop, Desktop, DesktopError
 from desktopd_kit.api import DesktopApi
-from tests.support.served_app import served
+from testbed.served_app import served
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import check_env
 
 from desktopd_kit.env import ENV_ID, DesktopEnv, make_vector_env, register
 from desktopd_kit.records import EpisodeReader, schema
-from tests.support.desktopd import start_desktopd
+from testbed.desktopd import start_desktopd
 
 pytestmark = pytest.mark.x11
 

@@ -1,5 +1,5 @@
 """A harness imports the kit without desktopd's server: naming a vendor format loads its
-declaration (desktopd/computer/formats/), never its executor, the input layer, the X bindings,
+declaration (desktopd_contract/formats/), never its executor, the input layer, the X bindings,
 aiohttp or Pillow."""
 
 from __future__ import annotations

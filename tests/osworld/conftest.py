@@ -11,8 +11,8 @@ import pytest
 
 from desktopd_osworld import DesktopdProvider
 from desktopd_osworld.provider import osworld_desktops
+from testbed.capability import docker_available, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
-from tests.support.capability import docker_available, require
 
 HERE = os.path.dirname(__file__)
 CONTAINER_TESTS = ("test_controller.py", "test_setup_endpoints.py", "test_provider.py",

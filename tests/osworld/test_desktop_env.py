@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testbed.capability import docker_available, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
-from tests.support.capability import docker_available, require
 
 ROOT = Path(__file__).resolve().parents[2]
 OSWORLD_PYTHON = ROOT / ".venv-osworld" / "bin" / "python"
@@ -39,5 +39,6 @@ def test_desktop_env_scores_solutions_one_and_no_ops_zero() -> None:
     scores = {(line["task"], line["mode"]): line["score"] for line in lines if "task" in line}
     assert set(scores) == {(task, mode) for task in OFFLINE_TASKS for mode in ("solution", "no-op")}, run.stdout
     for (task, mode), score in scores.items():
-        assert score == (1.0 if mode == "solution" else 0.0), (task, mode, lines)
+        assert score == (1.0 if mode == "solution" else 0.0), \
+            (task, mode, [line for line in lines if line.get("task") == task])
     assert run.returncode == 0, run.stdout

@@ -11,8 +11,8 @@ from desktop_env.controllers.python import PythonController
 
 from desktopd_osworld import DesktopdProvider, DesktopdVMManager, register
 from desktopd_osworld.provider import osworld_desktops
+from testbed.capability import docker_available, require
 from tests.containers.support import CHROMIUM_IMAGE, build_images
-from tests.support.capability import docker_available, require
 
 
 def test_address_is_what_desktopenv_splits(provider: DesktopdProvider) -> None:

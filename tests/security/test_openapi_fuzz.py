@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.desktopd import start_desktopd
-from tests.sidecar_service.support import SidecarProcess
+from testbed.desktopd import start_desktopd
 from testbed.xvfb import start_xvfb
+from tests.sidecar_service.support import SidecarProcess
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

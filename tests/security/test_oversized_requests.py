@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.sidecar_service.support import SidecarProcess
-from tests.support.capability import debian_python_has, require, require_chromium
-from tests.support.desktopd import start_desktopd
+from testbed.capability import debian_python_has, require, require_chromium
+from testbed.desktopd import start_desktopd
 from testbed.xvfb import start_xvfb
+from tests.sidecar_service.support import SidecarProcess
 
 from .test_slow_clients import read_response
 

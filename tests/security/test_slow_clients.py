@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.support.polling import poll_until
+from testbed.desktopd import DesktopdProcess, start_desktopd
+from testbed.polling import poll_until
 from testbed.xvfb import start_xvfb
 
 pytestmark = pytest.mark.x11

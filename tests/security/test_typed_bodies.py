@@ -12,8 +12,8 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, Enum, Int, ListOf, Number, Spec, Str
-from tests.support.import_graph import modules
+from httpapi.fields import Bool, Enum, F, Int, ListOf, Number, Spec, Str
+from testbed.import_graph import modules
 
 PLAIN = {Str: str, Int: int, Number: float, Bool: bool}
 

@@ -6,16 +6,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.capability import chromium_path, have_program, require
-
+from testbed.agent_stack import PAGES, Stack, start_stack
+from testbed.capability import chromium_path, have_program, require
 from testbed.pages import PageServer
-
-from .stack import PAGES, Stack, start_stack
 
 
 @pytest.fixture(scope="module")
 def pages() -> Iterator[PageServer]:
-    """This suite's pages (tests/sidecar_agent/pages) beside testbed's."""
+    """This suite's pages (testbed/pages/agent) beside testbed's."""
     server = PageServer(PAGES)
     try:
         yield server

@@ -12,7 +12,7 @@ from aiohttp import web
 from desktopd.input.pointer_events import check_on_screen
 from httpapi.errors import ApiError
 from sidecar.agent.pointer import VisibleInput, desktopd_client
-from tests.support.served_app import served
+from testbed.served_app import served
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.agent_stack import Stack, start_stack
+from testbed.capability import chromium_path, have_program, require
 from testbed.input_order import RecordServer, Targets, find_targets, run_path
-from tests.support.capability import chromium_path, have_program, require
-
-from .stack import Stack, start_stack
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from .agent import Agent
+from testbed.agent_stack import Stack, start_stack
 from testbed.pages import PageServer
 
-from .stack import Stack, start_stack
+from .agent import Agent
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

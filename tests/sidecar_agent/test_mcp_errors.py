@@ -11,7 +11,7 @@ from aiohttp import web
 from mcp.server.fastmcp.exceptions import ToolError
 
 from sidecar.mcp.backends import Backends, answer
-from tests.support.served_app import served
+from testbed.served_app import served
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.capability import chromium_path, have_program, require
-
-from .agent import Agent
+from testbed.agent_stack import Stack, start_stack
+from testbed.capability import chromium_path, have_program, require
 from testbed.pages import PageServer
 
-from .stack import Stack, start_stack
+from .agent import Agent
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

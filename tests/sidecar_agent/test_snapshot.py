@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 import requests
 
-from .agent import Agent
+from testbed.agent_stack import Stack
 from testbed.pages import PageServer
 
-from .stack import Stack
+from .agent import Agent
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

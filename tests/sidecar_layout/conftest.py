@@ -6,8 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from tests.support.capability import chromium_path, have_program, require
-
+from testbed.capability import chromium_path, have_program, require
 from testbed.pages import PageServer
 
 from .harness import Chromium, Desktopd, launch_chromium, start_desktopd

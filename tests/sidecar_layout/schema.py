@@ -18,7 +18,7 @@ def layout_schema() -> dict[str, Any]:
 
 
 def validate_layout(body: Any) -> None:
-    from tests.support.capability import require
+    from testbed.capability import require
 
     try:
         import jsonschema

@@ -10,14 +10,12 @@ import subprocess
 
 import pytest
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
+from testbed.children import stop_process_group
+from testbed.wm import wait_for_window_manager
 from testbed.xvfb import start_xvfb
 
 from .clicking import NEXT_FRAME_JS, click_every_button
-from tests.support.wm import wait_for_window_manager
-
-from testbed.children import stop_process_group
-
 from .harness import launch_chromium, start_desktopd
 from .schema import validate_layout
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tests.support.capability import require
+from testbed.capability import require
 
 from .harness import sidecar_and_desktopd
 from .schema import validate_layout

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.support.capability import require_chromium
+from testbed.capability import require_chromium
 
 from .fake_cdp import FakeCDPServer
 from .support import Sites, serve_pages

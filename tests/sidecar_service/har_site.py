@@ -12,7 +12,7 @@ from aiohttp import web
 
 from .local_site import LocalSite
 
-HAR_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "support" / "har12.schema.json").read_text())
+HAR_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "testbed" / "har12.schema.json").read_text())
 BIG_BYTES = 4096
 PAGE = """<!doctype html><title>loading</title><body><button id=go onclick="ping()">Ping</button><script>
 let settled = 0;

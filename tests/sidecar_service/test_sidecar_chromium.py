@@ -201,7 +201,7 @@ async def test_layout_route_delegates_to_the_layout_builder(sidecar: SidecarProc
 
 async def test_runs_on_debian_python_with_bookworm_libraries(chromium: str, sites: dict[str, str]) -> None:
     """The images run /usr/bin/python3 with bookworm's aiohttp 3.8 and websockets 10.4."""
-    from tests.support.capability import require
+    from testbed.capability import require
 
     system_python = "/usr/bin/python3"
     require(os.path.exists(system_python), "Debian's /usr/bin/python3")

@@ -10,8 +10,7 @@ import tempfile
 import pytest
 
 from sidecar.state.profiles import ProfileStore
-
-from tests.support.desktopd import start_desktopd
+from testbed.desktopd import start_desktopd
 
 from .support import SidecarProcess, serve_pages
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 from .support import SidecarProcess
 

@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 from sidecar.settings import SettingsError, parse_settings
-from tests.support.capability import require_chromium
+from testbed.capability import require_chromium
 
 from .support import SidecarProcess
 

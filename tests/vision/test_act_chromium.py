@@ -1,7 +1,7 @@
 """POST /api/v1/vision/act settles as the vendor endpoints do: a plan of one left click asks the
 browser for its word (the sidecar's POST /settle), so a page the click changes at once is in
 the screenshot the next model call sees, with the verdict in the trace. Real Xvfb, Chromium
-(the sidecar) and desktopd; the model is the local vendor stand-in (tests/vision/vendor_server.py)."""
+(the sidecar) and desktopd; the model is the local vendor stand-in (testbed/vendor_server.py)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ import pytest
 from PIL import Image
 
 from desktopd_kit import Desktop
-
+from testbed.vendor_server import VendorServer
 from tests.sidecar_layout.harness import sidecar_and_desktopd
 from tests.vision.test_act_x11 import KEY, anthropic_reply
-from tests.vision.vendor_server import VendorServer
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

@@ -1,5 +1,5 @@
 """POST /api/v1/vision/act on a real Xvfb with a real desktopd, against a local server that speaks
-each vendor's real request and response format (tests/vision/vendor_server.py; the real model
+each vendor's real request and response format (testbed/vendor_server.py; the real model
 services are not reachable here): the plan's actions run on X (the pointer ends where the model
 said), the next request carries the vendor's follow-up (tool_result, computer_call_output, the
 chat history), budgets end the loop, malformed plans stop it, a hung-up client cancels it."""
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.desktopd import DesktopdProcess, start_desktopd
-from tests.vision.vendor_server import HANG, VendorServer, wait_for
+from testbed.desktopd import DesktopdProcess, start_desktopd
+from testbed.vendor_server import HANG, VendorServer, wait_for
 
 pytestmark = pytest.mark.x11
 

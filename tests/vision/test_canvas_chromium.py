@@ -14,10 +14,10 @@ import requests
 
 from desktopd.vision.text import Box
 from desktopd_kit import Desktop
+from testbed.ocr_truth import TrueWord, score
 from testbed.pages import PageServer
 from tests.sidecar_layout.harness import sidecar_and_desktopd
 from tests.vision.test_text_x11 import lines_of
-from tests.vision.truth import TrueWord, score
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 

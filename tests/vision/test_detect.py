@@ -13,7 +13,7 @@ from desktopd.vision.detect import text_lines
 from desktopd.vision.line_cache import LineCache
 from desktopd.vision.tesseract import TesseractEngine, TesseractUnavailable
 from desktopd.vision.text import Box, Line
-from tests.vision.truth import FONT_DIR, TrueWord, draw_line, score
+from testbed.ocr_truth import FONT_DIR, TrueWord, draw_line, score
 
 FONT = ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", 14)
 

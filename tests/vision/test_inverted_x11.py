@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from testbed.capability import debian_python_has, require
 from testbed.recorder import Recorder
-from tests.support.capability import debian_python_has, require
 
 pytestmark = pytest.mark.x11
 

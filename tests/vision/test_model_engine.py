@@ -14,8 +14,8 @@ from desktopd.vision.line_cache import LineCache
 from desktopd.vision.model_engine import ModelEngine
 from desktopd.vision.reader import default_engine
 from desktopd.vision.tesseract import TesseractEngine
+from testbed.ocr_truth import FONT_DIR, draw_line, score, synthetic_screen
 from tests.vision.test_detect import FONT, assert_only_changed_lines_are_recognised, drawn_form
-from tests.vision.truth import FONT_DIR, draw_line, score, synthetic_screen
 
 
 @pytest.fixture(scope="module")

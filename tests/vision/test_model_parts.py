@@ -15,7 +15,7 @@ from desktopd.vision import tess_model
 from desktopd.vision.ctc import StepWord, words
 from desktopd.vision.line_net import LineNet, PreparedLine, prepare
 from desktopd.vision.word_boxes import INK_DIFFERENCE, boxes
-from tests.vision.truth import FONT_DIR, draw_line
+from testbed.ocr_truth import FONT_DIR, draw_line
 
 BLANK = 3
 CODES = {0: " ", 1: "a", 2: "b"}

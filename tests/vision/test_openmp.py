@@ -9,7 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.support.capability import debian_python_has, require
+from testbed.capability import debian_python_has, require
 
 ROOT = Path(__file__).resolve().parents[2]
 READ_ON_ONE_WORKER = """

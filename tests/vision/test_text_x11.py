@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from desktopd.vision.text import Box, Line, Word
+from testbed.capability import debian_python_has, require
+from testbed.desktopd import start_desktopd
+from testbed.ocr_truth import TrueWord, score, synthetic_screen
 from testbed.recorder import Recorder
-from tests.support.capability import debian_python_has, require
-from tests.support.desktopd import start_desktopd
-from tests.vision.truth import TrueWord, score, synthetic_screen
 
 pytestmark = pytest.mark.x11
 

@@ -4,13 +4,14 @@ vendor_format.FormatServer: the executor and the endpoints), named by the format
 
 from __future__ import annotations
 
+from desktopd_contract.formats import FORMATS
 from httpapi.routing import Route
 
-from ..formats import FORMATS
+from ..vendor_format import server_side
 
 
 def format_routes() -> list[Route]:
     """Every format's endpoints on /api/v1/computer/<name>, in the formats' order."""
     return [Route(e.method, fmt.path, e.handler, e.summary, "computer", query=e.query, body=e.body,
                   success={"application/json": {"schema": e.result}}, description=e.description)
-            for fmt in FORMATS.values() for e in fmt.server_side().endpoints]
+            for fmt in FORMATS.values() for e in server_side(fmt).endpoints]

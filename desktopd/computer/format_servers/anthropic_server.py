@@ -11,18 +11,27 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from httpapi.fields import F, Enum, Model
 from desktopd.handlers.common import json_body, query, settler, xservice
-from desktopd.settle_browser import Clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
-from httpapi.errors import invalid
+from desktopd.settle_browser import Clicks
 from desktopd.xservice import XService
+from desktopd_contract.vendor_format import Action, JSONObject
+from httpapi.errors import invalid
+from httpapi.fields import Enum, F, Model
 
 from .. import steps
-from ..display import (DISPLAY_FIELDS, SCREENSHOT_FIELD, Display, b64, display_of,
-                       display_pair, model_screenshot, screenshot_png)
-from ..formats.anthropic import ACTIONS, CLICKS, LOOKS, SCROLL_DIRECTIONS
-from ..vendor_format import Action, Endpoint, FormatServer, JSONObject, Performed
+from ..display import (
+    DISPLAY_FIELDS,
+    SCREENSHOT_FIELD,
+    Display,
+    b64,
+    display_of,
+    display_pair,
+    model_screenshot,
+    screenshot_png,
+)
+from desktopd_contract.formats.anthropic import ACTIONS, CLICKS, LOOKS, SCROLL_DIRECTIONS
+from ..vendor_format import Endpoint, FormatServer, Performed
 
 TOOL_VERSIONS = ("computer_20250124", "computer_20251124")
 

@@ -13,17 +13,18 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from httpapi.fields import F, ListOf, Model, Str
 from desktopd.handlers.common import json_body, query, settler, xservice
-from desktopd.settle_browser import Clicks
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle_browser import Clicks
 from desktopd.x11 import keynames
 from desktopd.xservice import XService
+from desktopd_contract.vendor_format import Action, JSONObject
+from httpapi.fields import F, ListOf, Model, Str
 
 from .. import steps
 from ..display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
-from ..formats.openai import ACTION, BUTTONS, FORMAT
-from ..vendor_format import Action, Endpoint, FormatServer, JSONObject, Performed
+from desktopd_contract.formats.openai import ACTION, BUTTONS, FORMAT
+from ..vendor_format import Endpoint, FormatServer, Performed
 
 # scroll_x/scroll_y are pixels; X scrolls in wheel clicks. Chromium and GTK scroll about this
 # far per click, so a 300-pixel scroll is three clicks (and any non-zero scroll at least one).

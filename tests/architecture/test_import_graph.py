@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.import_graph import cycles, graph, modules
+from testbed.import_graph import cycles, graph, modules
 
 ROOT = Path(__file__).resolve().parents[2]
 

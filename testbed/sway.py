@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tests.support.capability import have_program, require
+from testbed.capability import have_program, require
 
 START_TIMEOUT_S = 30.0
 
@@ -104,8 +104,8 @@ def running_sway(width: int, height: int) -> Iterator[Sway]:
 def place_window(sway: Sway, pid: int, x: int, y: int, timeout: float = 10.0) -> dict:
     """Move the floating window of process ``pid`` to (x, y) through Sway's IPC; its tree node
     once Sway shows it there."""
-    from desktopd.sway.ipc import SwayIpc
-    from desktopd.sway.windows import window_nodes
+    from swayipc.ipc import SwayIpc
+    from swayipc.tree import window_nodes
 
     ipc = SwayIpc(sway.swaysock)
     try:

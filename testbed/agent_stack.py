@@ -16,10 +16,10 @@ from pathlib import Path
 from testbed.input_order import start_window_manager
 from testbed.processes import terminate
 from testbed.xvfb import Xvfb, start_xvfb
-from tests.support.wm import wait_for_window_manager
+from testbed.wm import wait_for_window_manager
 
-PAGES = Path(__file__).parent / "pages"
-ROOT = Path(__file__).resolve().parents[2]
+PAGES = Path(__file__).parent / "pages" / "agent"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _start(args: Sequence[str], log: Path, patterns: Sequence[str], timeout: float) -> tuple[

@@ -1,7 +1,7 @@
 """The vendor action formats desktopd serves, one declaration module each, each declaring
-``FORMAT`` (a vendor_format.VendorFormat) and naming its server side in ``format_servers/``. A
-module added here is a new format: its routes and their OpenAPI description, POST /api/v1/step's
-act field, /vision/act's executor and the harness kit's format pick it up
+``FORMAT`` (a vendor_format.VendorFormat) and naming its server side in
+``desktopd/computer/format_servers/``. A module added here is a new format: its routes and their
+OpenAPI description, POST /api/v1/step's act field, /vision/act's executor and the kit pick it up
 (tests/computer_use/test_formats.py checks they agree). Importing this loads declarations only:
 the harness kit does."""
 

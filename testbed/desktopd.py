@@ -15,7 +15,7 @@ import requests
 
 from testbed.processes import terminate
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LISTENING = re.compile(r"listening on (http://\S+)")
 @dataclass
 class DesktopdProcess:

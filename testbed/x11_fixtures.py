@@ -9,8 +9,8 @@ import pytest
 
 from testbed.pages import PageServer
 from testbed.recorder import POINTER_RECORDER, Recorder
-from tests.support.capability import chromium_path, debian_python_has, require
-from tests.support.desktopd import DesktopdProcess, start_desktopd
+from testbed.capability import chromium_path, debian_python_has, require
+from testbed.desktopd import DesktopdProcess, start_desktopd
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The product's import graph, read from the source (ast): module names, each module's runtime
-imports of product modules, and the circles in a graph (tests/sidecar_service/test_import_graph.py
+imports of product modules, and the circles in a graph (tests/architecture/test_import_graph.py
 and scripts/arch_metrics.py)."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import ast
 import functools
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("desktopd", "desktopd_kit", "desktopd_fleet", "sidecar", "httpapi")
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("desktopd", "desktopd_contract", "desktopd_kit", "desktopd_fleet", "desktopd_osworld", "sidecar",
+            "httpapi", "swayipc")
 
 
 def modules() -> dict[str, Path]:

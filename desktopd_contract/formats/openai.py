@@ -1,5 +1,5 @@
 """The OpenAI format: the actions of an OpenAI ``computer_call``, served on POST
-/api/v1/computer/openai (format_servers/openai_server.py runs them) and answered with the
+/api/v1/computer/openai (desktopd/computer/format_servers/openai_server.py runs them) and answered with the
 ``computer_call_output`` item the Responses API expects next (a screenshot).
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from desktopd.limits import COORD_LIMIT
+from ..limits import COORD_LIMIT
 from httpapi.fields import F, Enum, Int, ListOf, Model, Str, Tagged, tagged_variant
 
 from ..vendor_format import Action, JSONObject, KitSide, RawAction, VendorFormat

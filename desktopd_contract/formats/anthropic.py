@@ -1,5 +1,5 @@
 """The Anthropic format: Anthropic's ``computer`` tool (computer_20250124 and computer_20251124),
-served on POST/GET /api/v1/computer/anthropic (format_servers/anthropic_server.py runs it).
+served on POST/GET /api/v1/computer/anthropic (desktopd/computer/format_servers/anthropic_server.py runs it).
 
 The body is the tool call's ``input``; the answer's ``content`` is the tool_result's content
 blocks (text and/or a base64 PNG), as the reference implementation (anthropic-quickstarts,
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from desktopd.limits import COORD_LIMIT
+from ..limits import COORD_LIMIT
 from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
 
 from ..vendor_format import Action, JSONObject, KitSide, RawAction, VendorFormat

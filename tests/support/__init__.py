@@ -1,1 +1,0 @@
-"""Test helpers shared by the unit, X11, Chromium and container suites."""
