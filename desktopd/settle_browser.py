@@ -1,4 +1,4 @@
-"""The browser's word in a settle: the sidecar (sidecar/settle_evidence.py) tells whether the page
+"""The browser's word in a settle: the sidecar (sidecar/server/settle_evidence.py) tells whether the page
 in front took an act's clicks in and has nothing left to draw, sooner than a quiet window can.
 
 Only clicks ask: the page sees their mouseups, so it can tell they arrived. The act's start is

@@ -12,8 +12,10 @@ from mcp.server.fastmcp import FastMCP, Image
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
+from ..agent.agent_requests import SNAPSHOT_QUERY
 from ..agent.kinds import KINDS, mcp_summary
 from .backends import Backends, answer
+from .model_parameters import with_model_parameters
 from .structured import ListOrObjectAnswer, ObjectAnswer, json_answer
 from .vision_tools import register_vision_tools
 
@@ -25,6 +27,9 @@ INSTRUCTIONS = (
     "so the watcher sees it. For anything outside the page (dialogs of other programs, the "
     "browser's own UI) use desktop_screenshot and the desktop_* tools with screen pixels.")
 
+# GET /snapshot's query fields browser_snapshot takes (not format: it answers text; not client:
+# each MCP session is one client).
+SNAPSHOT_PARAMETERS = ("tab", "interactive", "max_chars", "ref", "depth", "diff")
 VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
 READ_ONLY = "Read-only: changes nothing on the desktop."
 
@@ -44,16 +49,9 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "you can act on carry a ref for browser_act. Bounded in size (max_chars); interactive=true "
         "keeps only actionable elements; ref=... scopes to a subtree; diff=true prints [unchanged] for "
         "parts equal to your previous snapshot. " + READ_ONLY))
-    async def browser_snapshot(
-            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-            interactive: Annotated[bool | None, Field(description="Only actionable elements")] = None,
-            max_chars: Annotated[int | None, Field(description="Size limit of the text", ge=1)] = None,
-            ref: Annotated[str | None, Field(description="Only this element's subtree")] = None,
-            depth: Annotated[int | None, Field(description="Levels below the root", ge=0)] = None,
-            diff: Annotated[bool | None, Field(description="[unchanged] for unchanged subtrees")] = None,
-    ) -> str:
-        return await answer(backends.client.snapshot(tab=tab, interactive=interactive, max_chars=max_chars,
-                                                     ref=ref, depth=depth, diff=diff))
+    @with_model_parameters(SNAPSHOT_QUERY.model, SNAPSHOT_PARAMETERS)
+    async def browser_snapshot(**params: Any) -> str:
+        return await answer(backends.client.snapshot(**params))
 
     @server.tool(description=(
         "Act on a page element by its snapshot ref. kind: " + mcp_summary() + ". Fields without a "

@@ -427,7 +427,7 @@ ROUTES: list[Route] = [
           extra_errors=(504,)),
     Route("POST", "/settle", settle_evidence, "Whether the tab in front took an act's clicks in and has "
           "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY.model, success=SETTLE_RESULT,
-          description="Answers idle, changed or none (no evidence); see sidecar/settle_evidence.py."),
+          description="Answers idle, changed or none (no evidence); see sidecar/server/settle_evidence.py."),
     *AGENT_ROUTES,
     *LIVE_BROWSER_ROUTES,
     *STATE_ROUTES,

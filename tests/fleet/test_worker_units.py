@@ -1,5 +1,5 @@
 """DesktopWorker and run_episode without Ray or desktops: fakes stand in for the lease and the
-environment (unit tests only; tests/fleet/test_ray_rollouts.py runs the real thing)."""
+environment (unit tests only; tests/fleet/test_ray_cluster.py runs the real thing)."""
 
 from __future__ import annotations
 
