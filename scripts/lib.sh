@@ -115,17 +115,17 @@ NATIVE_PACKAGES=(
     xvfb x11-utils x11-xserver-utils xdotool xterm xfwm4 python3-venv python3-tk
     fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji imagemagick chromium
     libx11-6 libxext6 libxfixes3 xclip dbus-daemon
-    x11-apps  # xwd: a baseline of scripts/bench_desktopd.py
+    x11-apps  # xwd: a baseline of benchmarks/bench_desktopd.py
     ffmpeg  # POST /api/v1/recording/start (x11grab) and its tests (ffprobe)
     libtesseract5 tesseract-ocr-eng  # /api/v1/vision/* (OCR) and tests/vision
     # bookworm's Python libraries, which the images run on: tests start the sidecar with them too
     python3-aiohttp python3-websockets python3-xlib python3-pil
     # the accessibility bus and real GTK/XFCE applications for /api/v1/accessibility's tests and
-    # scripts/bench_atspi.py (its baseline walks the tree with pyatspi under Debian's python3)
+    # benchmarks/bench_atspi.py (its baseline walks the tree with pyatspi under Debian's python3)
     at-spi2-core python3-dbus-next python3-pyatspi gir1.2-atspi-2.0 mousepad thunar xfce4-appfinder
     sway xkb-data  # the Sway backend's integration tests (tests/desktopd_sway/)
 )
-# node and npm for scripts/bench_agent.py (Playwright MCP), installed only when missing: a host's
+# node and npm for benchmarks/bench_agent.py (Playwright MCP), installed only when missing: a host's
 # own Node.js (e.g. NodeSource's, which brings npm) conflicts with Debian's npm package.
 ensure_node() {
     if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then

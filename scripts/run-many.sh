@@ -13,7 +13,7 @@
 # the image runs every 3 s and costs each idle desktop 0.7 % of a core (a `docker exec` is
 # ~11 ms of CPU, the probe ~9 ms more): here it runs every HEALTH_INTERVAL instead, which does
 # not delay the start since this script does not wait for Docker's verdict.
-# scripts/many_desktops.py N starts N with this script and reports each one's memory and idle CPU
+# benchmarks/many_desktops.py N starts N with this script and reports each one's memory and idle CPU
 # and their aggregate step rate (docs/images.md, "Many desktops on one host").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,6 +1,6 @@
 """The product's import graph, read from the source (ast): module names, each module's runtime
 imports of product modules, and the circles in a graph (tests/architecture/test_import_graph.py
-and scripts/arch_metrics.py)."""
+and tools/arch_metrics.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Type-then-click rounds on a real page, through each input path, for the input-order test and
-scripts/stress_input_order.py.
+benchmarks/stress_input_order.py.
 
 A round: focus the Name field, type TEXT, click Submit. The page posts the field's value at the
 click to this module's server (``/record``) and empties the field, so a round's record arrives

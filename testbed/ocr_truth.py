@@ -1,6 +1,6 @@
 """Text whose boxes we know because we drew it, and the scores an OCR result gets against it:
 word recall and precision (same text, overlapping box) and the mean box overlap (IoU) of the
-words found. Used by the tests and by scripts/bench_ocr.py."""
+words found. Used by the tests and by benchmarks/bench_ocr.py."""
 
 from __future__ import annotations
 

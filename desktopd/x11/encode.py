@@ -6,7 +6,7 @@ with one fixed filter, "Up" (each byte minus the byte above), computed in one C 
 ImageChops.subtract_modulo against the image shifted down a row: flat UI, text and vertical
 gradients become runs of zeros, so Up + zlib level 1 is about as fast as no filter and much
 smaller, near Pillow's level-1 size in a fraction of its time (figures: docs/benchmarks.md,
-scripts/bench_desktopd.py). The deflate work can
+benchmarks/bench_desktopd.py). The deflate work can
 be split into row bands on threads (zlib releases the GIL), joined pigz-style - each band a raw
 deflate stream ended with a full flush (byte aligned, no back-references across the seam), so
 the concatenation plus one zlib header and the Adler-32 of all rows is one valid zlib stream.

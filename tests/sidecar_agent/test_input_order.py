@@ -1,7 +1,7 @@
 """Issue 26, input order: focus a field, type, click Submit, and the page's click must see the
 text, on every input path, with xfwm4 managing Chromium as in the desktop image (its
 click-to-focus grab held clicks back in the X server while later keys went through). The rounds
-are testbed/input_order.py's; scripts/stress_input_order.py runs 1,000 on every path."""
+are testbed/input_order.py's; benchmarks/stress_input_order.py runs 1,000 on every path."""
 
 from __future__ import annotations
 

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Generate sidecar/cdp/protocol/ from the Chrome DevTools Protocol's own JSON description (the
+``devtools-protocol`` npm package): a TypedDict for the parameters and the result of every
+command the sidecar sends, for every event it reads, and for the object types they reference.
+Only methods named in the sidecar's code (string literals ``"Domain.method"``) are generated.
+
+Usage: python3 tools/gen_cdp_types.py [--protocol DIR]   (default: npm pack into a temp dir)
+The output is checked in; tests/sidecar_service/test_cdp_protocol.py says when it is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "sidecar" / "cdp" / "protocol"
+PACKAGE_VERSION = "0.0.1734725"     # devtools-protocol on npm; bump and regenerate to follow Chromium
+METHOD = re.compile(r'"([A-Z][A-Za-z]+)\.([a-z][A-Za-z]+)"')
+
+
+def used_methods() -> set[str]:
+    """``Domain.method`` literals in the sidecar's code (the generated package left out), and the
+    methods generated before (a call site that moved to the typed function has no literal)."""
+    found: set[str] = set()
+    if (OUT / "__init__.py").exists():
+        found.update(METHOD.findall(f'"{m}"')[0][0] + "." + m.split(".")[1]
+                     for m in re.findall(r'^    "([A-Za-z]+\.[A-Za-z]+)",$', (OUT / "__init__.py").read_text(), re.M))
+    for path in (ROOT / "sidecar").rglob("*.py"):
+        if OUT in path.parents:
+            continue
+        found.update(f"{d}.{m}" for d, m in METHOD.findall(path.read_text()))
+    return found
+
+
+def load_protocol(directory: Path) -> dict[str, dict]:
+    domains: dict[str, dict] = {}
+    for name in ("browser_protocol.json", "js_protocol.json"):
+        for domain in json.loads((directory / "json" / name).read_text())["domains"]:
+            domains[domain["domain"]] = domain
+    return domains
+
+
+class Generator:
+    def __init__(self, domains: dict[str, dict]) -> None:
+        self.domains = domains
+        self.types: dict[str, str] = {}          # class name -> its source
+        self.pending: list[tuple[str, dict]] = []
+
+    def type_def(self, domain: str, ref: str) -> tuple[str, dict]:
+        where, _, name = ref.rpartition(".")
+        where = where or domain
+        for item in self.domains[where].get("types", []):
+            if item["id"] == name:
+                return where, item
+        raise KeyError(ref)
+
+    def annotation(self, domain: str, spec: dict) -> str:
+        if "$ref" in spec:
+            where, item = self.type_def(domain, spec["$ref"])
+            if item["type"] == "object" and item.get("properties"):
+                name = where + item["id"]
+                if name not in self.types:
+                    self.types[name] = ""            # reserved: a type may refer to itself
+                    self.pending.append((where, item))
+                return name
+            return self.annotation(where, item)
+        kind = spec.get("type")
+        if "enum" in spec:
+            return "Literal[" + ", ".join(repr(v) for v in spec["enum"]) + "]"
+        if kind == "string":
+            return "str"
+        if kind == "integer":
+            return "int"
+        if kind == "number":
+            return "float"
+        if kind == "boolean":
+            return "bool"
+        if kind == "array":
+            return f"list[{self.annotation(domain, spec['items'])}]"
+        return "Any"        # "object" without properties, "any": free-form JSON
+
+    def typed_dict(self, name: str, domain: str, fields: list[dict], doc: str) -> str:
+        members = []
+        for field in fields:
+            annotation = self.annotation(domain, field)
+            members.append((field["name"], annotation if field.get("optional") else f"Required[{annotation}]"))
+        if any(keyword.iskeyword(key) or not key.isidentifier() for key, _ in members):
+            # A key Python cannot spell as a class member: the functional form.
+            body = ", ".join(f"{key!r}: {value!r}" for key, value in members)
+            return f"# {doc}\n{name} = TypedDict({name!r}, {{{body}}}, total=False)"
+        lines = [f"class {name}(TypedDict, total=False):", f'    """{doc}"""']
+        lines += [f"    {key}: {value}" for key, value in members] or ["    pass"]
+        return "\n".join(lines)
+
+    def drain(self) -> None:
+        while self.pending:
+            where, item = self.pending.pop()
+            name = where + item["id"]
+            self.types[name] = self.typed_dict(name, where, item["properties"], f"{where}.{item['id']}")
+
+    def methods(self, wanted: set[str]) -> tuple[list[str], list[str], list[str]]:
+        commands, events, missing = [], [], []
+        self.calls: list[str] = []
+        for method in sorted(wanted):
+            domain, _, name = method.partition(".")
+            spec = self.domains.get(domain, {})
+            command = next((c for c in spec.get("commands", []) if c["name"] == name), None)
+            event = next((e for e in spec.get("events", []) if e["name"] == name), None)
+            title = domain + name[0].upper() + name[1:]
+            if command is not None:
+                commands.append(self.typed_dict(f"{title}Params", domain, command.get("parameters", []),
+                                                f"{method} parameters"))
+                commands.append(self.typed_dict(f"{title}Result", domain, command.get("returns", []),
+                                                f"{method} result"))
+                function = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", title).lower()
+                self.calls.append(
+                    f"async def {function}(target: Sender, params: {title}Params | None = None, *,\n"
+                    f"        timeout: float | None = None) -> {title}Result:\n"
+                    f'    """{method}."""\n'
+                    f'    return cast({title}Result, await target.send("{method}", '
+                    f"dict(params) if params is not None else None, timeout=timeout))")
+            elif event is not None:
+                events.append(self.typed_dict(f"{title}Event", domain, event.get("parameters", []),
+                                              f"{method} event parameters"))
+            else:
+                missing.append(method)
+        self.drain()
+        return commands, events, missing
+
+
+HEADER = '''"""{what} Generated by tools/gen_cdp_types.py from devtools-protocol {version}: do not edit."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
+'''
+
+
+def write(name: str, what: str, blocks: list[str], imports: str = "") -> None:
+    text = HEADER.format(what=what, version=PACKAGE_VERSION) + imports + "\n\n" + "\n\n\n".join(blocks) + "\n"
+    (OUT / name).write_text(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--protocol", type=Path, help="an unpacked devtools-protocol package")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temp:
+        directory = args.protocol
+        if directory is None:
+            subprocess.run(["npm", "pack", f"devtools-protocol@{PACKAGE_VERSION}", "--silent"], cwd=temp,
+                           check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["tar", "xzf", f"devtools-protocol-{PACKAGE_VERSION}.tgz"], cwd=temp, check=True)
+            directory = Path(temp) / "package"
+        generator = Generator(load_protocol(directory))
+        wanted = used_methods()
+        commands, events, missing = generator.methods(wanted)
+    if missing:
+        sys.exit(f"not in the protocol: {', '.join(missing)}")
+    OUT.mkdir(exist_ok=True)
+    types = [generator.types[name] for name in sorted(generator.types)]
+    names = ", ".join(sorted(generator.types))
+    uses = f"\nfrom .cdp_types import {names}  # noqa: F401\n" if names else ""
+    write("cdp_types.py", "The protocol's object types the sidecar's methods refer to.", types)
+    write("cdp_commands.py", "Parameters and results of the CDP commands the sidecar sends.", commands,
+          uses.replace("from .types", "from .types") if commands else "")
+    write("cdp_events.py", "Parameters of the CDP events the sidecar reads.", events, uses if events else "")
+    names = re.findall(r"^class (\w+)|^(\w+) = TypedDict", "\n".join(commands), re.M)
+    command_names = ", ".join(sorted(a or b for a, b in names))
+    sender = (
+        "class Sender(Protocol):\n"
+        '    """A CDP session: the connection (browser) or a tab\'s or iframe\'s session."""\n\n'
+        "    async def send(self, method: str, params: dict | None = None, *,\n"
+        "                   timeout: float | None = None) -> dict: ...")
+    text = ('"""Typed CDP calls: one function per command the sidecar sends, its parameters and result\n'
+            f'typed (cdp_commands.py). Generated by tools/gen_cdp_types.py from devtools-protocol {PACKAGE_VERSION}:\n'
+            'do not edit."""\n\nfrom __future__ import annotations\n\nfrom typing import Protocol, cast\n\n'
+            f"from .cdp_commands import {command_names}\n\n\n" + sender + "\n\n\n" + "\n\n\n".join(generator.calls) + "\n")
+    (OUT / "cdp_calls.py").write_text(text)
+    methods = sorted(wanted)
+    (OUT / "__init__.py").write_text(
+        '"""Typed CDP: TypedDicts of the commands the sidecar sends and the events it reads\n'
+        '(cdp_commands.py, cdp_events.py) and the object types they use (cdp_types.py), typed calls (cdp_calls.py), generated by\n'
+        f'tools/gen_cdp_types.py from devtools-protocol {PACKAGE_VERSION}."""\n\n'
+        "METHODS = frozenset({\n" + "".join(f'    "{m}",\n' for m in methods) + "})\n")
+    print(f"{len(methods)} methods, {len(types)} object types -> {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
