@@ -134,7 +134,7 @@ async def _reaches(element: Element, point: tuple[float, float], view: View, tim
     page = element.page
     try:
         # getNodeForLocation hit-tests the layout view: document coordinates, CSS px.
-        hit: dict[str, Any] = await page.send("DOM.getNodeForLocation", {
+        hit = await page.send("DOM.getNodeForLocation", {
             "x": round(point[0] + view.visual_x), "y": round(point[1] + view.visual_y),
             "includeUserAgentShadowDOM": True, "ignorePointerEventsNone": False}, timeout=timeout)
     except CDPError:
@@ -161,15 +161,16 @@ async def _child_frame_aim(element: Element, child: ChildTarget, timeout: float)
     page = element.page
     if child.parent_target_id != page.target_id or element.key.frame_id != child.target_id:
         return None                 # nested deeper: the whole read
-    local, owner = await asyncio.gather(
-        element.call(_MEASURE, timeout=timeout),
-        page.send("DOM.getFrameOwner", {"frameId": child.target_id}, timeout=timeout),
-        return_exceptions=True)
-    for reply in (local, owner):
-        if isinstance(reply, (CDPError, ApiError)):
+    measuring = asyncio.ensure_future(element.call(_MEASURE, timeout=timeout))
+    finding = asyncio.ensure_future(page.send("DOM.getFrameOwner", {"frameId": child.target_id}, timeout=timeout))
+    await asyncio.wait((measuring, finding))
+    for call in (measuring, finding):
+        failure = call.exception()
+        if isinstance(failure, (CDPError, ApiError)):
             return None
-        if isinstance(reply, BaseException):
-            raise reply
+        if failure is not None:
+            raise failure
+    local, owner = measuring.result(), finding.result()
     if not local:
         return None
     if local["scrolled"]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from httpapi.errors import ApiError
 
+from ..cdp.protocol.cdp_commands import PageCaptureScreenshotParams
 from ..cdp.targets import PageTarget
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
@@ -57,7 +58,7 @@ async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHeal
         raise ApiError(409, "tab_hidden", f"tab {page.target_id} is behind another tab in its window, "
                        "and Chromium draws nothing for it; bring it to the front first "
                        f"(POST /tabs/{page.target_id}/activate)", field="tab")
-    params: dict[str, Any] = {"format": "png"}
+    params: PageCaptureScreenshotParams = {"format": "png"}
     if ref is not None:
         element = await resolve(agent, page, ref, timeout)
         await element.session.send("DOM.scrollIntoViewIfNeeded",

@@ -5,7 +5,7 @@ tab to the front, and gestures that return once the page saw them (visible mode)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -95,11 +95,11 @@ async def _ax_summary(element: Element, timeout: float) -> ElementSummary:
             "backendNodeId": element.key.backend_node_id, "fetchRelatives": False}, timeout=timeout)
     except CDPError:
         return {"ref": element.ref, "role": None, "name": ""}
-    nodes = reply.get("nodes") or [{}]
-    return await _element_summary(element, nodes[0])
+    nodes = reply.get("nodes")
+    return await _element_summary(element, nodes[0] if nodes else {})
 
 
-async def _element_summary(element: Element, node: dict[str, Any]) -> ElementSummary:
+async def _element_summary(element: Element, node: Mapping[str, Any]) -> ElementSummary:
     return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
             "name": (node.get("name") or {}).get("value", "")}
 
@@ -185,7 +185,7 @@ async def ensure_front(ctx: ActContext) -> None:
         return await visibility_state(ctx.page, ctx.timeout)
     if await state() == "visible":
         return
-    await ctx.conn.send("Target.activateTarget", {"targetId": ctx.page.target_id})
+    await ctx.tracker.activate(ctx.page)
     for _ in range(int(FRONT_WAIT_S / POLL_S)):
         if await state() == "visible":
             return

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import Protocol
+from typing import Literal, Protocol
 from urllib.parse import urlsplit
 
+from ..cdp.protocol.cdp_commands import InputDispatchKeyEventParams, InputDispatchMouseEventParams
 from ..cdp.targets import PageTarget
 from desktopd_kit import AsyncDesktop, DesktopError
 from desktopd_kit.retry import NO_RETRY
@@ -18,6 +19,8 @@ from .key_combos import Combo
 
 DESKTOPD_TIMEOUT_S = 15.0
 DRAG_STEPS = 8
+# The buttons a click names (act_fields' button) as CDP's mouse events name them.
+CDP_BUTTONS: dict[str, Literal["left", "middle", "right"]] = {"left": "left", "middle": "middle", "right": "right"}
 
 
 class Input(Protocol):
@@ -91,32 +94,35 @@ class CdpInput:
         self.page = page
         self.timeout = timeout
 
-    async def _mouse(self, kind: str, x: float, y: float, **extra: str | int) -> None:
-        await self.page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra},
-                             timeout=self.timeout)
+    async def _mouse(self, event: InputDispatchMouseEventParams) -> None:
+        await self.page.send("Input.dispatchMouseEvent", event, timeout=self.timeout)
 
     async def click(self, x: float, y: float, button: str, clicks: int,
                     modifiers: tuple[str, ...]) -> None:
         bits = _modifier_bits(modifiers)
+        pressed = CDP_BUTTONS[button]
         # Sent together: one session's commands are handled in order, and not waiting for each
         # acknowledgement saves a frame per event.
-        events = [self._mouse("mouseMoved", x, y, modifiers=bits)]
+        events = [self._mouse({"type": "mouseMoved", "x": x, "y": y, "modifiers": bits})]
         for count in range(1, clicks + 1):
-            events.append(self._mouse("mousePressed", x, y, button=button, clickCount=count, modifiers=bits))
-            events.append(self._mouse("mouseReleased", x, y, button=button, clickCount=count, modifiers=bits))
+            events.append(self._mouse({"type": "mousePressed", "x": x, "y": y, "button": pressed,
+                                       "clickCount": count, "modifiers": bits}))
+            events.append(self._mouse({"type": "mouseReleased", "x": x, "y": y, "button": pressed,
+                                       "clickCount": count, "modifiers": bits}))
         await asyncio.gather(*events)
 
     async def move(self, x: float, y: float) -> None:
-        await self._mouse("mouseMoved", x, y)
+        await self._mouse({"type": "mouseMoved", "x": x, "y": y})
 
     async def drag(self, start: tuple[float, float], end: tuple[float, float]) -> None:
-        await self._mouse("mouseMoved", *start)
-        await self._mouse("mousePressed", *start, button="left", clickCount=1)
+        (x0, y0), (x1, y1) = start, end
+        await self._mouse({"type": "mouseMoved", "x": x0, "y": y0})
+        await self._mouse({"type": "mousePressed", "x": x0, "y": y0, "button": "left", "clickCount": 1})
         for step in range(1, DRAG_STEPS + 1):
             f = step / DRAG_STEPS
-            await self._mouse("mouseMoved", start[0] + (end[0] - start[0]) * f,
-                              start[1] + (end[1] - start[1]) * f, button="left", buttons=1)
-        await self._mouse("mouseReleased", *end, button="left", clickCount=1)
+            await self._mouse({"type": "mouseMoved", "x": x0 + (x1 - x0) * f, "y": y0 + (y1 - y0) * f,
+                               "button": "left", "buttons": 1})
+        await self._mouse({"type": "mouseReleased", "x": x1, "y": y1, "button": "left", "clickCount": 1})
 
     async def type_text(self, text: str, slowly: bool) -> None:
         if not slowly:
@@ -131,14 +137,17 @@ class CdpInput:
                                  timeout=self.timeout)
 
     async def press(self, combo: Combo) -> None:
-        base = {"key": combo.key, "code": combo.code, "windowsVirtualKeyCode": combo.key_code,
-                "nativeVirtualKeyCode": combo.key_code, "modifiers": combo.cdp_modifiers}
         typed = combo.text if combo.cdp_modifiers & ~8 == 0 else ""
-        down = {**base, "type": "keyDown" if typed else "rawKeyDown"}
+        down = _key_event(combo, "keyDown" if typed else "rawKeyDown")
         if typed:
             down["text"] = down["unmodifiedText"] = typed
         await self.page.send("Input.dispatchKeyEvent", down, timeout=self.timeout)
-        await self.page.send("Input.dispatchKeyEvent", {**base, "type": "keyUp"}, timeout=self.timeout)
+        await self.page.send("Input.dispatchKeyEvent", _key_event(combo, "keyUp"), timeout=self.timeout)
+
+
+def _key_event(combo: Combo, kind: Literal["keyDown", "rawKeyDown", "keyUp"]) -> InputDispatchKeyEventParams:
+    return {"type": kind, "key": combo.key, "code": combo.code, "windowsVirtualKeyCode": combo.key_code,
+            "nativeVirtualKeyCode": combo.key_code, "modifiers": combo.cdp_modifiers}
 
 
 def _modifier_bits(modifiers: tuple[str, ...]) -> int:

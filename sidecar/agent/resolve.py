@@ -9,6 +9,7 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
+from ..cdp.pages import exception_text
 from ..cdp.targets import ChildTarget, PageTarget
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
@@ -32,9 +33,7 @@ class Element:
             "arguments": [{"value": a} for a in args], "returnByValue": True,
             "awaitPromise": await_promise}, timeout=timeout)
         if "exceptionDetails" in reply:
-            details = reply["exceptionDetails"]
-            text = (details.get("exception") or {}).get("description") or details.get("text", "")
-            raise ApiError(422, "script_error", text)
+            raise ApiError(422, "script_error", exception_text(reply["exceptionDetails"]))
         return (reply.get("result") or {}).get("value")
 
     async def call_pending(self, function: str, *args: Any, timeout: float) -> str | None:

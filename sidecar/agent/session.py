@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from ..cdp.connection import CDPConnection, CDPError, EventCallback
+from ..cdp.protocol.cdp_commands import PageHandleJavaScriptDialogParams
 from ..cdp.targets import TargetTracker
 from .events import Dialog, FileChooser, TabEvents
 from .refs import RefTable
@@ -24,10 +25,6 @@ E = TypeVar("E")             # one CDP event's parameters (a TypedDict of cdp_ev
 MAX_DIFF_CLIENTS = 64          # (client, tab) pairs whose last snapshot is kept
 MAX_DOWNLOADS = 200
 # Domains each page and OOPIF session reports to us.
-_SESSION_SETUP: tuple[tuple[str, dict[str, Any]], ...] = (("Page.enable", {}), ("Runtime.enable", {}), ("Network.enable", {}),
-                  ("Log.enable", {}), ("Page.setInterceptFileChooserDialog", {"enabled": True}))
-
-
 @dataclass(frozen=True)
 class AgentConfig:
     downloads_dir: str
@@ -158,10 +155,15 @@ class AgentSession:
 
     async def _configure(self, session_id: str) -> None:
         # All at once: a page that loads right after it attached is watched sooner.
-        results = await asyncio.gather(*(self.conn.send(method, params, session_id=session_id,
-                                                        timeout=self.config.call_timeout)
-                                         for method, params in _SESSION_SETUP), return_exceptions=True)
-        for (method, _params), result in zip(_SESSION_SETUP, results):
+        timeout, send = self.config.call_timeout, self.conn.send
+        setup = {"Page.enable": send("Page.enable", session_id=session_id, timeout=timeout),
+                 "Runtime.enable": send("Runtime.enable", session_id=session_id, timeout=timeout),
+                 "Network.enable": send("Network.enable", session_id=session_id, timeout=timeout),
+                 "Log.enable": send("Log.enable", session_id=session_id, timeout=timeout),
+                 "Page.setInterceptFileChooserDialog": send("Page.setInterceptFileChooserDialog", {"enabled": True},
+                                                            session_id=session_id, timeout=timeout)}
+        results = await asyncio.gather(*setup.values(), return_exceptions=True)
+        for method, result in zip(setup, results):
             if isinstance(result, BaseException):
                 log.debug("%s on session %s failed: %s", method, session_id, result)
 
@@ -190,7 +192,7 @@ class AgentSession:
 
     async def answer_dialog(self, tab: TabEvents, dialog: Dialog, accept: bool,
                             prompt_text: str | None) -> None:
-        request: dict[str, Any] = {"accept": accept}
+        request: PageHandleJavaScriptDialogParams = {"accept": accept}
         if prompt_text is not None:
             request["promptText"] = prompt_text
         dialog.answer = {"accept": accept, "prompt_text": prompt_text}

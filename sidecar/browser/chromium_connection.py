@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from ..agent.session import AgentConfig, AgentSession
 from ..cdp.connection import CDPConnection
-from ..cdp.protocol.cdp_calls import browser_get_version
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from ..cdp.targets import TargetTracker
 from ..layout.readers import readers_named
@@ -43,7 +42,7 @@ class ChromiumConnection:
         try:
             await agent.start()          # before the tracker: it sees every page attach too
             await tracker.start()
-            version = await browser_get_version(conn)
+            version = await conn.send("Browser.getVersion")
         except BaseException:
             agent.stop()
             await conn.close()

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.protocol.cdp_commands import TargetCreateTargetParams
 
 
 @dataclass
@@ -35,12 +36,12 @@ class EpisodeTimings:
         return now
 
 
-def window_params(window: dict[str, int] | None) -> dict[str, int]:
-    """Target.createTarget's window bounds (DIP) from the supervisor's requested window."""
-    if window is None:
-        return {}
-    return {"left": window["x"], "top": window["y"], "width": window["width"],
-            "height": window["height"]}
+def window_params(window: dict[str, int] | None, params: TargetCreateTargetParams) -> TargetCreateTargetParams:
+    """``params`` with the window bounds (DIP) of the supervisor's requested window."""
+    if window is not None:
+        params.update({"left": window["x"], "top": window["y"], "width": window["width"],
+                       "height": window["height"]})
+    return params
 
 
 async def open_episode(conn: CDPConnection, tracker: TargetTracker, urls: Sequence[str],
@@ -58,9 +59,9 @@ async def open_episode(conn: CDPConnection, tracker: TargetTracker, urls: Sequen
             "behavior": "allowAndName", "downloadPath": downloads_dir, "eventsEnabled": True,
             "browserContextId": context_id}, timeout=timeout)
         since = timings.lap("context", since)
-        first = await conn.send("Target.createTarget", {
+        first = await conn.send("Target.createTarget", window_params(window, {
             "url": urls[0] if urls else "about:blank", "browserContextId": context_id,
-            "newWindow": True, **window_params(window)}, timeout=timeout)
+            "newWindow": True}), timeout=timeout)
         target_ids = timings.target_ids
         target_ids.append(first["targetId"])
         for url in urls[1:]:

@@ -346,7 +346,7 @@ class ChromiumSupervisor:
         # Wait for the first tab, so the others are created (and ordered) after it.
         await live.tracker.wait_for(lambda: bool(live.tracker.pages()), self.settings.cdp_timeout)
         for url in self.start_urls[1:]:
-            await live.conn.send("Target.createTarget", live.tracker.in_episode({"url": url, "background": True}))
+            await live.tracker.open_tab(url, background=True, timeout=self.settings.cdp_timeout)
 
     async def _log_ready(self) -> None:
         """Log once the first tab is attached: scripts and tests wait for this line."""

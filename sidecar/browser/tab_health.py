@@ -16,17 +16,17 @@ import time
 from typing import Protocol
 
 from ..cdp.connection import CDPError, CDPSessionClosed
+from ..cdp.protocol.cdp_send import SessionCommands
+from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 log = logging.getLogger(__name__)
 
-PING = {"expression": "0", "returnByValue": True}
+PING: RuntimeEvaluateParams = {"expression": "0", "returnByValue": True}
 
 
-class Pingable(Protocol):
+class Pingable(SessionCommands, Protocol):
     @property
     def target_id(self) -> str: ...
-
-    async def send(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict: ...
 
 
 class TabHealth:

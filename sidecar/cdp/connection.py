@@ -31,7 +31,7 @@ import itertools
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,8 @@ import websockets
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from httpapi.bounded import within
+
+from .protocol.cdp_send import BrowserCommands
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +175,7 @@ class EventStream:
         self.close()
 
 
-class CDPConnection:
+class CDPConnection(BrowserCommands):
     """A connected CDP client. Create with ``await CDPConnection.connect(ws_url)``."""
 
     def __init__(self, ws: Any, ws_url: str, call_timeout: float) -> None:
@@ -223,13 +225,14 @@ class CDPConnection:
 
     # -- calls -------------------------------------------------------------------------------
 
-    async def send(self, method: str, params: dict | None = None, *, session_id: str | None = None,
-                   timeout: float | None = None) -> dict:
-        """Call ``method`` (on ``session_id`` if given) and return its ``result`` object."""
+    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
+                       session_id: str | None = None, timeout: float | None = None) -> dict[str, Any]:
+        """Call ``method`` (on ``session_id`` if given) and return its ``result`` object (send()
+        is the typed way: BrowserCommands)."""
         if self.close_reason is not None:
             raise CDPDisconnected(f"not connected ({self.close_reason})", method=method)
         msg_id = next(self._ids)
-        message: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
+        message: dict[str, Any] = {"id": msg_id, "method": method, "params": dict(params or {})}
         if session_id is not None:
             message["sessionId"] = session_id
         future = asyncio.get_running_loop().create_future()

@@ -4,13 +4,17 @@ session, and closing a tab."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .connection import CDPConnection, CDPError, CDPSessionClosed
+from .protocol.cdp_send import SessionCommands
+from .protocol.cdp_types import RuntimeExceptionDetails
 
 
 @dataclass
-class ChildTarget:
+class ChildTarget(SessionCommands):
     """An out-of-process iframe attached under a page (``target_id`` is also its frame id)."""
 
     target_id: str
@@ -20,13 +24,13 @@ class ChildTarget:
     page_target_id: str            # the tab it belongs to
     _conn: CDPConnection = field(repr=False)
 
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict:
-        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> dict[str, Any]:
+        return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
 @dataclass
-class PageTarget:
+class PageTarget(SessionCommands):
     """An attached tab. ``children`` holds every OOPIF below it (nested ones too), by target id."""
 
     target_id: str
@@ -49,9 +53,15 @@ class PageTarget:
     navigations: int = 0           # navigations started: tells a later one from an earlier one
     navigation_started: float = 0.0     # time.monotonic() when the last one started
 
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict:
-        return await self._conn.send(method, params, session_id=self.session_id, timeout=timeout)
+    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> dict[str, Any]:
+        return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
+
+
+def exception_text(details: RuntimeExceptionDetails) -> str:
+    """What a page's script threw, as Runtime's exceptionDetails describe it."""
+    exception = details.get("exception")
+    return (exception.get("description") if exception else None) or details.get("text", "")
 
 
 # JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.

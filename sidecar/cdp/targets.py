@@ -23,14 +23,16 @@ from httpapi.bounded import within
 
 from .connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 from .pages import ChildTarget, PageTarget, close_page
+from .protocol.cdp_commands import PageNavigateResult, TargetCreateTargetParams, TargetSetAutoAttachParams
+from .protocol.cdp_types import TargetFilterEntry
 
 __all__ = ["ChildTarget", "PageTarget", "TargetTracker", "close_page"]
 
 log = logging.getLogger(__name__)
 
 # Browser level: attach to pages only (workers and extensions are not tabs). Page level: OOPIFs.
-_PAGE_FILTER = [{"type": "page"}]
-_IFRAME_FILTER = [{"type": "iframe"}]
+_PAGE_FILTER: list[TargetFilterEntry] = [{"type": "page"}]
+_IFRAME_FILTER: list[TargetFilterEntry] = [{"type": "iframe"}]
 # Page.frameStartedNavigating's navigationType values that keep the document.
 SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
 # How long after its start an ordinary navigation is given to commit before it is said to be
@@ -98,11 +100,24 @@ class TargetTracker:
         for task in list(self._tasks):
             task.cancel()
 
-    def in_episode(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Target.createTarget's ``params`` for a tab in the episode's browser context."""
-        if self.browser_context_id is None:
-            return params
-        return {**params, "browserContextId": self.browser_context_id}
+    # -- the tabs' lifecycle: every create, activate and navigate of a tab goes through here ----
+
+    async def open_tab(self, url: str, *, background: bool, timeout: float) -> PageTarget:
+        """A new tab on ``url`` in the episode's browser context, once attached and configured."""
+        params: TargetCreateTargetParams = {"url": url, "background": background}
+        if self.browser_context_id is not None:
+            params["browserContextId"] = self.browser_context_id
+        created = await self.conn.send("Target.createTarget", params, timeout=timeout)
+        return await self.wait_for_page(created["targetId"], timeout)
+
+    async def activate(self, page: PageTarget) -> None:
+        """``page`` becomes the tab shown in its window (the one desktop input reaches)."""
+        await self.conn.send("Target.activateTarget", {"targetId": page.target_id})
+
+    async def navigate(self, page: PageTarget, url: str, timeout: float) -> PageNavigateResult:
+        """Page.navigate: answered by the browser process once the new document committed or
+        failed (``errorText``), so it also revives a crashed tab."""
+        return await page.send("Page.navigate", {"url": url}, timeout=timeout)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -211,9 +226,7 @@ class TargetTracker:
         window's last tab closing quits Chromium, and the restart that follows would lose the
         browser's state (cookies, logins, history) and every CDP client's connection."""
         if [p.target_id for p in self.pages()] == [target_id]:
-            created = await self.conn.send("Target.createTarget", self.in_episode(
-                {"url": "about:blank", "background": True}))
-            await self.wait_for_page(created["targetId"], self.configure_timeout)
+            await self.open_tab("about:blank", background=True, timeout=self.configure_timeout)
 
     async def wait_for_page(self, target_id: str, timeout: float) -> PageTarget:
         """The attached, configured page ``target_id`` (e.g. right after Target.createTarget)."""
@@ -229,7 +242,7 @@ class TargetTracker:
         """Re-read one target's info now (its title may trail a navigation's load event)."""
         result = await self.conn.send("Target.getTargetInfo", {"targetId": target_id})
         if "targetInfo" in result and target_id in self._infos:
-            self._on_info_changed(result, None)
+            self._on_info_changed(dict(result), None)
 
     async def refresh_titles(self) -> None:
         """Re-read every target's title with one Target.getTargets (one cheap call).
@@ -409,9 +422,9 @@ class TargetTracker:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _auto_attach(self, session_id: str | None, target_filter: list[dict]) -> None:
-        params: dict[str, Any] = {"autoAttach": True, "waitForDebuggerOnStart": False,
-                                  "flatten": True}
+    async def _auto_attach(self, session_id: str | None, target_filter: list[TargetFilterEntry]) -> None:
+        params: TargetSetAutoAttachParams = {"autoAttach": True, "waitForDebuggerOnStart": False,
+                                             "flatten": True}
         if self._filters_supported:
             params["filter"] = target_filter
         try:

@@ -4,6 +4,8 @@ The same answer dict is returned while nothing moved, so the encoder reuses its 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dataclasses
 import logging
 import os
@@ -27,7 +29,7 @@ log = logging.getLogger(__name__)
 MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
 
 
-def view_of(probe: ProbeResult, metrics: dict) -> View:
+def view_of(probe: ProbeResult, metrics: Mapping[str, Any]) -> View:
     visual = metrics.get("cssVisualViewport", {})
     device_layout = metrics.get("layoutViewport", {})
     zoom = float(visual.get("zoom") or 1.0)

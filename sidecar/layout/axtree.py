@@ -6,7 +6,7 @@ added per request by the readers. Records are plain dicts in tree pre-order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 # AX properties reported as node states; their values are booleans, "mixed" (checked, pressed)
@@ -72,7 +72,7 @@ _OTHER_NAMES = frozenset(OTHER_PROPERTIES)
 _BOOLEAN_STATES = {"true": True, "false": False}
 
 
-def ax_records(nodes: Iterable[dict[str, Any]], frame_id: str, id_prefix: str = "",
+def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str = "",
                target_id: str | None = None, inline_text_boxes: bool = False) -> list[Record]:
     """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames;
     ``target_id``, when known, is each record's "targetId" from the start;

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from .aio import or_exception
 from .probe import PROBE_PARAMS, SETTLE_PARAMS, ProbeResult, parse_probe
 from .seams import ChildSession, Page, Session
+from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 SETTLE_WAIT_S = 0.1         # longest wait for a due recount (two animation frames, normally)
 
@@ -26,7 +27,7 @@ class Probed(NamedTuple):
     sent_at: float            # time.monotonic() before its calls went out
 
 
-def probe(page: Page, children: list[ChildSession], take: dict | None = None) -> asyncio.Future[Probed]:
+def probe(page: Page, children: list[ChildSession], take: RuntimeEvaluateParams | None = None) -> asyncio.Future[Probed]:
     """The page's and its iframes' probes and the layout metrics; and ``take`` (patch.py)
     evaluated right after them when given (its reply, else None). Its calls are on their way
     at the loop's next turn, in order behind what was sent before (the renderer answers them
@@ -137,7 +138,7 @@ def view_key(probe_result: ProbeResult) -> tuple[float, float, float]:
 SCROLL_EPSILON = 0.01
 
 
-def layout_scroll(metrics: dict) -> tuple[float, float]:
+def layout_scroll(metrics: Mapping[str, Any]) -> tuple[float, float]:
     """The top-level document's scroll (CSS px, exact) from Page.getLayoutMetrics. Not the
     layout viewport's pageX/Y: CDP rounds those to whole CSS px, and under page zoom a scroll
     is fractional (one device px at 150 % is 0.67 CSS px: a sticky box that far off)."""

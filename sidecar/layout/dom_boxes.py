@@ -9,7 +9,7 @@ box + border + padding), minus the iframe document's own scroll offset, recursiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import clipping
@@ -17,6 +17,7 @@ from .fragments import line_fragments
 from .documents import TOP_LEVEL, Document, DocumentPlacement, place, visible_clip
 from .geometry import Placement, Rect
 from .restyle import RENDER_STYLES, RenderState
+from ..cdp.protocol.cdp_commands import DOMSnapshotCaptureSnapshotParams
 
 __all__ = ["CAPTURE_PARAMS", "STYLES", "TOP_LEVEL", "Document", "DocumentPlacement", "Snapshot"]
 
@@ -38,14 +39,14 @@ _DISPLAY = len(_GEOMETRY_STYLES) + RENDER_STYLES.index("display")
 _OVERFLOW = len(_GEOMETRY_STYLES) + RENDER_STYLES.index("overflow")
 _ELEMENT_NODE = 1
 _FRAME_NAMES = ("IFRAME", "FRAME", "FENCEDFRAME")
-CAPTURE_PARAMS: dict[str, Any] = {"computedStyles": list(STYLES), "includeDOMRects": False,
+CAPTURE_PARAMS: DOMSnapshotCaptureSnapshotParams = {"computedStyles": list(STYLES), "includeDOMRects": False,
                                   "includePaintOrder": False}
 
 
 class Snapshot:
     """A parsed captureSnapshot reply of one session (a page, or an out-of-process iframe)."""
 
-    def __init__(self, reply: dict[str, Any], device_pixel_ratio: float = 1.0) -> None:
+    def __init__(self, reply: Mapping[str, Any], device_pixel_ratio: float = 1.0) -> None:
         # Layout bounds and scroll offsets in a snapshot are device pixels (CSS px times page
         # zoom times device scale factor); computed styles stay CSS px.
         self.scale = 1.0 / (device_pixel_ratio or 1.0)

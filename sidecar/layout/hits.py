@@ -11,7 +11,7 @@ frames). Out-of-process iframes' nodes are not tested (their hits need their own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .axtree import Record, role_of
@@ -105,7 +105,7 @@ async def hit_test(session: Session, ancestry: Ancestry, tests: list[tuple[str, 
     return result
 
 
-def _same_view(metrics: dict[str, Any], view: View) -> bool:
+def _same_view(metrics: Mapping[str, Any], view: View) -> bool:
     visual = metrics.get("cssVisualViewport", {})
     return same_scroll(layout_scroll(metrics), (view.layout_x, view.layout_y)) \
         and same_scroll((float(visual.get("pageX", 0)), float(visual.get("pageY", 0))),

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from sidecar.cdp.connection import CDPError
 
@@ -39,6 +39,7 @@ from .axtree import Record
 from .seams import Session
 from .probe import OPEN_SELECT, TRACKER_KEY
 from ..page_js import load_js
+from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
 MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
@@ -46,7 +47,7 @@ MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this:
 _TAKE = load_js("sidecar.layout", "patch_take.js")
 
 
-def take_params(frame_signal: str) -> dict[str, Any] | None:
+def take_params(frame_signal: str) -> RuntimeEvaluateParams | None:
     """The Runtime.evaluate that asks a page for the roots changed since ``frame_signal`` (the
     cached capture's ``token:changes:scrolls``), or None if that is not a tracked frame's."""
     parts = frame_signal.split(":")
@@ -108,8 +109,8 @@ def _backend_id(item: dict[str, Any]) -> int | None:
 # used: Chromium answers it only at the document's next accessibility update, so a navigation
 # that commits first leaves it unanswered for good, and the renderer has then crashed (SIGSEGV)
 # on a later navigation.
-ANCESTORS = "Accessibility.getAXNodeAndAncestors"
-CHILDREN = "Accessibility.getChildAXNodes"
+ANCESTORS: Final = "Accessibility.getAXNodeAndAncestors"
+CHILDREN: Final = "Accessibility.getChildAXNodes"
 MAX_LEVELS = 64              # a subtree deeper than this (in reads) is left to a full read
 # A read per node that has children costs far more per node than one getFullAXTree: a patch
 # that reads again more than 1/PATCH_SHARE of the page's nodes is left to a full read.
@@ -152,7 +153,7 @@ class Reads:
     top: asyncio.Future | None = None         # Take.top's node and ancestors
     # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
     # roots added) does not repeat their reads.
-    settled: list[tuple[list[dict], list[dict]] | None] = field(default_factory=list)
+    settled: list[tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None] = field(default_factory=list)
 
 
 def start_reads(session: Session, roots: list[int], budget: NodeBudget, top: int | None = None) -> Reads:
@@ -173,7 +174,8 @@ def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
     return [asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": root})) for root in roots]
 
 
-async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], list[dict]] | None]:
+async def _settled(session: Session, reads: Reads,
+                   ) -> list[tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None]:
     """Every root's (subtree, chain) (see subtree_of); those settled by an earlier call kept."""
     replies = await asyncio.gather(*reads.futures[len(reads.settled):])
     reads.settled.extend(await asyncio.gather(*(subtree_of(session, reply, reads.budget)
@@ -181,8 +183,8 @@ async def _settled(session: Session, reads: Reads) -> list[tuple[list[dict], lis
     return reads.settled
 
 
-async def subtree_of(session: Session, chain_reply: dict, budget: NodeBudget,
-                     ) -> tuple[list[dict], list[dict]] | None:
+async def subtree_of(session: Session, chain_reply: Mapping[str, Any], budget: NodeBudget,
+                     ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None:
     """A root's accessibility subtree (its node first, ignored nodes included) and the chain from
     it to the document's node. A root that is not in the tree itself (e.g. a plain <span>: its
     text hangs under the parent's node) is read from its nearest ancestor that is; None if that
@@ -196,11 +198,14 @@ async def subtree_of(session: Session, chain_reply: dict, budget: NodeBudget,
     return None if subtree is None else (subtree, chain[index:])
 
 
-async def descendants(session: Session, node: dict, budget: NodeBudget) -> list[dict] | None:
+async def descendants(session: Session, node: Mapping[str, Any], budget: NodeBudget,
+                      ) -> list[Mapping[str, Any]] | None:
     """``node`` and every node below it, read level by level (each level's reads pipelined):
     a reply holds a node's children, and the whole subtree of each ignored child. None when
     deeper than MAX_LEVELS reads, or when the nodes read overdraw ``budget``."""
-    found, known, level = [node], {str(node.get("nodeId"))}, [node]
+    found: list[Mapping[str, Any]] = [node]
+    level: list[Mapping[str, Any]] = [node]
+    known = {str(node.get("nodeId"))}
     for _ in range(MAX_LEVELS):
         if not budget.spend(len(level)):
             return None
@@ -234,7 +239,7 @@ async def patched_records(session: Session, records: list[Record], reads: Reads,
         return None
     positions = {record["nodeId"]: index for index, record in enumerate(records)}
     top_id = records[0]["nodeId"] if records else None
-    fresh: dict[str, dict[str, Any]] = {}
+    fresh: dict[str, Mapping[str, Any]] = {}
     replaced: set[str] = set()
     tops: dict[str, int] = {}         # each re-read subtree's top -> its old subtree's size
     for read in settled:
@@ -276,11 +281,12 @@ def in_tree(chain: list[dict], index: int) -> bool:
 _NO_ROLE = {"type": "role", "value": "none"}
 
 
-def as_in_full_tree(nodes: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+def as_in_full_tree(nodes: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
     """An ignored node as getFullAXTree reports it (role "none", no name), whichever call read
     it, so a patched tree equals a full read."""
     for node in nodes:
         if node.get("ignored"):
-            node = dict(node, role=_NO_ROLE)
-            node.pop("name", None)
+            unnamed = dict(node, role=_NO_ROLE)
+            unnamed.pop("name", None)
+            node = unnamed
         yield node

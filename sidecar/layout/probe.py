@@ -38,10 +38,10 @@ property set by name (``sheet.cssRules[0].style.color = ...``), are not seen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .geometry import WindowMetrics
 from ..page_js import load_js
+from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 # Whether an element is a <select> with its popup open (for the probe and patch.py's take).
 OPEN_SELECT = load_js("sidecar.layout", "open_select.js")
@@ -53,7 +53,7 @@ SHADOW_KEY = "__desktopdShadowRoots"       # shadow roots attached before the tr
 BINDING = "__desktopdLayoutChanged"        # the Runtime.addBinding function (refresh.py)
 NOTIFY_DELAY_MS = 15         # the page's debounce before it reports a burst of changes
 MAX_DIRTY = 512              # changed nodes remembered per frame; beyond: a full capture
-PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_KEY)
+PROBE_PARAMS: RuntimeEvaluateParams = {"expression": _PROBE.replace("__KEY__", TRACKER_KEY)
                                 .replace("__OPEN_SELECT__", OPEN_SELECT)
                                 .replace("__SHADOW_KEY__", SHADOW_KEY)
                                 .replace("__BINDING__", BINDING)
@@ -67,7 +67,7 @@ PROBE_PARAMS: dict[str, Any] = {"expression": _PROBE.replace("__KEY__", TRACKER_
 # even when nobody waits any more (the sidecar's call has a shorter timeout of its own).
 _SETTLE_WAIT = load_js("sidecar.layout", "settle_wait.js")
 SETTLE_LIMIT_MS = 200
-SETTLE_PARAMS: dict[str, Any] = {"expression": _SETTLE_WAIT.replace("__KEY__", TRACKER_KEY)
+SETTLE_PARAMS: RuntimeEvaluateParams = {"expression": _SETTLE_WAIT.replace("__KEY__", TRACKER_KEY)
                                  .replace("__LIMIT__", str(SETTLE_LIMIT_MS)),
                                  "returnByValue": True, "awaitPromise": True, "silent": True}
 

@@ -11,6 +11,7 @@ from .memory import release_later
 from .probe import document_token
 from .change_signal import AfterCheck, Probed, view_key
 from .seams import Page
+from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 
 def patchable(capture: Capture, probed: Probed, has_children: bool) -> bool:
@@ -25,7 +26,7 @@ def patchable(capture: Capture, probed: Probed, has_children: bool) -> bool:
     return document_token(frames[0]) == document_token(capture.frames[0])
 
 
-def take_params(capture: Capture | None) -> dict | None:
+def take_params(capture: Capture | None) -> RuntimeEvaluateParams | None:
     """The roots' take to send along with the probe (after it: roots cover every change the
     probe counts), so a patch does not wait for one more round trip."""
     if capture is None or not capture.patchable or len(capture.frames) != 1:

@@ -21,11 +21,12 @@ from .hits import Ancestry
 from .memory import gc_paused, release_later
 from .seams import ChildSession, Page, Session
 from .dom_boxes import CAPTURE_PARAMS, Snapshot
+from ..cdp.protocol.cdp_commands import AccessibilityGetFullAXTreeResult, PageGetFrameTreeResult
 
 log = logging.getLogger(__name__)
 
 # Iframes' AX trees asked for ahead (the reply, or the exception the call raised), by frame id.
-FrameTrees = dict[str, asyncio.Future[dict | Exception]]
+FrameTrees = dict[str, asyncio.Future[AccessibilityGetFullAXTreeResult | Exception]]
 # An out-of-process iframe's snapshot, its records (None: not asked), its owner iframe element's
 # backendNodeId in the parent, and the records' source.
 ChildRead = tuple[Snapshot, list[Record] | None, int | None, str]
@@ -97,9 +98,12 @@ async def read_whole(page: Page, children: list[ChildSession], dpr: float, *,
 
 async def rescan(page: Page, children: list[ChildSession], dpr: float, capture: Capture) -> Capture:
     """The same nodes with boxes from fresh DOM snapshots (after scrolling inside the page)."""
-    frame_tree, snapshot_reply, *child_results = await asyncio.gather(
-        page.send("Page.getFrameTree"), page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS),
-        *(read_child(page, child, dpr, accessibility=False) for child in children))
+    frame_tree_call = asyncio.ensure_future(page.send("Page.getFrameTree"))
+    snapshot_call = asyncio.ensure_future(page.send("DOMSnapshot.captureSnapshot", CAPTURE_PARAMS))
+    child_calls = [asyncio.ensure_future(read_child(page, child, dpr, accessibility=False)) for child in children]
+    await asyncio.gather(frame_tree_call, snapshot_call, *child_calls)
+    frame_tree, snapshot_reply = frame_tree_call.result(), snapshot_call.result()
+    child_results = [call.result() for call in child_calls]
     with gc_paused():
         snapshot = Snapshot(snapshot_reply, dpr)
     if not of_frame(snapshot, frame_tree["frameTree"]["frame"]["id"]):
@@ -165,7 +169,7 @@ async def _session_records(session: Session, snapshot: Snapshot, frame_id: str,
     return records, source
 
 
-async def _frame_trees_ahead(page: Page, frame_tree_call: Awaitable[dict],
+async def _frame_trees_ahead(page: Page, frame_tree_call: Awaitable[PageGetFrameTreeResult],
                              children: list[ChildSession]) -> FrameTrees:
     """The AX trees of the page's iframes that are not out-of-process ones, asked for now: the
     snapshot says later which are in the page's process (one it does not list goes unused)."""

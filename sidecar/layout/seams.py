@@ -10,18 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from ..cdp.protocol.cdp_send import SessionCommands
 
-class Session(Protocol):
-    """One CDP session: a tab's or an out-of-process iframe's."""
+
+class Session(SessionCommands, Protocol):
+    """One CDP session: a tab's or an out-of-process iframe's (send() typed per command)."""
 
     @property
     def target_id(self) -> str: ...
 
     @property
     def session_id(self) -> str: ...
-
-    async def send(self, method: str, params: dict | None = None, *,
-                   timeout: float | None = None) -> dict: ...
 
 
 class ChildSession(Session, Protocol):

@@ -122,9 +122,9 @@ async def open_tab(request: web.Request) -> web.Response:
     body = await optional_json_body(request, OPEN_TAB_BODY)
     url = _allowed_url(request, body["url"])
     background = body["background"]
-    conn, tracker = _session(request)
+    _conn, tracker = _session(request)
     try:
-        created = await conn.send("Target.createTarget", tracker.in_episode({"url": url, "background": background}))
+        page = await tracker.open_tab(url, background=background, timeout=_timeout(request))
     except CDPError:
         if not tracker.pages():
             # Its last window was closed (a person's Ctrl+W): Chromium is quitting and is
@@ -132,12 +132,11 @@ async def open_tab(request: web.Request) -> web.Response:
             raise ChromiumUnavailable("Chromium has no window open (its last one was closed) "
                                       "and is restarting") from None
         raise
-    page = await tracker.wait_for_page(created["targetId"], _timeout(request))
     return web.json_response(tab_json(page, tracker.pages().index(page)), status=201)
 
 
 async def close_tab(request: web.Request) -> web.Response:
-    conn, tracker = _session(request)
+    _conn, tracker = _session(request)
     page, _index = _find_tab(tracker, request.match_info["tab_id"])
     if not await tracker.close(page, _timeout(request)):
         raise ApiError(409, "not_closed", f"Chromium refused to close tab {page.target_id}")
@@ -145,9 +144,9 @@ async def close_tab(request: web.Request) -> web.Response:
 
 
 async def activate_tab(request: web.Request) -> web.Response:
-    conn, tracker = _session(request)
+    _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
-    await conn.send("Target.activateTarget", {"targetId": page.target_id})
+    await tracker.activate(page)
     return web.json_response(tab_json(page, index, await _visible(tracker, page, _tab_health(request))))
 
 
@@ -171,9 +170,7 @@ async def navigate_tab(request: web.Request) -> web.Response:
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
-    # Page.navigate is handled by the browser process, so it also revives a crashed tab; it
-    # answers once the new document committed (or failed), which is why errorText is known here.
-    result = await page.send("Page.navigate", {"url": url}, timeout=timeout)
+    result = await tracker.navigate(page, url, timeout)
     if result.get("errorText"):
         raise ApiError(502, "navigation_failed", {"url": url, "error": result["errorText"]})
     # A same-document navigation (#fragment, history API) has no loaderId and nothing to wait for.

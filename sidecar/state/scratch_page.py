@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ..cdp.connection import CDPConnection, CDPError, EventStream
+from ..cdp.protocol.cdp_commands import TargetCreateTargetParams
 
 EMPTY_DOCUMENT = "PCFkb2N0eXBlIGh0bWw+"      # base64 of "<!doctype html>"
 
@@ -65,7 +66,7 @@ async def _answer_requests(conn: CDPConnection, session_id: str, paused: EventSt
 async def scratch_page(conn: CDPConnection, timeout: float,
                        context_id: str | None = None) -> AsyncIterator[ScratchPage]:
     """A hidden page in the browser context ``context_id`` (None: the default one)."""
-    params: dict[str, object] = {"url": "about:blank", "hidden": True}
+    params: TargetCreateTargetParams = {"url": "about:blank", "hidden": True}
     if context_id is not None:
         params["browserContextId"] = context_id
     created = await conn.send("Target.createTarget", params, timeout=timeout)

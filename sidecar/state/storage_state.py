@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
-from typing import Any, TypedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypedDict, get_args
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.pages import INVALID_PARAMS, PageTarget
+from ..cdp.protocol.cdp_commands import StorageGetCookiesParams, StorageSetCookiesParams
+from ..cdp.protocol.cdp_types import NetworkCookieParam
 from .scratch_page import ScratchFailed, scratch_page
 
 ORIGINS_FILE = "desktopd-storage-origins.json"
-SAME_SITE = ("Strict", "Lax", "None")
+SameSite = Literal["Strict", "Lax", "None"]
+SAME_SITE: tuple[SameSite, ...] = get_args(SameSite)
 # Playwright's value for a cookie without an expiry (a session cookie).
 SESSION_EXPIRES = -1
 READ_LOCAL_STORAGE = "Array.from({length: localStorage.length}, (_, i) => localStorage.key(i))" \
@@ -38,7 +41,7 @@ class Cookie(TypedDict, total=False):
     expires: float
     httpOnly: bool
     secure: bool
-    sameSite: str
+    sameSite: SameSite
     partitionKey: str
 
 
@@ -72,7 +75,7 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
-def cookie_from_cdp(cookie: dict) -> Cookie:
+def cookie_from_cdp(cookie: Mapping[str, Any]) -> Cookie:
     """A CDP Network.Cookie in Playwright's form (its field names and order; sameSite Lax when
     Chromium reports none, as Playwright does)."""
     out: Cookie = {"name": cookie["name"], "value": cookie["value"], "domain": cookie["domain"],
@@ -86,9 +89,9 @@ def cookie_from_cdp(cookie: dict) -> Cookie:
     return out
 
 
-def cookie_to_cdp(cookie: Cookie) -> dict:
+def cookie_to_cdp(cookie: Cookie) -> NetworkCookieParam:
     """Playwright's cookie as a CDP Network.CookieParam."""
-    out: dict = {"name": cookie["name"], "value": cookie["value"], "domain": cookie["domain"],
+    out: NetworkCookieParam = {"name": cookie["name"], "value": cookie["value"], "domain": cookie["domain"],
                  "path": cookie.get("path") or "/", "httpOnly": bool(cookie.get("httpOnly")),
                  "secure": bool(cookie.get("secure"))}
     expires = cookie.get("expires")
@@ -146,17 +149,20 @@ async def candidate_origins(pages: Sequence[PageTarget], profile_dir: str, named
     return list(found)
 
 
-def _in_context(params: dict[str, Any], context_id: str | None) -> dict[str, Any]:
-    """``params`` for the browser context ``context_id`` (None: the default context)."""
-    return params if context_id is None else {**params, "browserContextId": context_id}
+def _set_cookies_params(cookies: list[NetworkCookieParam], context_id: str | None) -> StorageSetCookiesParams:
+    """Storage.setCookies' ``params`` in the browser context ``context_id`` (None: the default one)."""
+    params: StorageSetCookiesParams = {"cookies": cookies}
+    if context_id is not None:
+        params["browserContextId"] = context_id
+    return params
 
 
 async def read_storage_state(conn: CDPConnection, origins: Sequence[str], timeout: float,
                              context_id: str | None = None) -> StorageState:
     """Every cookie, and the localStorage of each of ``origins`` that has any, in the browser
     context ``context_id`` (None: the default one)."""
-    cookies = (await conn.send("Storage.getCookies", _in_context({}, context_id),
-                               timeout=timeout)).get("cookies", [])
+    query: StorageGetCookiesParams = {} if context_id is None else {"browserContextId": context_id}
+    cookies = (await conn.send("Storage.getCookies", query, timeout=timeout)).get("cookies", [])
     states: list[OriginState] = []
     if origins:
         async with scratch_page(conn, timeout, context_id) as page:
@@ -184,16 +190,16 @@ async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: 
                        context_id: str | None) -> None:
     """All at once; when Chromium refuses the batch, one by one to name the cookie at fault."""
     try:
-        await conn.send("Storage.setCookies", _in_context(
-            {"cookies": [cookie_to_cdp(c) for c in cookies]}, context_id), timeout=timeout)
+        await conn.send("Storage.setCookies", _set_cookies_params([cookie_to_cdp(c) for c in cookies], context_id),
+                        timeout=timeout)
         return
     except CDPError as exc:
         if exc.code != INVALID_PARAMS:
             raise
     for index, cookie in enumerate(cookies):
         try:
-            await conn.send("Storage.setCookies", _in_context(
-                {"cookies": [cookie_to_cdp(cookie)]}, context_id), timeout=timeout)
+            await conn.send("Storage.setCookies", _set_cookies_params([cookie_to_cdp(cookie)], context_id),
+                            timeout=timeout)
         except CDPError as exc:
             if exc.code != INVALID_PARAMS:
                 raise

@@ -125,7 +125,7 @@ class FakeChildConn:
         self.local, self.hit = local, hit
         self.sent: list[tuple[str, dict]] = []
 
-    async def send(self, method: str, params: dict | None = None, **_kw: object) -> dict:
+    async def send_raw(self, method: str, params: dict | None = None, **_kw: object) -> dict:
         params = params or {}
         self.sent.append((method, params))
         assert method == "Runtime.callFunctionOn", method

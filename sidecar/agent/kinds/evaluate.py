@@ -8,6 +8,7 @@ from typing import Any
 from httpapi.errors import ApiError
 from httpapi.fields import F, Str
 
+from ...cdp.pages import exception_text
 from ..act_fields import REF
 from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext
@@ -30,9 +31,7 @@ async def _evaluate(ctx: ActContext, body: ActBody, element: Element | None) -> 
                                                      "returnByValue": True, "awaitPromise": True},
                                 timeout=ctx.timeout)
     if "exceptionDetails" in reply:
-        details = reply["exceptionDetails"]
-        raise ApiError(422, "script_error",
-                       (details.get("exception") or {}).get("description") or details.get("text", ""))
+        raise ApiError(422, "script_error", exception_text(reply["exceptionDetails"]))
     return (reply.get("result") or {}).get("value")
 
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from httpapi.fields import F, Int
 
-from ...cdp.protocol.cdp_calls import browser_get_window_for_target, browser_set_window_bounds
 from ..act_kind import ActAnswer, ActBody, ActKind, Target
 from ..gestures import ActContext
 
 
 async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
-    window = await browser_get_window_for_target(ctx.conn, {"targetId": ctx.page.target_id})
-    await browser_set_window_bounds(ctx.conn, {"windowId": window["windowId"],
-                                               "bounds": {"windowState": "normal"}})
-    await browser_set_window_bounds(ctx.conn, {"windowId": window["windowId"], "bounds": {
+    window = await ctx.conn.send("Browser.getWindowForTarget", {"targetId": ctx.page.target_id})
+    await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"],
+                                                    "bounds": {"windowState": "normal"}})
+    await ctx.conn.send("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": {
         "width": body["width"], "height": body["height"]}})
     return {"window": {"width": body["width"], "height": body["height"]}}
 
