@@ -26,23 +26,15 @@ from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
+from httpapi.routing import concurrency_limits, public_paths, text_bodies
 from desktopd.backend import backend_errors, change_source_opener, open_backend
 from desktopd.xservice import XErrors, XService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
 MAX_BODY_BYTES = 16 << 20
-# PUT /clipboard also takes a text/plain body (curl --data-binary): PUT is never sent by a page
-# without a CORS preflight, which is never granted, so this opens nothing to web pages.
-# Requests in handlers at once (429 beyond): input is serialised on the X thread anyway; these
-# bound the work that is not (commands, encoding screenshots).
+# Requests in handlers at once (429 beyond): input is serialised on the X thread anyway; the
+# routes' own caps (Route.concurrency) bound the work that is not (commands, encoding, OCR).
 MAX_CONCURRENT = 64
-ROUTE_LIMITS = {"POST /api/v1/execute": 16, "GET /api/v1/screenshot": 16,
-                # OCR reads one image at a time: a queue longer than this only grows latency.
-                "GET /api/v1/vision/text": 4, "POST /api/v1/vision/click": 4, "POST /api/v1/vision/fill": 4,
-                "POST /api/v1/vision/act": 4,
-                # a followed action stream holds its slot until the demonstration ends
-                "GET /api/v1/demonstration/actions": 8}
-CLIPBOARD_TEXT = {("PUT", "/api/v1/clipboard"): frozenset({"text/plain"})}
 
 
 def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
@@ -53,9 +45,10 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app = web.Application(
         middlewares=[error_middleware,
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
-                                                     settings.allowed_origins, CLIPBOARD_TEXT)),
-                     token_auth_middleware(settings.token, public_paths=("/health",)),
-                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS))],
+                                                     settings.allowed_origins, text_bodies(ROUTES))),
+                     token_auth_middleware(settings.token, public_paths=public_paths(ROUTES)),
+                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=concurrency_limits(ROUTES)),
+                                         public_paths(ROUTES))],
         client_max_size=MAX_BODY_BYTES,
     )
     app[keys.SETTINGS] = settings

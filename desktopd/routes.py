@@ -140,6 +140,7 @@ ROUTES: list[Route] = [
     Route("GET", "/api/v1/openapi.json", openapi.openapi_json, "This document", "meta", uses_x=False),
     Route("GET", "/api/v1/screenshot", screenshot.screenshot, "Capture the screen or a region",
           "screen", query=models.SCREENSHOT_QUERY,
+          concurrency=16,
           success={"image/png": {"schema": {"type": "string", "format": "binary"}},
                    "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
                    "image/webp": {"schema": {"type": "string", "format": "binary"}},
@@ -199,11 +200,12 @@ ROUTES: list[Route] = [
     *_window_routes(),
     Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
           "system", body=models.EXECUTE_BODY.model, uses_x=False,
+          concurrency=16,
           success={"application/json": {"schema": EXECUTE_RESULT}}),
     Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
           "clipboard", success={"application/json": {"schema": CLIPBOARD}}),
     Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
-          "clipboard", body=models.CLIPBOARD_BODY.model,
+          "clipboard", body=models.CLIPBOARD_BODY.model, text_types=frozenset({"text/plain"}),
           description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
     Route("POST", "/api/v1/tablet_event", compat.tablet_event,
           "Compatibility: the original desktopd's pointer events", "compat",
@@ -224,6 +226,7 @@ ROUTES: list[Route] = [
                          "unknown or gone.", id_pattern=r"^\S+$"),
     Route("GET", "/api/v1/vision/text", vision.vision_text,
           "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
+          concurrency=4,   # OCR reads one image at a time: a longer queue only grows latency
           query=vision_models.TEXT_QUERY.model, not_found=True,
           success={"application/json": {"schema": vision_models.TEXT_RESULT}},
           description="Lines and words with boxes and centres in screen pixels (the space of "
@@ -234,12 +237,14 @@ ROUTES: list[Route] = [
                       "image: it ships in the Chromium one)."),
     Route("POST", "/api/v1/vision/click", vision.vision_click,
           "Click visible text: find its words on the screen and click their centre", "vision",
+          concurrency=4,
           body=vision_models.CLICK_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.CLICK_RESULT}},
           description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
                       "ambiguous_text lists every match (with boxes): never a guess."),
     Route("POST", "/api/v1/vision/fill", vision.vision_fill,
           "Type into the field beside a visible label", "vision",
+          concurrency=4,
           body=vision_models.FILL_BODY.model, not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.FILL_RESULT}},
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
@@ -247,6 +252,7 @@ ROUTES: list[Route] = [
                       "404/409 as /vision/click."),
     Route("POST", "/api/v1/vision/act", vision_act.vision_act,
           "Let a configured vision model do a task on the VISIBLE desktop", "vision",
+          concurrency=4,
           body=vision_act.ACT_BODY, success={"application/json": {"schema": vision_act.ACT_RESULT}},
           description="Screenshot, the model's plan (Anthropic computer tool, OpenAI "
                       "computer_use_preview or a chat grounding model, per DESKTOPD_VISION_MODELS), "

@@ -50,8 +50,9 @@ def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
     if params:
         op["parameters"] = params
     if route.body is not None:
-        op["requestBody"] = {"required": not route.body_optional,
-                             "content": {"application/json": {"schema": route.body.schema()}}}
+        content: dict[str, Any] = {"application/json": {"schema": route.body.schema()}}
+        content.update({media_type: {"schema": {"type": "string"}} for media_type in sorted(route.text_types)})
+        op["requestBody"] = {"required": not route.body_optional, "content": content}
     success: dict[str, Any] = {"description": "No Content" if route.success_status == 204 else "OK"}
     if route.success:
         success["content"] = route.success

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -50,6 +50,29 @@ class Route:
     # What the path parameter looks like (default: an X window id, nonzero, decimal or 0x-hex).
     id_pattern: str = r"^([1-9][0-9]{0,8}|0[xX]0*[1-9a-fA-F][0-9a-fA-F]{0,7})$"
     extra_errors: tuple[int, ...] = ()
+    concurrency: int | None = None   # at most this many requests of the route at once (429 beyond)
+    # Media types the route's body may have besides JSON (the guard admits them for this route
+    # alone, e.g. PUT, which no page sends cross-origin without a preflight; OpenAPI lists them).
+    text_types: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def concurrency_limits(routes: Iterable[Route]) -> dict[str, int]:
+    """Each route's own cap on requests at once, keyed as httpapi.lifetime.Limits reads them."""
+    return {route.key: route.concurrency for route in routes if route.concurrency is not None}
+
+
+def text_bodies(routes: Iterable[Route]) -> dict[tuple[str, str], frozenset[str]]:
+    """The routes that take a text body, with its media types (httpapi.guard's exemptions)."""
+    return {(route.method, route.path): route.text_types for route in routes if route.text_types}
+
+
+def public_paths(routes: Iterable[Route]) -> tuple[str, ...]:
+    """The paths that need no token."""
+    return tuple(route.path for route in routes if route.public)
 
 
 

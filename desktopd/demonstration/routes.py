@@ -21,6 +21,7 @@ ROUTES: list[Route] = [
           "demonstration", not_found=True, extra_errors=(501,), success={"application/json": {"schema": handlers.STATE}}),
     Route("GET", "/api/v1/demonstration/actions", handlers.actions,
           "The demonstration's actions as NDJSON, followed as they happen", "demonstration",
+          concurrency=8,   # a followed action stream holds its slot until the demonstration ends
           query=handlers.ACTIONS_QUERY.model, not_found=True, extra_errors=(501,),
           success={"application/x-ndjson": {"schema": handlers.ACTION_LINE}},
           description="One JSON line per action (seq from 1), a heartbeat line every few seconds "

@@ -12,6 +12,7 @@ from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import Handler, error_middleware, token_auth_middleware
+from httpapi.routing import concurrency_limits, public_paths
 
 from . import app_keys as keys
 from ..browser.cdp_proxy import PROXY_KEEP_OPEN, PROXY_ORIGIN, PROXY_PREFIX, serve_proxy
@@ -21,7 +22,7 @@ from ..browser.supervisor import ChromiumSupervisor
 from ..errors import DOMAIN_ERRORS, as_api_error
 from ..agent.pointer import desktopd_client
 from ..mcp.http_mount import LazyMcp, SelfAddress, StarletteLike, serve_mcp
-from .routes import setup_routes
+from .routes import ROUTES, setup_routes
 from ..settings import Settings
 from .shared_reads import SharedReads
 from .state_routes import HAR_SLOT, HarSlot
@@ -34,10 +35,9 @@ if TYPE_CHECKING:   # imported at the first /mcp request, not at start (http_mou
 # container.
 DEFAULT_DESKTOPD_URL = "http://127.0.0.1:8080"
 MAX_BODY_BYTES = 1 << 20   # request bodies are small JSON objects (a URL, a flag)
-# Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones.
+# Requests in handlers at once (429 beyond); full reads of every tab are the expensive ones,
+# capped further by their routes (Route.concurrency).
 MAX_CONCURRENT = 64
-# A /playwright call is a child process with a Node driver: a few at once.
-ROUTE_LIMITS = {"GET /layout": 24, "GET /": 24, "POST /playwright": 4}
 
 
 @web.middleware
@@ -55,9 +55,10 @@ def init_app(settings: Settings) -> web.Application:
         middlewares=[error_middleware,
                      guard_middleware(guard_settings(settings.host, settings.allowed_hosts,
                                                      settings.allowed_origins)),
-                     token_auth_middleware(settings.token, public_paths=("/health",),
+                     token_auth_middleware(settings.token, public_paths=public_paths(ROUTES),
                                            other_credential=url_token),
-                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=ROUTE_LIMITS)),
+                     lifetime_middleware(Limits(total=MAX_CONCURRENT, per_route=concurrency_limits(ROUTES)),
+                                         public_paths(ROUTES)),
                      domain_error_middleware],
         client_max_size=MAX_BODY_BYTES,
     )

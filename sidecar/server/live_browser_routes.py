@@ -84,6 +84,7 @@ LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
                       "running now whatever its id. 400 without a WebSocket upgrade."),
     Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
           "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403, 501),
+          concurrency=4,   # each call is a child process with a Node driver
           success=PLAYWRIGHT_RESULT,
           description="A child process connects Playwright to this browser over CDP with `page`, "
                       "`context` and `browser` bound, runs the code and is killed at the timeout. "

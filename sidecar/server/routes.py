@@ -410,7 +410,7 @@ ROUTES: list[Route] = [
                       "start on. Answers when every new tab has loaded; later crash restarts open "
                       "these URLs too."),
     Route("GET", "/layout", layout, "Every tab's accessibility tree with document, viewport and screen "
-          "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,),
+          "bounds", "layout", query=LAYOUT_QUERY, not_found=True, extra_errors=(504,), concurrency=24,
           success_headers={"ETag": "Send it back as If-None-Match: 304 while nothing changed.",
                            "Server-Timing": "layout;dur=..., encode;dur=... (ms)"},
           description="The body's schema: layout_schema.jsonc in the repository. Each tab has "
@@ -421,7 +421,7 @@ ROUTES: list[Route] = [
                       "Chromium on Wayland each tab also has screenBounds: {\"exact\", \"reason\"} "
                       "(docs/sway.md)."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
-          extra_errors=(504,)),
+          extra_errors=(504,), concurrency=24),
     Route("POST", "/settle", settle_evidence, "Whether the tab in front took an act's clicks in and has "
           "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY.model, success=SETTLE_RESULT,
           description="Answers idle, changed or none (no evidence); see sidecar/server/settle_evidence.py."),
