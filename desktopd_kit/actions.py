@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, SupportsFloat
 
 from desktopd_contract.formats import FORMATS as VENDOR_FORMATS
 
@@ -188,8 +188,11 @@ def _without_images(reply: dict) -> dict:
 def _point(action: Mapping[str, object], scaling: Scaling) -> dict[str, int]:
     if "x" not in action and "y" not in action:
         return {}
-    x, y = scaling.to_screen(action["x"], action["y"])   # type: ignore[arg-type]
-    return {"x": x, "y": y}
+    x, y = action["x"], action["y"]
+    if not isinstance(x, SupportsFloat) or not isinstance(y, SupportsFloat):
+        raise TypeError(f"an action's x and y are numbers, not {x!r}, {y!r}")
+    sx, sy = scaling.to_screen(float(x), float(y))
+    return {"x": sx, "y": sy}
 
 
 def _plan_own(a: dict, scaling: Scaling) -> tuple[str | None, dict, dict]:
@@ -206,17 +209,17 @@ def _plan_own(a: dict, scaling: Scaling) -> tuple[str | None, dict, dict]:
         return "keyboard", {"keys": a["keys"]}, {"type": kind, "keys": a["keys"]}
     if kind == "drag":
         path = [scaling.to_screen(*(p if not isinstance(p, Mapping) else (p["x"], p["y"])))
-                for p in a["path"]]   # type: ignore[union-attr]
-        event = {"action": "drag", "path": [list(p) for p in path], "button": a.get("button", "left"),
+                for p in a["path"]]
+        event: dict[str, object] = {"action": "drag", "path": [list(p) for p in path], "button": a.get("button", "left"),
                  "duration_ms": int(a.get("duration_ms", 0)), **modifiers}
         return "tablet", event, {"type": kind, "path": event["path"]}
     if kind in ("tap", "click", "double_click", "move", "scroll", "mouse_down", "mouse_up"):
-        event: dict[str, object] = {"action": {"mouse_down": "down", "mouse_up": "up"}.get(kind, kind),
-                                    **_point(a, scaling), **modifiers}
+        event = {"action": {"mouse_down": "down", "mouse_up": "up"}.get(kind, kind),
+                 **_point(a, scaling), **modifiers}
         if kind in ("click", "double_click", "mouse_down", "mouse_up"):
             event["button"] = a.get("button", "left")
         if kind == "click" and a.get("clicks"):
-            event["clicks"] = int(a["clicks"])   # type: ignore[call-overload]
+            event["clicks"] = int(a["clicks"])
         if kind == "scroll":
             event.update(dx=int(a.get("dx", 0)), dy=int(a.get("dy", 0)))
         return "tablet", event, {"type": kind, **{k: v for k, v in event.items() if k != "action"}}

@@ -27,9 +27,9 @@ class Screenshot:
     @classmethod
     def from_reply(cls, reply: Reply, format: str) -> Screenshot:
         h = {k.lower(): v for k, v in reply.headers.items()}
-        region = tuple(int(p) for p in h["x-region"].split(","))
+        x, y, width, height = (int(p) for p in h["x-region"].split(","))
         return cls(reply.body, format, int(h["x-image-width"]), int(h["x-image-height"]),
-                   float(h["x-scale"]), region,  # type: ignore[arg-type]
+                   float(h["x-scale"]), (x, y, width, height),
                    (int(h["x-screen-width"]), int(h["x-screen-height"])))
 
     @classmethod

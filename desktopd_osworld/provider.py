@@ -143,10 +143,11 @@ def register(image: str = DEFAULT_IMAGE, env: Mapping[str, str] | None = None) -
             return DesktopdVMManager(image), DesktopdProvider(region, osworld_desktops(image, env))
         return original(provider_name, region, use_proxy=use_proxy)
 
-    create.desktopd_original = original  # type: ignore[attr-defined]  # register() twice wraps once
+    # register() twice wraps once: the factory keeps the one it wraps, as its own attribute.
+    vars(create)["desktopd_original"] = original
     providers.create_vm_manager_and_provider = create
     # desktop_env.desktop_env imported the name itself; patch it there too when it is loaded.
     loaded = sys.modules.get("desktop_env.desktop_env")
     if loaded is not None:
-        loaded.create_vm_manager_and_provider = create  # type: ignore[attr-defined]
+        vars(loaded)["create_vm_manager_and_provider"] = create     # the module's namespace
     return create

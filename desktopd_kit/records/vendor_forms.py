@@ -5,7 +5,8 @@ record of a person reads like a record of an agent of either vendor."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import SupportsIndex, SupportsInt
 
 # OpenAI's scroll is in pixels; desktopd's OpenAI endpoint turns this many into one wheel click.
 PIXELS_PER_WHEEL_CLICK = 100
@@ -19,7 +20,7 @@ def vendor_forms(action: Mapping[str, object]) -> dict[str, object]:
     if kind == "click":
         return _click(action)
     if kind == "drag":
-        path = [(int(p[0]), int(p[1])) for p in action["path"]]   # type: ignore[attr-defined]
+        path = _path(action["path"])
         (x0, y0), (x1, y1) = path[0], path[-1]
         button = action.get("button", "left")
         return {"anthropic": {"action": "left_click_drag", "start_coordinate": [x0, y0], "coordinate": [x1, y1]}
@@ -28,7 +29,7 @@ def vendor_forms(action: Mapping[str, object]) -> dict[str, object]:
                 "pyautogui": _held(action, f"pyautogui.moveTo({x0}, {y0}); "
                                            f"pyautogui.dragTo({x1}, {y1}, button={button!r})")}
     if kind == "scroll":
-        x, y, dx, dy = (int(action[k]) for k in ("x", "y", "dx", "dy"))   # type: ignore[call-overload]
+        x, y, dx, dy = (_int(action[k]) for k in ("x", "y", "dx", "dy"))
         direction, amount = (("down" if dy > 0 else "up"), abs(dy)) if dy else (("right" if dx > 0 else "left"), abs(dx))
         code = []
         if dy:
@@ -54,9 +55,9 @@ def vendor_forms(action: Mapping[str, object]) -> dict[str, object]:
 
 
 def _click(action: Mapping[str, object]) -> dict[str, object]:
-    x, y = int(action["x"]), int(action["y"])   # type: ignore[call-overload]
-    button, clicks = str(action.get("button", "left")), int(action.get("clicks", 1))   # type: ignore[call-overload]
-    modifiers = list(action.get("modifiers") or [])   # type: ignore[call-overload]
+    x, y = _int(action["x"]), _int(action["y"])
+    button, clicks = str(action.get("button", "left")), _int(action.get("clicks", 1))
+    modifiers = _modifiers(action)
     name = ANTHROPIC_CLICKS.get((button, clicks))
     anthropic: dict[str, object] | None = {"action": name, "coordinate": [x, y]} if name else None
     if anthropic is not None and modifiers:
@@ -70,12 +71,46 @@ def _click(action: Mapping[str, object]) -> dict[str, object]:
 
 
 def _held(action: Mapping[str, object], code: str) -> str:
-    modifiers = list(action.get("modifiers") or [])   # type: ignore[call-overload]
+    modifiers = _modifiers(action)
     if not modifiers:
         return code
     down = "; ".join(f"pyautogui.keyDown({_pyautogui_key(m)!r})" for m in modifiers)
     up = "; ".join(f"pyautogui.keyUp({_pyautogui_key(m)!r})" for m in reversed(modifiers))
     return f"{down}; {code}; {up}"
+
+
+def _int(value: object) -> int:
+    """int(value) for what int() takes (a JSON number, a numeric string); TypeError for the rest."""
+    if isinstance(value, (str, bytes, bytearray, SupportsInt, SupportsIndex)):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def _list(value: object) -> list[object]:
+    """list(value) of an iterable; TypeError for the rest."""
+    if not isinstance(value, Iterable):
+        raise TypeError(f"not a list: {value!r}")
+    return list(value)
+
+
+def _path(value: object) -> list[tuple[int, int]]:
+    """A drag's points ([x, y] each) as ints."""
+    path = []
+    for p in _list(value):
+        if not isinstance(p, Sequence):
+            raise TypeError(f"not a point: {p!r}")
+        path.append((_int(p[0]), _int(p[1])))
+    return path
+
+
+def _modifiers(action: Mapping[str, object]) -> list[str]:
+    """The key names held during the action (none when absent)."""
+    names: list[str] = []
+    for m in _list(action.get("modifiers") or []):
+        if not isinstance(m, str):
+            raise TypeError(f"not a key name: {m!r}")
+        names.append(m)
+    return names
 
 
 PYAUTOGUI_KEYS = {"super": "win", "return": "enter", "escape": "esc", "backspace": "backspace",

@@ -57,18 +57,21 @@ class EpisodeWriter:
             (self.dir / layout).write_text(json.dumps(before.layout, ensure_ascii=False))
         done = acted.executed
         point = done.point
-        line = {
+        action: dict[str, object] = {
+            "format": done.format, "kind": canonical_kind(done.format, done.issued),
+            "issued": done.issued, "executed": done.executed,
+            "point": {"x": point[0], "y": point[1]} if point else None,
+            "element": acted.element, "vendor_reply": done.vendor_reply}
+        if vendor is not None:
+            action["vendor"] = vendor
+        line: dict[str, object] = {
             "version": VERSION, "episode_id": self.episode_id, "index": index,
             "observation": {
                 "image": image, "image_size": {"width": shot.width, "height": shot.height},
                 "scale": shot.scale, "region": dict(zip(("x", "y", "width", "height"), shot.region)),
                 "layout": layout, "windows": before.windows,
                 "pointer": {"x": before.pointer[0], "y": before.pointer[1]} if before.pointer else None},
-            "action": {
-                "format": done.format, "kind": canonical_kind(done.format, done.issued),
-                "issued": done.issued, "executed": done.executed,
-                "point": {"x": point[0], "y": point[1]} if point else None,
-                "element": acted.element, "vendor_reply": done.vendor_reply},
+            "action": action,
             "result": {"ok": acted.error is None, "error": acted.error, "reward": reward,
                        "terminated": terminated, "truncated": truncated, "info": info or {}},
             "timestamps": {"observe": before.stamp.json(), "act": acted.act.json(),
@@ -79,8 +82,6 @@ class EpisodeWriter:
         if requests is not None:
             line["requests"] = requests
         line["source"] = source
-        if vendor is not None:
-            line["action"]["vendor"] = vendor    # type: ignore[index]
         if after is not None:
             line["after"] = self._after(index, after)
         line.update(extra or {})
@@ -122,7 +123,7 @@ class EpisodeWriter:
 def _plain(value: object) -> object:
     """numpy scalars and the like (a Gymnasium space's samples) as plain JSON."""
     if hasattr(value, "item"):
-        return value.item()   # type: ignore[union-attr]
+        return value.item()
     if hasattr(value, "tolist"):
-        return value.tolist()  # type: ignore[union-attr]
+        return value.tolist()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -224,7 +224,8 @@ class Snapshot:
             effective[node_index] = factor
             insets = doc.insets.get(backend_id) if factor != 1.0 else None
             if insets is not None:
-                doc.insets[backend_id] = tuple(v * factor for v in insets)  # type: ignore[assignment]
+                top, right, bottom, left = insets
+                doc.insets[backend_id] = (top * factor, right * factor, bottom * factor, left * factor)
 
     def _read_content_origins(self, doc: Document, backend_ids: list[int], layout: dict) -> None:
         """Content-box origin of every iframe/frame element (where its document is drawn)."""
@@ -242,20 +243,23 @@ class Snapshot:
                 bounds[1] * self.scale + border_top + pad_top)
 
     def placements(self, root: DocumentPlacement) -> dict[int, DocumentPlacement]:
-        """Every document's placement, given the placement of document 0."""
+        """Every document's placement, given the placement of document 0. A document that
+        cannot be placed (nor any document inside it) is left out: "not placed"."""
         result = {0: root} if self.documents else {}
         pending = [0] if self.documents else []
+        seen = set(pending)
         while pending:
             parent = self.documents[pending.pop()]
             for owner_id, child_index in parent.child_documents.items():
-                if child_index in result or child_index >= len(self.documents):
+                if child_index in seen or child_index >= len(self.documents):
                     continue
+                seen.add(child_index)
                 child = self.documents[child_index]
-                # A document that cannot be placed is kept as None, which placements_of reads as
-                # "not placed".
-                result[child_index] = self.child_placement(  # type: ignore[assignment]
-                    parent, result[parent.index], owner_id, child.scroll_x, child.scroll_y)
-                pending.append(child_index)
+                placed = self.child_placement(parent, result[parent.index], owner_id, child.scroll_x,
+                                              child.scroll_y)
+                if placed is not None:
+                    result[child_index] = placed
+                    pending.append(child_index)
         return result
 
     def child_placement(self, parent: Document, placed: DocumentPlacement, owner_id: int,
@@ -277,9 +281,9 @@ class Snapshot:
         in the tab's space, in order; [] when it has none or its document is not placed."""
         doc_index = self.owner_document.get(backend_id)
         placed = placements.get(doc_index) if doc_index is not None else None
-        if placed is None:
+        if doc_index is None or placed is None:
             return []
-        doc = self.documents[doc_index]                     # type: ignore[index]
+        doc = self.documents[doc_index]
         return [place(doc, placed, backend_id, rect) for rect in self._text_boxes(doc).get(backend_id, [])]
 
     def _text_boxes(self, doc: Document) -> dict[int, list[Rect]]:
@@ -312,15 +316,14 @@ class Snapshot:
         result: list[Placement | None] = []
         append = result.append
         for backend_id in backend_ids:
-            doc_index = owner_document.get(backend_id)      # type: ignore[arg-type]
+            doc_index = owner_document.get(backend_id) if backend_id is not None else None
             placed = placements.get(doc_index) if doc_index is not None else None
-            if placed is None:
+            if backend_id is None or doc_index is None or placed is None:
                 append(None)
                 continue
-            doc = documents[doc_index]                      # type: ignore[index]
-            append(place(doc, placed, backend_id, doc.boxes[backend_id],  # type: ignore[arg-type, index]
-                         doc.insets.get(backend_id),                      # type: ignore[arg-type]
-                         doc.fragments.get(backend_id) if doc.fragments else None))  # type: ignore[arg-type]
+            doc = documents[doc_index]
+            append(place(doc, placed, backend_id, doc.boxes[backend_id], doc.insets.get(backend_id),
+                         doc.fragments.get(backend_id) if doc.fragments else None))
         return result
 
 

@@ -62,7 +62,8 @@ class NodeList(Sequence):
             return self.json == other.json or self._nodes() == other._nodes()
         return self._nodes() == other if isinstance(other, list) else NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]   # mutable contents, like a list
+    # No __hash__: a class that defines __eq__ alone gets __hash__ = None (mutable contents,
+    # unhashable like a list).
 
     def __repr__(self) -> str:
         return f"NodeList({len(self.json)} nodes)"

@@ -86,7 +86,7 @@ def parse_take(reply: dict[str, Any]) -> Take | None:
     roots = [_backend_id(item) for item in items[1:]]
     if any(root is None for root in roots):
         return None
-    return Take(roots, top)  # type: ignore[arg-type]
+    return Take([root for root in roots if root is not None], top)   # drops nothing (checked above)
 
 
 def _serialized_items(reply: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -66,9 +66,9 @@ def spliced(records: list[Record], positions: dict[str, int], new: list[Record],
     for top, size in tops.items():
         start = positions.get(top)
         order = _pre_order(top, by_id, positions, replaced) if start is not None else None
-        if order is None:
+        if start is None or order is None:
             return None           # a subtree that is new here, or not a tree
-        runs.append((start, size, order))  # type: ignore[arg-type]
+        runs.append((start, size, order))
         in_runs.update(record["nodeId"] for record in order)
     runs.sort(key=lambda run: run[0])
     for (start, size, _), (next_start, _, _) in zip(runs, runs[1:]):
