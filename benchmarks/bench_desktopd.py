@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from PIL import Image  # noqa: E402
 
 from desktopd.x11 import encode as enc  # noqa: E402
-from desktopd.x11.desktop import Desktop  # noqa: E402
+from desktopd.x11.desktop import X11Desktop  # noqa: E402
 from testbed.processes import terminate  # noqa: E402
 from testbed.xvfb import start_xvfb  # noqa: E402
 
@@ -95,7 +95,7 @@ def free_port() -> int:
 class Content:
     """A gradient photo behind three xterms full of text: what a screen usually looks like."""
 
-    def __init__(self, env: dict[str, str], workdir: Path, desk: Desktop) -> None:
+    def __init__(self, env: dict[str, str], workdir: Path, desk: X11Desktop) -> None:
         self.processes: list[subprocess.Popen] = []
         gradient = Image.linear_gradient("L").resize((WIDTH, HEIGHT))
         photo = Image.merge("RGB", (gradient, gradient.transpose(Image.FLIP_LEFT_RIGHT),
@@ -115,7 +115,7 @@ class Content:
         self.processes.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                                stderr=subprocess.DEVNULL))
 
-    def wait_mapped(self, desk: Desktop, timeout: float = 20.0) -> int:
+    def wait_mapped(self, desk: X11Desktop, timeout: float = 20.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             count = sum(1 for w in desk.windows() if w["visible"])
@@ -188,7 +188,7 @@ def pillow_png(image: Image.Image, **options) -> bytes:
     return buffer.getvalue()
 
 
-def bench_capture(desk: Desktop, env: dict[str, str], rounds: int, tmp: Path) -> None:
+def bench_capture(desk: X11Desktop, env: dict[str, str], rounds: int, tmp: Path) -> None:
     print("\nCapture, 1920x1080 (median)")
     import_ms = median_ms(run(["import", "-window", "root", str(tmp / "shot.png")], env),
                           max(3, rounds // 3), warmup=1) if shutil.which("import") else None
@@ -203,7 +203,7 @@ def bench_capture(desk: Desktop, env: dict[str, str], rounds: int, tmp: Path) ->
     row("capture -> PIL RGB", median_ms(desk.capture, rounds), xwd_ms, "xwd -root > /dev/null")
     row("capture, cursor composited", median_ms(lambda: desk.capture(cursor=True), rounds))
     row("capture region 800x600", median_ms(lambda: desk.capture((100, 100, 800, 600)), rounds))
-    fallback = Desktop(desk.display_name, use_shm=False)
+    fallback = X11Desktop(desk.display_name, use_shm=False)
     try:
         row("capture via XGetImage fallback", median_ms(fallback.capture, rounds), xwd_ms,
             "xwd -root > /dev/null")
@@ -234,7 +234,7 @@ def bench_capture(desk: Desktop, env: dict[str, str], rounds: int, tmp: Path) ->
         median_ms(lambda: encoder.encode(desk.capture(), "png"), rounds))
 
 
-def bench_input(desk: Desktop, env: dict[str, str], rounds: int) -> None:
+def bench_input(desk: X11Desktop, env: dict[str, str], rounds: int) -> None:
     print("\nInput, in-process XTEST (median per action, synced with the server)")
     mousemove = median_ms(run(["xdotool", "mousemove", "500", "500"], env), rounds)
     row("pointer_move", median_ms(lambda: desk.pointer_move(510, 505), rounds), mousemove,
@@ -319,7 +319,7 @@ def main() -> None:
         env = {**os.environ, "DISPLAY": xvfb.display}
         content = desk = None
         try:
-            desk = Desktop(xvfb.display)
+            desk = X11Desktop(xvfb.display)
             content = Content(env, tmp, desk)
             windows = content.wait_mapped(desk)
             info = desk.info()

@@ -29,7 +29,7 @@ from Xlib import display as xdisplay  # noqa: E402
 from desktopd.x11 import keyboard as x11_keyboard  # noqa: E402
 from desktopd.x11 import pointer as x11_pointer
 from desktopd.x11.delivery import buttons_delivered, wait_until  # noqa: E402
-from desktopd.x11.desktop import Desktop  # noqa: E402
+from desktopd.x11.desktop import X11Desktop  # noqa: E402
 from testbed.agent_stack import start_stack  # noqa: E402
 from testbed.input_order import TEXT, RecordServer, find_targets  # noqa: E402
 
@@ -56,7 +56,7 @@ def main() -> int:
     server = RecordServer()
     with tempfile.TemporaryDirectory(prefix="bench-input-delivery-") as logs:
         stack = start_stack(Path(logs), server.url, with_window_manager=True)
-        desk = Desktop(stack.xvfb.display)
+        desk = X11Desktop(stack.xvfb.display)
         watcher = xdisplay.Display(stack.xvfb.display)
         try:
             targets = find_targets(stack.url)

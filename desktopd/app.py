@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from desktopd.accessibility.context import accessibility_context
 from desktopd.handlers.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
@@ -28,7 +28,7 @@ from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
 from httpapi.routing import concurrency_limits, public_paths, text_bodies
 from desktopd.backend import backend_errors, change_source_opener, open_backend
-from desktopd.xservice import XErrors, XService, real_x_errors
+from desktopd.backend_service import BackendErrors, BackendService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
 MAX_BODY_BYTES = 16 << 20
@@ -38,7 +38,7 @@ MAX_CONCURRENT = 64
 
 
 def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
-             x_errors: XErrors | None = None,
+             x_errors: BackendErrors | None = None,
              settler_factory: Callable[[str], Settler] | None = None) -> web.Application:
     """``desktop_factory``/``x_errors``/``settler_factory`` exist for unit tests with a fake
     desktop; the service uses the real X layer."""
@@ -51,12 +51,12 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
                                          public_paths(ROUTES))],
         client_max_size=MAX_BODY_BYTES,
     )
-    app[keys.SETTINGS] = settings
-    app[keys.VISION_MODELS] = settings.vision_models
+    app[app_keys.SETTINGS] = settings
+    app[app_keys.VISION_MODELS] = settings.vision_models
     app[BODY_DEADLINE] = settings.body_deadline
-    app[keys.STARTED_AT] = time.time()
-    app[keys.ROUTES] = ROUTES
-    app[keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))
+    app[app_keys.STARTED_AT] = time.time()
+    app[app_keys.ROUTES] = ROUTES
+    app[app_keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))
 
     async def x_context(app: web.Application) -> AsyncIterator[None]:
         if desktop_factory is not None:
@@ -64,40 +64,40 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
         else:
             desktop = open_backend(settings.backend, settings.backend_display)
             errors = x_errors or backend_errors(settings.backend)
-        service = XService(desktop, errors, settings.backend_display)
-        app[keys.XSERVICE] = service
+        service = BackendService(desktop, errors, settings.backend_display)
+        app[app_keys.BACKEND] = service
         await service.start()  # does not fail when the display is not up yet
         yield
         await service.close()
 
     async def settle_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.SETTLER] = (settler_factory(settings.backend_display) if settler_factory is not None
+        app[app_keys.SETTLER] = (settler_factory(settings.backend_display) if settler_factory is not None
                              else Settler(settings.backend_display, change_source_opener(settings.backend)))
-        if app[keys.SETTLER].browser is None:
-            app[keys.SETTLER].browser = sidecar_evidence(settings.sidecar_url, settings.sidecar_token,
+        if app[app_keys.SETTLER].browser is None:
+            app[app_keys.SETTLER].browser = sidecar_evidence(settings.sidecar_url, settings.sidecar_token,
                                                          settings.sidecar_configured)
-        await app[keys.SETTLER].start()   # does not fail without a display: reopened on demand
+        await app[app_keys.SETTLER].start()   # does not fail without a display: reopened on demand
         yield
-        await app[keys.SETTLER].close()
+        await app[app_keys.SETTLER].close()
 
     async def recorder_context(app: web.Application) -> AsyncIterator[None]:
         recorder = ScreenRecorder(settings.display, settings.recording_dir,
                                   Retention(settings.recording_max_age, settings.recording_max_bytes))
-        app[keys.RECORDER] = recorder
+        app[app_keys.RECORDER] = recorder
         sweeps = asyncio.create_task(recorder.sweep_forever())
         yield
         sweeps.cancel()
         await recorder.close()   # a recording still running is finished, not cut
 
     async def demonstration_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.DEMONSTRATIONS] = Demonstrations(settings.display)   # X11 only: the X display
+        app[app_keys.DEMONSTRATIONS] = Demonstrations(settings.display)   # X11 only: the X display
         yield
-        await app[keys.DEMONSTRATIONS].close()
+        await app[app_keys.DEMONSTRATIONS].close()
 
     async def vision_context(app: web.Application) -> AsyncIterator[None]:
-        app[keys.TEXT_READER] = TextReader()   # the engine loads on the first read
+        app[app_keys.TEXT_READER] = TextReader()   # the engine loads on the first read
         yield
-        app[keys.TEXT_READER].close()
+        app[app_keys.TEXT_READER].close()
 
     app.cleanup_ctx.append(x_context)
     app.cleanup_ctx.append(settle_context)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 
 SETTINGS = app_key("desktopd.settings")
-XSERVICE = app_key("desktopd.xservice")
+BACKEND = app_key("desktopd.backend_service")
 STARTED_AT = app_key("desktopd.started_at", float)
 ROUTES = app_key("desktopd.routes")
 OPENAPI_BODY = app_key("desktopd.openapi_body", str)

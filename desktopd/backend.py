@@ -125,8 +125,8 @@ def open_backend(name: str, display: str) -> Backend:
         from desktopd.sway.desktop import SwayDesktop
         return SwayDesktop(display)
     if name == "x11":
-        from desktopd.x11.desktop import Desktop
-        return Desktop(display=display)
+        from desktopd.x11.desktop import X11Desktop
+        return X11Desktop(display=display)
     raise ValueError(f"backend: one of {', '.join(BACKENDS)}, got {name!r}")
 
 

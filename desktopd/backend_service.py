@@ -28,10 +28,10 @@ CALL_TIMEOUT = 60.0
 
 
 # The backend's exception types (injected so unit tests can use a fake desktop).
-XErrors = BackendErrors
+BackendErrors = BackendErrors
 
 
-def real_x_errors() -> XErrors:
+def real_x_errors() -> BackendErrors:
     return backend_errors("x11")
 
 
@@ -39,8 +39,8 @@ def not_supported(exc: Unsupported) -> ApiError:
     return ApiError(501, "not_supported", str(exc), extra={"backend": exc.backend, "feature": exc.feature})
 
 
-class XService:
-    def __init__(self, desktop: Any, errors: XErrors, display: str) -> None:
+class BackendService:
+    def __init__(self, desktop: Any, errors: BackendErrors, display: str) -> None:
         self.desktop = desktop
         self.errors = errors
         self.display = display
@@ -77,7 +77,7 @@ class XService:
             # after every new connection (the X layer counts them).
             connects = getattr(self.desktop, "connects", None)
             if not was_connected or self.screen is None or connects != self._connects:
-                self.screen = tuple(self.desktop.screen_size())  # type: ignore[assignment]
+                self.screen = tuple(self.desktop.screen_size())
                 self._connects = connects
             self._mark(True)
             return fn(self.desktop, *args, **kwargs)

@@ -16,7 +16,7 @@ from aiohttp import web
 from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import json_body, settler, xservice
+from desktopd.handlers.common import json_body, settler, backend_service
 from desktopd.handlers.screenshot import take
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
@@ -69,7 +69,7 @@ RESULT = {"type": "object", "required": ["settled"], "properties": {
 
 
 async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any, str | None]:
-    xs = xservice(request)
+    xs = backend_service(request)
     for name, fmt in FORMATS.items():
         if body[name] is not None:
             done = await server_side(fmt).perform(xs, await display_of(xs, body), body[name], name)
@@ -92,7 +92,7 @@ def _image(shot: Any) -> dict[str, Any]:
 
 async def step(request: web.Request) -> web.Response:
     body = await json_body(request, STEP_BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     started = time.monotonic()
     act, executed, text = await _act(request, body)
     acted = time.monotonic()

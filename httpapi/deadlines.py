@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TypedDict
 
-from .appkeys import app_key
+from .app_keys import app_key
 
 log = logging.getLogger(__name__)
 

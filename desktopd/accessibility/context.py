@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 
 from .bus import AtspiBus
 from .merge import LayoutSource
@@ -15,8 +15,8 @@ from .service import AccessibilityService
 
 
 async def accessibility_context(app: web.Application) -> AsyncIterator[None]:
-    settings = app[keys.SETTINGS]
+    settings = app[app_keys.SETTINGS]
     service = AccessibilityService(AtspiBus(), LayoutSource(settings.sidecar_url, settings.sidecar_token))
-    app[keys.ACCESSIBILITY] = service
+    app[app_keys.ACCESSIBILITY] = service
     yield
     await service.close()

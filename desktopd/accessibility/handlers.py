@@ -11,8 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import keys
-from desktopd.handlers.common import json_body, query, xservice
+from desktopd import app_keys
+from desktopd.handlers.common import json_body, query, backend_service
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
@@ -24,7 +24,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _service(request: web.Request) -> AccessibilityService:
-    return request.app[keys.ACCESSIBILITY]
+    return request.app[app_keys.ACCESSIBILITY]
 
 
 def _mapped(handler: Handler) -> Handler:
@@ -46,7 +46,7 @@ def _mapped(handler: Handler) -> Handler:
 
 
 async def _x_windows(request: web.Request) -> list[dict[str, Any]]:
-    xs = xservice(request)
+    xs = backend_service(request)
     try:
         return await xs.call(lambda desk: desk.windows())
     except ApiError:
@@ -62,8 +62,8 @@ async def accessibility_tree(request: web.Request) -> web.Response:
                            filter=TreeFilter(interesting=q["interesting"], roles=roles,
                                              max_depth=q["max_depth"], max_nodes=q["max_nodes"]))
     body = await _service(request).tree(tree_query, lambda: _x_windows(request),
-                                        xservice(request).atspi_extents)
-    width, height = xservice(request).screen or (None, None)
+                                        backend_service(request).atspi_extents)
+    width, height = backend_service(request).screen or (None, None)
     body["screen"] = {"width": width, "height": height}
     return web.json_response(body)
 

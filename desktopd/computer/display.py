@@ -18,7 +18,7 @@ from PIL import Image
 from httpapi.fields import F, Bool, Int
 from httpapi.errors import invalid
 from desktopd.x11 import encode as x11_encode
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 
 MAX_SIDE = 16384
 
@@ -67,7 +67,7 @@ class Display:
                 "display": {"width": self.advertised[0], "height": self.advertised[1]}}
 
 
-async def display_of(xs: XService, q: dict[str, Any]) -> Display:
+async def display_of(xs: BackendService, q: dict[str, Any]) -> Display:
     screen = await xs.screen_size()
     if q["display_width_px"] is None:
         return Display(screen, screen)
@@ -81,7 +81,7 @@ def _png(image: Image.Image, size: tuple[int, int] | None) -> bytes:
     return x11_encode.fast_png(image)
 
 
-async def screenshot_png(xs: XService, size: tuple[int, int] | None,
+async def screenshot_png(xs: BackendService, size: tuple[int, int] | None,
                          region: tuple[int, int, int, int] | None = None) -> bytes:
     """The screen (or a screen-pixel region x,y,w,h) as PNG, resized to ``size`` when given.
     Captured on the X thread, encoded off it."""
@@ -89,7 +89,7 @@ async def screenshot_png(xs: XService, size: tuple[int, int] | None,
     return await asyncio.get_running_loop().run_in_executor(None, _png, image, size)
 
 
-def model_screenshot(xs: XService, display: Display) -> Callable[[], Awaitable[bytes]]:
+def model_screenshot(xs: BackendService, display: Display) -> Callable[[], Awaitable[bytes]]:
     """The screenshot a model gets back (PNG at its advertised size), as a capture to call."""
     return lambda: screenshot_png(xs, display.advertised if display.scaled else None)
 

@@ -14,7 +14,7 @@ from httpapi.fields import Model, Tagged
 
 if TYPE_CHECKING:   # named in annotations only
     from desktopd.settle_browser import Clicks
-    from desktopd.xservice import XService
+    from desktopd.backend_service import BackendService
     from httpapi.routing import Handler
 
     from .display import Display
@@ -37,7 +37,7 @@ class Performed:
 class Perform(Protocol):
     """Runs one validated action; ``where`` prefixes the fields its errors name."""
 
-    def __call__(self, xs: XService, display: Display, act: Action, where: str) -> Awaitable[Performed]: ...
+    def __call__(self, xs: BackendService, display: Display, act: Action, where: str) -> Awaitable[Performed]: ...
 
 
 class ClicksOf(Protocol):

@@ -9,8 +9,8 @@ from typing import TypedDict
 
 from aiohttp import web
 
-from desktopd import keys
-from desktopd.handlers.common import optional_json_body, query, xservice
+from desktopd import app_keys
+from desktopd.handlers.common import optional_json_body, query, backend_service
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Int, Model, Number
 
@@ -87,12 +87,12 @@ ACTION_LINE = {"type": "object", "description": "One NDJSON line: an action, a h
 
 
 def demonstrations(request: web.Request) -> Demonstrations:
-    return request.app[keys.DEMONSTRATIONS]
+    return request.app[app_keys.DEMONSTRATIONS]
 
 
 async def start(request: web.Request) -> web.Response:
     body = await optional_json_body(request, START_BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     xs.require("x11", FEATURE)
     own = await xs.call(lambda desk: desk.client_id_base())
     demo = await demonstrations(request).start(frozenset({own}), body["max_seconds"],
@@ -102,18 +102,18 @@ async def start(request: web.Request) -> web.Response:
 
 
 async def stop(request: web.Request) -> web.Response:
-    xservice(request).require("x11", FEATURE)
+    backend_service(request).require("x11", FEATURE)
     demo = await demonstrations(request).stop()
     return web.json_response(demo.describe())
 
 
 async def state(request: web.Request) -> web.Response:
-    xservice(request).require("x11", FEATURE)
+    backend_service(request).require("x11", FEATURE)
     return web.json_response(demonstrations(request).get().describe())
 
 
 async def actions(request: web.Request) -> web.StreamResponse:
-    xservice(request).require("x11", FEATURE)
+    backend_service(request).require("x11", FEATURE)
     q = query(request, ACTIONS_QUERY)
     demo = demonstrations(request).get()
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson", "Cache-Control": "no-store"})

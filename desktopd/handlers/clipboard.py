@@ -7,11 +7,11 @@ from aiohttp import web
 from desktopd.models import CLIPBOARD_BODY
 from httpapi.errors import invalid, read_body
 
-from .common import json_body, xservice
+from .common import json_body, backend_service
 
 
 async def get_clipboard(request: web.Request) -> web.Response:
-    text = await xservice(request).call(lambda desk: desk.clipboard_get())
+    text = await backend_service(request).call(lambda desk: desk.clipboard_get())
     return web.json_response({"text": text, "empty": text is None})
 
 
@@ -24,5 +24,5 @@ async def put_clipboard(request: web.Request) -> web.Response:
             raise invalid("body", "text/plain body must be UTF-8") from None
     else:
         text = (await json_body(request, CLIPBOARD_BODY))["text"]
-    await xservice(request).call(lambda desk: desk.clipboard_set(text), field="text")
+    await backend_service(request).call(lambda desk: desk.clipboard_set(text), field="text")
     return web.json_response({"ok": True, "length": len(text)})

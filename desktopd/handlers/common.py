@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from httpapi.bodies import json_body, optional_json_body, query
 from desktopd.settle import Settler
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 
-__all__ = ["json_body", "optional_json_body", "query", "settler", "xservice"]
+__all__ = ["json_body", "optional_json_body", "query", "settler", "backend_service"]
 
 
-def xservice(request: web.Request) -> XService:
-    return request.app[keys.XSERVICE]
+def backend_service(request: web.Request) -> BackendService:
+    return request.app[app_keys.BACKEND]
 
 
 def settler(request: web.Request) -> Settler:
-    return request.app[keys.SETTLER]
+    return request.app[app_keys.SETTLER]

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from desktopd.models import COMPAT_KEYBOARD_BODY, COMPAT_TABLET_BODY
 
-from .common import json_body, xservice
+from .common import json_body, backend_service
 from desktopd.input.keystrokes import run_key_events
 from desktopd.input.pointer_events import check_key_names, check_on_screen, run_pointer_events
 
@@ -32,7 +32,7 @@ def chunks(count: int) -> range:
 async def tablet_event(request: web.Request) -> web.Response:
     events = [as_pointer_event(e) for e in (await json_body(request, COMPAT_TABLET_BODY))["events"]]
     prefixes = [f"events[{i}]" for i in range(len(events))]
-    xs = xservice(request)
+    xs = backend_service(request)
     # Every point checked before the first event goes out: a bad one fails the batch, not half of it.
     check_on_screen(events, prefixes, await xs.screen_size())
     for start in chunks(len(events)):
@@ -42,7 +42,7 @@ async def tablet_event(request: web.Request) -> web.Response:
 
 async def keyboard_event(request: web.Request) -> web.Response:
     events = (await json_body(request, COMPAT_KEYBOARD_BODY))["events"]
-    xs = xservice(request)
+    xs = backend_service(request)
     # Every key name checked before the first event goes out: a typo fails the batch, not half of it.
     await xs.call(check_key_names, [(f"events[{i}].keysym", e["keysym"]) for i, e in enumerate(events)
                                     if isinstance(e["keysym"], str)])

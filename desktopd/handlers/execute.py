@@ -10,7 +10,7 @@ import shlex
 
 from aiohttp import web
 
-from desktopd import keys, processes
+from desktopd import app_keys, processes
 from desktopd.models import EXECUTE_BODY
 from httpapi.errors import invalid
 
@@ -53,7 +53,7 @@ def environment(display: str, extra: dict[str, str] | None) -> dict[str, str]:
 
 async def execute(request: web.Request) -> web.Response:
     body = await json_body(request, EXECUTE_BODY)
-    settings = request.app[keys.SETTINGS]
+    settings = request.app[app_keys.SETTINGS]
     argv = argv_of(body["command"], body["shell"])
     env = environment(settings.display, body["env"])
     try:

@@ -6,15 +6,15 @@ import time
 
 from aiohttp import web
 
-from desktopd import __version__, keys
+from desktopd import __version__, app_keys
 
-from .common import xservice
+from .common import backend_service
 
 
 async def health(request: web.Request) -> web.Response:
-    xs = xservice(request)
+    xs = backend_service(request)
     info = await xs.probe()
-    started = request.app[keys.STARTED_AT]
+    started = request.app[app_keys.STARTED_AT]
     connected = info is not None and info.get("connected", True)
     body = {
         "status": "ok" if connected else "degraded",
@@ -25,6 +25,6 @@ async def health(request: web.Request) -> web.Response:
         "screen": {"width": info.get("width"), "height": info.get("height")} if connected else None,
         "uptime_s": round(time.time() - started, 3),
         "x": info if connected else {"connected": False, "last_error": xs.last_error},
-        "settle": request.app[keys.SETTLER].info(),
+        "settle": request.app[app_keys.SETTLER].info(),
     }
     return web.json_response(body, status=200 if connected else 503)

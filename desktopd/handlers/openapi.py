@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import __version__, keys
+from desktopd import __version__, app_keys
 from httpapi.openapi import build_openapi as generic_openapi
 
 ERROR_TEXT = {
@@ -36,4 +36,4 @@ def build_openapi(routes: list[Any], *, title: str = "desktopd", description: st
 
 async def openapi_json(request: web.Request) -> web.Response:
     # Built once in init_app: the document depends on the route table only.
-    return web.Response(text=request.app[keys.OPENAPI_BODY], content_type="application/json")
+    return web.Response(text=request.app[app_keys.OPENAPI_BODY], content_type="application/json")

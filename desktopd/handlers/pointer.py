@@ -8,9 +8,9 @@ from aiohttp import web
 from desktopd.input.pointer_events import run_pointer_body
 from httpapi.errors import read_json_object
 
-from .common import xservice
+from .common import backend_service
 
 
 async def tablet(request: web.Request) -> web.Response:
     body = await read_json_object(request)
-    return web.json_response(await run_pointer_body(xservice(request), body))
+    return web.json_response(await run_pointer_body(backend_service(request), body))

@@ -7,14 +7,14 @@ from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Enum, Int, Model, Number, Str
 from desktopd.models import parse_region, region_problem
 from desktopd.recording import ScreenRecorder
 from httpapi.errors import invalid
 
-from .common import optional_json_body, xservice
+from .common import optional_json_body, backend_service
 from .screenshot import check_region
 
 MAX_SECONDS = 4 * 3600.0
@@ -67,12 +67,12 @@ ID_PATTERN = r"^[0-9a-f]{32}$"
 
 
 def recorder(request: web.Request) -> ScreenRecorder:
-    return request.app[keys.RECORDER]
+    return request.app[app_keys.RECORDER]
 
 
 async def start(request: web.Request) -> web.Response:
     body = await optional_json_body(request, START_BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     xs.require("x11", "screen recording (ffmpeg's x11grab)")
     screen = await xs.screen_size()
     region = parse_region(body["region"]) if body["region"] else (0, 0, screen[0], screen[1])

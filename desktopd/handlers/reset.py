@@ -8,7 +8,7 @@ from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.models import coord
@@ -17,7 +17,7 @@ from desktopd.reset import SidecarClient, Timer, close_windows
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
-from .common import optional_json_body, xservice
+from .common import optional_json_body, backend_service
 from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
@@ -75,7 +75,7 @@ RESULT = {"type": "object", "properties": {
 
 def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
              profile: str | None, isolation: str | None) -> SidecarClient | None:
-    settings = request.app[keys.SETTINGS]
+    settings = request.app[app_keys.SETTINGS]
     configured = settings.sidecar_configured
     if wanted is True and not configured:
         raise invalid("browser", "no sidecar is configured (set DESKTOPD_SIDECAR_URL)")
@@ -92,7 +92,7 @@ def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
 async def reset(request: web.Request) -> web.Response:
     body = await optional_json_body(request, RESET_BODY)
     sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"], body["isolation"])
-    xs = xservice(request)
+    xs = backend_service(request)
     screen = await xs.screen_size()
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
     check_on_screen([{"x": home[0], "y": home[1], "path": None}], ["pointer"], screen)
@@ -105,7 +105,7 @@ async def reset(request: web.Request) -> web.Response:
                                              isolation=body["isolation"])
         timer.lap("browser", since)
         since = time.monotonic()
-        out["chrome"] = await settle_chrome(request.app[keys.SETTINGS], out["browser"])
+        out["chrome"] = await settle_chrome(request.app[app_keys.SETTINGS], out["browser"])
         if out["chrome"] is not None:
             timer.lap("chrome", since)
 

@@ -15,10 +15,10 @@ from aiohttp import web
 
 from desktopd import imaging
 from desktopd.models import SCREENSHOT_QUERY, parse_region
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from httpapi.errors import invalid
 
-from .common import query, xservice
+from .common import query, backend_service
 
 
 def check_region(region: tuple[int, int, int, int], size: tuple[int, int]) -> None:
@@ -36,7 +36,7 @@ class Shot:
     headers: dict[str, str]
 
 
-async def take(xs: XService, q: dict[str, Any]) -> Shot:
+async def take(xs: BackendService, q: dict[str, Any]) -> Shot:
     """Capture (on the X thread) and encode (off it) as SCREENSHOT_QUERY ``q`` asks."""
     screen = await xs.screen_size()
     region = parse_region(q["region"]) if q["region"] else (0, 0, screen[0], screen[1])
@@ -62,5 +62,5 @@ async def take(xs: XService, q: dict[str, Any]) -> Shot:
 
 
 async def screenshot(request: web.Request) -> web.Response:
-    shot = await take(xservice(request), query(request, SCREENSHOT_QUERY))
+    shot = await take(backend_service(request), query(request, SCREENSHOT_QUERY))
     return web.Response(body=shot.body, content_type=shot.content_type, headers=shot.headers)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from desktopd.i3tree import i3_tree
 from desktopd.models import EMPTY_BODY, TREE_QUERY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
 from httpapi.errors import invalid
 
-from .common import optional_json_body, query, xservice
+from .common import optional_json_body, query, backend_service
 
 ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
                  "maximize": EMPTY_BODY, "restore": EMPTY_BODY, "move": WINDOW_MOVE_BODY,
@@ -30,8 +30,8 @@ def window_id(raw: str) -> int:
 async def tree(request: web.Request) -> web.Response:
     """?format=desktopd (ours) or i3 (the get_tree shape of i3/Sway IPC); the default is the
     DESKTOPD_TREE_FORMAT setting."""
-    xs = xservice(request)
-    tree_format = query(request, TREE_QUERY)["format"] or request.app[keys.SETTINGS].tree_format
+    xs = backend_service(request)
+    tree_format = query(request, TREE_QUERY)["format"] or request.app[app_keys.SETTINGS].tree_format
 
     native = getattr(xs.desktop, "native_tree", None)
     if tree_format == "i3" and native is not None:
@@ -45,7 +45,7 @@ async def tree(request: web.Request) -> web.Response:
     windows, wm = await xs.call(read)
     width, height = xs.screen or (None, None)
     if tree_format == "i3":
-        return web.json_response(i3_tree(windows, (width, height), request.app[keys.SETTINGS].display))
+        return web.json_response(i3_tree(windows, (width, height), request.app[app_keys.SETTINGS].display))
     return web.json_response({"screen": {"width": width, "height": height},
                               "coordinate_space": "screen pixels", "window_manager": wm,
                               "windows": windows})
@@ -53,7 +53,7 @@ async def tree(request: web.Request) -> web.Response:
 
 async def window(request: web.Request) -> web.Response:
     wid = window_id(request.match_info["id"])
-    return web.json_response(await xservice(request).call(lambda desk: desk.window(wid)))
+    return web.json_response(await backend_service(request).call(lambda desk: desk.window(wid)))
 
 
 def window_action_handler(action: str):
@@ -62,7 +62,7 @@ def window_action_handler(action: str):
     async def handler(request: web.Request) -> web.Response:
         wid = window_id(request.match_info["id"])
         params = await optional_json_body(request, model)
-        result = await xservice(request).call(
+        result = await backend_service(request).call(
             lambda desk: desk.window_action(wid, action, **params), field="body")
         return web.json_response({"ok": True, "id": wid, "action": action,
                                   **(result if isinstance(result, dict) else {})})

@@ -13,7 +13,7 @@ from typing import Any
 
 from httpapi.errors import invalid
 from desktopd.backend import Backend
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 
 from .pointer_events import check_key_names
 
@@ -98,7 +98,7 @@ def track_held(held: list[dict[str, Any]], event: dict[str, Any]) -> None:
 
 # ---- request flow ---------------------------------------------------------------------------
 
-async def run_key_events(xs: XService, events: list[dict[str, Any]], delay_s: float,
+async def run_key_events(xs: BackendService, events: list[dict[str, Any]], delay_s: float,
                          prefix: str = "events") -> None:
     names = [(f"{prefix}[{i}].keysym", e["keysym"]) for i, e in enumerate(events)
              if isinstance(e["keysym"], str)]
@@ -117,7 +117,7 @@ async def run_key_events(xs: XService, events: list[dict[str, Any]], delay_s: fl
         raise
 
 
-async def run_keys(xs: XService, body: dict[str, Any]) -> None:
+async def run_keys(xs: BackendService, body: dict[str, Any]) -> None:
     combos = parse_combos(body["keys"])
     where = "keys"
     names = [(where if isinstance(body["keys"], str) else f"{where}[{i}]", name)
@@ -138,7 +138,7 @@ async def run_keys(xs: XService, body: dict[str, Any]) -> None:
 TEXT_CHUNK = 256  # characters per X job: long texts never hold the X thread for long
 
 
-async def run_text(xs: XService, text: str, delay_s: float) -> None:
+async def run_text(xs: BackendService, text: str, delay_s: float) -> None:
     if delay_s <= 0:
         for start in range(0, len(text), TEXT_CHUNK):
             chunk = text[start:start + TEXT_CHUNK]
@@ -149,7 +149,7 @@ async def run_text(xs: XService, text: str, delay_s: float) -> None:
         await asyncio.sleep(delay_s)
 
 
-async def run_keyboard(xs: XService, body: dict[str, Any]) -> dict[str, Any]:
+async def run_keyboard(xs: BackendService, body: dict[str, Any]) -> dict[str, Any]:
     """A validated KEYBOARD_BODY, run; returns the answer POST /api/v1/keyboard gives."""
     delay_s = body["delay_ms"] / 1000.0
     if body["text"] is not None:

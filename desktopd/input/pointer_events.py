@@ -18,7 +18,7 @@ from typing import Any
 from desktopd.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid
 from desktopd.backend import Backend
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 
 BUTTON_NUMBERS = {"left": 1, "middle": 2, "right": 3}
 STEP_INTERVAL_S = 0.01   # a drag moves the pointer about every 10 ms ...
@@ -172,7 +172,7 @@ CLICK_GAP_S = 0.015
 
 # ---- paced drags: steps scheduled on the event loop -----------------------------------------
 
-async def paced_drag(xs: XService, event: dict[str, Any]) -> None:
+async def paced_drag(xs: BackendService, event: dict[str, Any]) -> None:
     button = button_number(event["button"])
     duration = event["duration_ms"] / 1000.0
     steps = max(1, min(MAX_STEPS, round(duration / STEP_INTERVAL_S)))
@@ -208,7 +208,7 @@ async def paced_drag(xs: XService, event: dict[str, Any]) -> None:
         await asyncio.shield(xs.call(finish, pressed))
 
 
-async def run_pointer_events(xs: XService, events: list[dict[str, Any]], prefixes: list[str]) -> tuple[int, int]:
+async def run_pointer_events(xs: BackendService, events: list[dict[str, Any]], prefixes: list[str]) -> tuple[int, int]:
     check_on_screen(events, prefixes, await xs.screen_size())
     names = [(field_name(prefix, f"modifiers[{i}]"), name)
              for event, prefix in zip(events, prefixes) for i, name in enumerate(event["modifiers"])]
@@ -226,7 +226,7 @@ async def run_pointer_events(xs: XService, events: list[dict[str, Any]], prefixe
     return await xs.call(do_events, batch)  # an empty batch just reads the position
 
 
-async def run_pointer_body(xs: XService, body: dict[str, Any], path: str = "") -> dict[str, Any]:
+async def run_pointer_body(xs: BackendService, body: dict[str, Any], path: str = "") -> dict[str, Any]:
     """One pointer event or ``{"events": [...]}`` (raw JSON, validated here; errors name fields
     under ``path``), run; returns the answer POST /api/v1/tablet gives."""
     if "events" in body:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from httpapi.api_error import unavailable
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings
@@ -23,7 +23,7 @@ from .routes import FORM_BODY_ROUTES, setup_osworld_routes
 # Uploads are task files (documents, profiles, databases): larger than desktopd's JSON bodies.
 MAX_BODY_BYTES = 1 << 30
 MAX_CONCURRENT = 32
-SHARED_KEYS = (keys.SETTINGS, keys.XSERVICE, keys.RECORDER, keys.ACCESSIBILITY)
+SHARED_KEYS = (app_keys.SETTINGS, app_keys.BACKEND, app_keys.RECORDER, app_keys.ACCESSIBILITY)
 # Served while the desktop starts (a client finds what the API is).
 ALWAYS_SERVED = frozenset({"/openapi.json"})
 
@@ -42,7 +42,7 @@ def starting_middleware(ready: asyncio.Event):
 def init_osworld_app(main: web.Application, ready: asyncio.Event) -> web.Application:
     """The app over ``main``'s parts (call once main's cleanup contexts have started them);
     it answers once ``ready`` is set."""
-    settings = main[keys.SETTINGS]
+    settings = main[app_keys.SETTINGS]
     forms = {route: FORM_TYPES for route in FORM_BODY_ROUTES}
     app = web.Application(
         middlewares=[error_middleware, starting_middleware(ready),
@@ -60,7 +60,7 @@ def init_osworld_app(main: web.Application, ready: asyncio.Event) -> web.Applica
 
 async def osworld_context(main: web.Application) -> AsyncIterator[None]:
     """A cleanup context of desktopd's app: serves the OSWorld API while desktopd runs."""
-    settings = main[keys.SETTINGS]
+    settings = main[app_keys.SETTINGS]
     ready = asyncio.Event()
     runner = web.AppRunner(init_osworld_app(main, ready), handle_signals=False)
     await runner.setup()

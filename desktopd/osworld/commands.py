@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import keys, processes
+from desktopd import app_keys, processes
 from desktopd.handlers.execute import argv_of, environment
 from desktopd.models import DEFAULT_OUTPUT_CAP
 from httpapi.errors import invalid
@@ -57,7 +57,7 @@ def osworld_argv(command: str | list[str], shell: bool) -> list[str]:
 
 
 def _env(request: web.Request) -> dict[str, str]:
-    return environment(request.app[keys.SETTINGS].display, None)
+    return environment(request.app[app_keys.SETTINGS].display, None)
 
 
 async def run_argv(request: web.Request, argv: list[str], timeout: float, *,
@@ -83,7 +83,7 @@ async def launch(request: web.Request) -> web.Response:
     argv = osworld_argv(body["command"], body["shell"])
     try:
         await processes.detach(argv, cwd=None, env=_env(request),
-                               log_dir=request.app[keys.SETTINGS].app_log_dir)
+                               log_dir=request.app[app_keys.SETTINGS].app_log_dir)
     except processes.CommandError as exc:
         raise invalid("command", exc.detail) from None
     shown = body["command"] if body["shell"] or isinstance(body["command"], str) else " ".join(body["command"])

@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_request import FileField
 
-from desktopd import keys, processes
+from desktopd import app_keys, processes
 from desktopd.handlers.execute import environment
 from httpapi.errors import ApiError, invalid, not_found
 from httpapi.fields import F, Model, Str
@@ -102,7 +102,7 @@ async def desktop_path(request: web.Request) -> web.Response:
 async def _xfconf(request: web.Request, *args: str) -> dict[str, Any]:
     try:
         return await processes.run(["xfconf-query", "-c", "xfce4-desktop", *args], cwd=None,
-                                   env=environment(request.app[keys.SETTINGS].display, None),
+                                   env=environment(request.app[app_keys.SETTINGS].display, None),
                                    stdin=None, timeout=XFCONF_TIMEOUT_S, max_output=1 << 20)
     except processes.CommandError as exc:
         raise ApiError(502, "application_error", f"xfconf-query: {exc.detail}") from None

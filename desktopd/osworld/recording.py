@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd.handlers.common import xservice
+from desktopd.handlers.common import backend_service
 from desktopd.handlers.recording import recorder
 from httpapi.errors import ApiError
 
@@ -13,7 +13,7 @@ MAX_SECONDS = 4 * 3600.0
 
 
 async def start_recording(request: web.Request) -> web.Response:
-    width, height = await xservice(request).screen_size()
+    width, height = await backend_service(request).screen_size()
     rec = recorder(request)
     if rec.current is not None:
         raise ApiError(400, "conflict", "Recording is already in progress.")

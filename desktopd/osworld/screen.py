@@ -9,10 +9,10 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import imaging, keys
+from desktopd import app_keys, imaging
 from desktopd.accessibility.bus import BusUnavailable
 from desktopd.accessibility.service import TreeQuery
-from desktopd.handlers.common import xservice
+from desktopd.handlers.common import backend_service
 from httpapi.errors import not_found, unavailable
 from httpapi.fields import F, Model, Str
 
@@ -31,25 +31,25 @@ REREAD_S = 0.25
 
 
 async def screenshot(request: web.Request) -> web.Response:
-    image = await xservice(request).call(lambda desk: desk.capture(None, True))
+    image = await backend_service(request).call(lambda desk: desk.capture(None, True))
     out = await asyncio.get_running_loop().run_in_executor(
         None, imaging.render, image, "png", None, None, None, None)
     return web.Response(body=out.body, content_type="image/png", headers={"Cache-Control": "no-store"})
 
 
 async def screen_size(request: web.Request) -> web.Response:
-    width, height = await xservice(request).screen_size()
+    width, height = await backend_service(request).screen_size()
     return web.json_response({"width": width, "height": height})
 
 
 async def cursor_position(request: web.Request) -> web.Response:
-    x, y = await xservice(request).call(lambda desk: desk.pointer_position())
+    x, y = await backend_service(request).call(lambda desk: desk.pointer_position())
     return web.json_response([x, y])
 
 
 async def window_size(request: web.Request) -> web.Response:
     wanted = (await body_fields(request, WINDOW_SIZE_BODY))["app_class_name"].lower()
-    for window in await xservice(request).call(lambda desk: desk.windows()):
+    for window in await backend_service(request).call(lambda desk: desk.windows()):
         if wanted in (part.lower() for part in window.get("wm_class") or []):
             client = window["client"]
             return web.json_response({"width": client["width"], "height": client["height"]})
@@ -63,12 +63,12 @@ async def platform(request: web.Request) -> web.Response:
 async def _tree(request: web.Request) -> dict[str, Any]:
     """desktopd's tree (its JSON); the page's nodes merged from the sidecar when there is one."""
     async def windows() -> list[dict[str, Any]]:
-        return await xservice(request).call(lambda desk: desk.windows())
+        return await backend_service(request).call(lambda desk: desk.windows())
     try:
         # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
         # lacks them): an agent sees the web content it is asked to act on.
-        merge = request.app[keys.SETTINGS].sidecar_configured
-        return await request.app[keys.ACCESSIBILITY].tree(
+        merge = request.app[app_keys.SETTINGS].sidecar_configured
+        return await request.app[app_keys.ACCESSIBILITY].tree(
             TreeQuery(seconds=TREE_SECONDS, merge_browser=merge), windows)
     except BusUnavailable as exc:
         raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None

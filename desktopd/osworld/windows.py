@@ -10,8 +10,8 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import keys, processes
-from desktopd.handlers.common import xservice
+from desktopd import app_keys, processes
+from desktopd.handlers.common import backend_service
 from desktopd.handlers.execute import environment
 from httpapi.errors import ApiError, not_found
 from httpapi.fields import Bool, F, Model, Number, Str
@@ -43,7 +43,7 @@ def matches(window: dict[str, Any], name: str, strict: bool, by_class: bool) -> 
 
 
 async def _find(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
-    windows = await xservice(request).call(lambda desk: desk.windows())
+    windows = await backend_service(request).call(lambda desk: desk.windows())
     for window in reversed(windows):   # top-most first, as wmctrl -a picks
         if matches(window, body["window_name"], body["strict"], body["by_class"]):
             return window
@@ -53,7 +53,7 @@ async def _find(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
 async def _act(request: web.Request, action: str) -> dict[str, Any]:
     window = await _find(request, await body_fields(request, WINDOW_BODY))
     wid = window["id"]
-    await xservice(request).call(lambda desk: desk.window_action(wid, action))
+    await backend_service(request).call(lambda desk: desk.window_action(wid, action))
     return window
 
 
@@ -75,11 +75,11 @@ async def open_file(request: web.Request) -> web.Response:
     base = os.path.basename(path)
     titles = [body["window_name"]] if body["window_name"] else [base, os.path.splitext(base)[0]]
     try:
-        await processes.detach(argv, cwd=None, env=environment(request.app[keys.SETTINGS].display, None),
-                               log_dir=request.app[keys.SETTINGS].app_log_dir)
+        await processes.detach(argv, cwd=None, env=environment(request.app[app_keys.SETTINGS].display, None),
+                               log_dir=request.app[app_keys.SETTINGS].app_log_dir)
     except processes.CommandError as exc:
         raise not_found(f"Application/file not found: {body['path']} ({exc.detail})") from None
-    xs = xservice(request)
+    xs = backend_service(request)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + body["timeout_seconds"]
     while loop.time() < deadline:

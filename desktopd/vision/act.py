@@ -14,13 +14,13 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import json_body, settler, xservice
+from desktopd.handlers.common import json_body, settler, backend_service
 from desktopd.settle import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.settle_browser import Clicks
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from desktopd_contract.formats import FORMATS
 from httpapi.errors import ApiError
 from httpapi.fields import F, Int, Model, Str
@@ -59,7 +59,7 @@ def screenshot_ref(png: bytes, step: int) -> dict[str, Any]:
     return {"step": step, "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
 
 
-async def execute(xs: XService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
+async def execute(xs: BackendService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
     """One planned action through its format's executor (validated as its endpoint validates);
     ``clicks``: the left clicks it gave a page, for the settle's browser evidence."""
     fmt = FORMATS[planned.executor]
@@ -72,14 +72,14 @@ async def execute(xs: XService, display: Display, planned: PlannedAction, where:
 
 async def vision_act(request: web.Request) -> web.Response:
     body = await json_body(request, ACT_BODY)
-    models: VisionModels = request.app[keys.VISION_MODELS]
+    models: VisionModels = request.app[app_keys.VISION_MODELS]
     model = models.pick(body["model"])
     if model is None:
         known = ", ".join(models.models) or "none"
         raise ApiError(503, "no_vision_model",
                        f"no vision model {'named ' + repr(body['model']) if body['model'] else 'configured as the default'}"
                        f" (configured: {known}); set DESKTOPD_VISION_MODELS to a models file (docs/vision.md)")
-    xs = xservice(request)
+    xs = backend_service(request)
     screen = await xs.screen_size()
     advertised = (model.display_width_px or screen[0], model.display_height_px or screen[1])
     display = Display(screen, advertised)

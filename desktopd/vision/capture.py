@@ -11,7 +11,7 @@ from PIL import Image
 from desktopd.handlers.screenshot import check_region
 from desktopd.handlers.windows import window_id
 from desktopd.models import parse_region
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from httpapi.errors import ApiError, invalid
 
 from .text import Box
@@ -35,7 +35,7 @@ def _window_area(window: dict[str, Any], screen: tuple[int, int], field: str) ->
     return x0, y0, x1 - x0, y1 - y0
 
 
-async def capture(xs: XService, region: str | None, window: str | None) -> Capture:
+async def capture(xs: BackendService, region: str | None, window: str | None) -> Capture:
     """``region`` (x,y,width,height) or ``window`` (an X window id), else the whole screen."""
     screen = await xs.screen_size()
     area: tuple[int, int, int, int] | None = None

@@ -7,11 +7,11 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import keys
+from desktopd import app_keys
 from desktopd.computer import steps
-from desktopd.handlers.common import json_body, query, xservice
+from desktopd.handlers.common import json_body, query, backend_service
 from desktopd.input.pointer_events import button_number
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from httpapi.errors import ApiError
 
 from .capture import Capture, capture
@@ -23,10 +23,10 @@ from .text import Line, box_json, line_json
 
 
 def reader(request: web.Request) -> TextReader:
-    return request.app[keys.TEXT_READER]
+    return request.app[app_keys.TEXT_READER]
 
 
-async def read(request: web.Request, xs: XService, spec: VisionTextQuery) -> tuple[Capture, Reading, list[Line]]:
+async def read(request: web.Request, xs: BackendService, spec: VisionTextQuery) -> tuple[Capture, Reading, list[Line]]:
     """Capture what ``spec`` names, read it, and answer lines in screen pixels above the threshold."""
     shot = await capture(xs, spec["region"], spec["window"])
     reading = await reader(request).read(shot.image)
@@ -67,14 +67,14 @@ def chosen(lines: list[Line], text: str, exact: bool, nth: int | None, field: st
 
 async def vision_text(request: web.Request) -> web.Response:
     q = query(request, TEXT_QUERY)
-    shot, reading, lines = await read(request, xservice(request), q)
+    shot, reading, lines = await read(request, backend_service(request), q)
     return web.json_response({**described(shot, reading), "text": "\n".join(line.text for line in lines),
                               "lines": [line_json(line) for line in lines]})
 
 
 async def vision_click(request: web.Request) -> web.Response:
     body = await json_body(request, CLICK_BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     shot, reading, lines = await read(request, xs, body)
     match, count = chosen(lines, body["text"], body["exact"], body["nth"], "text")
     x, y = await steps.click(xs, match.box.center, button_number(body["button"]), body["clicks"], [])
@@ -84,7 +84,7 @@ async def vision_click(request: web.Request) -> web.Response:
 
 async def vision_fill(request: web.Request) -> web.Response:
     body = await json_body(request, FILL_BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     shot, reading, lines = await read(request, xs, body)
     label, _ = chosen(lines, body["label"], body["exact"], body["nth"], "label")
     field = beside(shot.image, label.box, (shot.area.x, shot.area.y))

@@ -45,7 +45,7 @@ class Frame:
 
 
 class Capturer:
-    """Owns the capture backend for one display connection. Used from Desktop's one thread."""
+    """Owns the capture backend for one display connection. Used from X11Desktop's one thread."""
 
     def __init__(self, xdisplay, display_name: str, *, allow_shm: bool = True) -> None:
         self._dpy = xdisplay

@@ -123,7 +123,7 @@ class Clipboard:
                         future.set_result(job())
                     except BaseException as exc:
                         future.set_exception(exc)
-        except Exception as exc:  # server gone: the owner (Desktop) reconnects on next use
+        except Exception as exc:  # server gone: the owner (X11Desktop) reconnects on next use
             if not self._closing:
                 log.warning("clipboard connection ended: %s", exc)
         finally:

@@ -1,4 +1,4 @@
-"""``Desktop``: the X layer's one object (see docs/contracts.md).
+"""``X11Desktop``: the X layer's one object (see docs/contracts.md).
 
 Connections are opened lazily and only on the executor's thread, never at import or in
 ``__init__``. A dead server (python-xlib's ConnectionClosedError, a broken pipe, or libX11's I/O
@@ -31,7 +31,7 @@ from .keynames import parse_key_name
 from .pointer import Pointer
 from .windows import Windows
 
-__all__ = ["Desktop", "DisplayUnavailable", "WindowNotFound", "X11Error"]
+__all__ = ["X11Desktop", "DisplayUnavailable", "WindowNotFound", "X11Error"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -40,7 +40,7 @@ T = TypeVar("T")
 SCRATCH_RESTORE_AFTER_S = 2.0
 
 
-class Desktop:
+class X11Desktop:
     """Drives one X display. Call every method from ``executor`` (one thread, in order)."""
 
     backend = "x11"

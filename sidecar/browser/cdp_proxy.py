@@ -35,7 +35,7 @@ from urllib.parse import quote, urlsplit
 import aiohttp
 from aiohttp import web
 
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 from httpapi.daemon import ProbeQuietAccessLogger
 from httpapi.errors import ApiError, unavailable
 from httpapi.guard import guard_middleware, guard_settings

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktopd_kit import AsyncDesktop
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 
 from ..browser.supervisor import ChromiumSupervisor
 from ..settings import Settings

@@ -39,7 +39,7 @@ from typing import Any, TypedDict
 
 from aiohttp import web
 
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 from httpapi.bodies import json_body
 from httpapi.bodies import Typed
 from httpapi.fields import F, Int, Model, Number

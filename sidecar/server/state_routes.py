@@ -13,7 +13,7 @@ from typing import Any, TypedDict, cast
 
 from aiohttp import web
 
-from httpapi.appkeys import app_key
+from httpapi.app_keys import app_key
 from httpapi.bodies import json_body, optional_json_body, query
 from httpapi.errors import invalid
 from httpapi.bodies import Typed

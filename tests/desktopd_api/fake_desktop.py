@@ -10,7 +10,7 @@ from typing import Any
 from PIL import Image
 
 from desktopd.settle import Settler
-from desktopd.xservice import XErrors
+from desktopd.backend_service import BackendErrors
 
 KNOWN_KEYS = {"ctrl", "shift", "alt", "super", "Return", "BackSpace", "Tab", "plus", "F5",
               "KP_Enter", "Escape", *"abcdefghijklmnopqrstuvwxyz0123456789"}
@@ -28,7 +28,7 @@ class FakeWindowNotFound(FakeX11Error):
     pass
 
 
-FAKE_ERRORS = XErrors(FakeUnavailable, FakeWindowNotFound, FakeX11Error)
+FAKE_ERRORS = BackendErrors(FakeUnavailable, FakeWindowNotFound, FakeX11Error)
 
 
 class FakeDesktop:

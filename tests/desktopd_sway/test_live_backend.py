@@ -11,7 +11,7 @@ from .conftest import HEIGHT, WIDTH, Sway
 
 
 def on(desk: SwayDesktop, fn, *args):
-    """Every backend call runs on its executor, as desktopd's XService does."""
+    """Every backend call runs on its executor, as desktopd's BackendService does."""
     return desk.executor.submit(fn, *args).result(30)
 
 

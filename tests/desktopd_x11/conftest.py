@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from testbed.capability import have_program, require
 from testbed.recorder import X11_WINDOW, Recorder
 from testbed.wm import wait_for_window_manager
@@ -49,7 +49,7 @@ def x_env(xserver: Xvfb) -> dict[str, str]:
 
 @pytest.fixture
 def desktop(xserver: Xvfb) -> Iterator[Desktop]:
-    desk = Desktop(xserver.display)
+    desk = X11Desktop(xserver.display)
     try:
         yield desk
     finally:
@@ -111,7 +111,7 @@ def managed(window_manager, xserver: Xvfb, start_recorder: Callable[..., Recorde
 
 def wait_for_mapped(display: str, title: str, timeout: float = 10.0) -> None:
     """Until the WM lists a client with this title (managed, framed, mapped)."""
-    desk = Desktop(display)
+    desk = X11Desktop(display)
     try:
         deadline = time.monotonic() + timeout
         while not any(w["title"] == title and w["visible"] and w["frame_id"] != w["id"]

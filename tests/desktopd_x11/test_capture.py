@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from desktopd.x11.encode import FrameEncoder, encode
 
 pytestmark = pytest.mark.x11
@@ -20,7 +20,7 @@ def two_windows(start_recorder):
     return red, green
 
 
-def test_known_colours_at_known_pixels(desktop: Desktop, two_windows) -> None:
+def test_known_colours_at_known_pixels(desktop: X11Desktop, two_windows) -> None:
     image = desktop.capture()
     assert image.mode == "RGB" and image.size == (1280, 800)
     assert image.getpixel((40, 30)) == (255, 0, 0)
@@ -30,7 +30,7 @@ def test_known_colours_at_known_pixels(desktop: Desktop, two_windows) -> None:
     assert image.getpixel((1000, 700)) == (0, 0, 0)
 
 
-def test_region_capture_is_the_crop_of_the_screen(desktop: Desktop, two_windows) -> None:
+def test_region_capture_is_the_crop_of_the_screen(desktop: X11Desktop, two_windows) -> None:
     full = desktop.capture()
     region = desktop.capture(region=(30, 20, 400, 300))
     assert region.size == (400, 300)
@@ -38,20 +38,20 @@ def test_region_capture_is_the_crop_of_the_screen(desktop: Desktop, two_windows)
     assert region.getpixel((10, 10)) == (255, 0, 0)  # screen (40, 30)
 
 
-def test_raw_capture_is_bgrx(desktop: Desktop, two_windows) -> None:
+def test_raw_capture_is_bgrx(desktop: X11Desktop, two_windows) -> None:
     data, width, height = desktop.capture_raw(region=(40, 30, 10, 5))
     assert (width, height) == (10, 5) and len(data) == 10 * 5 * 4
     assert data[:3] == bytes([0, 0, 255])  # B, G, R of pure red
 
 
 @pytest.mark.parametrize("region", [(-1, 0, 10, 10), (0, 0, 0, 10), (1200, 700, 100, 10)])
-def test_bad_region_is_a_value_error_naming_it(desktop: Desktop, region) -> None:
+def test_bad_region_is_a_value_error_naming_it(desktop: X11Desktop, region) -> None:
     with pytest.raises(ValueError, match="region"):
         desktop.capture(region=region)
 
 
-def test_shm_and_xgetimage_give_the_same_pixels(xserver, desktop: Desktop, two_windows) -> None:
-    fallback = Desktop(xserver.display, use_shm=False)
+def test_shm_and_xgetimage_give_the_same_pixels(xserver, desktop: X11Desktop, two_windows) -> None:
+    fallback = X11Desktop(xserver.display, use_shm=False)
     try:
         shm_image = desktop.capture()
         assert desktop.info()["capture_backend"] == "mit-shm"
@@ -64,7 +64,7 @@ def test_shm_and_xgetimage_give_the_same_pixels(xserver, desktop: Desktop, two_w
         fallback.close()
 
 
-def test_cursor_is_composited_where_the_pointer_is(desktop: Desktop, start_recorder) -> None:
+def test_cursor_is_composited_where_the_pointer_is(desktop: X11Desktop, start_recorder) -> None:
     start_recorder("400x300+100+100", "#0000ff", "blue")  # Tk sets a crosshair cursor on it
     desktop.pointer_move(300, 250)
     region = (250, 200, 100, 100)
@@ -80,7 +80,7 @@ def test_cursor_is_composited_where_the_pointer_is(desktop: Desktop, start_recor
     assert max(xs) - min(xs) < 40 and max(ys) - min(ys) < 40
 
 
-def test_encoders_round_trip(desktop: Desktop, two_windows) -> None:
+def test_encoders_round_trip(desktop: X11Desktop, two_windows) -> None:
     image = desktop.capture()
     png = encode(image, "png")
     assert png.media_type == "image/png" and png.scale == 1.0
@@ -99,7 +99,7 @@ def test_encoders_round_trip(desktop: Desktop, two_windows) -> None:
     assert Image.open(io.BytesIO(half.data)).getpixel((70, 40)) == (255, 0, 0)
 
 
-def test_unchanged_frame_is_not_encoded_twice(desktop: Desktop, two_windows) -> None:
+def test_unchanged_frame_is_not_encoded_twice(desktop: X11Desktop, two_windows) -> None:
     encoder = FrameEncoder()
     first = encoder.encode(desktop.capture(), "png")
     second = encoder.encode(desktop.capture(), "png")

@@ -9,7 +9,7 @@ import time
 import pytest
 from Xlib import display as xdisplay
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from testbed.capability import have_program, require
 
 pytestmark = pytest.mark.x11
@@ -27,7 +27,7 @@ def xclip_out(env, target: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(args, env=env, capture_output=True, timeout=10)
 
 
-def test_set_is_readable_by_other_clients(desktop: Desktop, x_env) -> None:
+def test_set_is_readable_by_other_clients(desktop: X11Desktop, x_env) -> None:
     desktop.clipboard_set(TEXT)
     assert xclip_out(x_env).stdout.decode("utf-8") == TEXT
     assert xclip_out(x_env, "UTF8_STRING").stdout.decode("utf-8") == TEXT
@@ -38,7 +38,7 @@ def test_set_is_readable_by_other_clients(desktop: Desktop, x_env) -> None:
     assert desktop.clipboard_get() == "plain latin-1: café"
 
 
-def test_get_reads_another_owner(desktop: Desktop, x_env) -> None:
+def test_get_reads_another_owner(desktop: X11Desktop, x_env) -> None:
     for text in (TEXT, "x" * 300_000):  # the long one arrives incrementally (INCR)
         owner = owned_by_xclip(x_env, text)
         try:
@@ -99,13 +99,13 @@ def stop(owner: subprocess.Popen, env) -> None:
 
 
 
-def test_nobody_owns_it_after_the_owner_leaves(desktop: Desktop, x_env) -> None:
+def test_nobody_owns_it_after_the_owner_leaves(desktop: X11Desktop, x_env) -> None:
     owner = owned_by_xclip(x_env, "short-lived")
     stop(owner, x_env)  # the selection dies with its owner's connection
     assert desktop.clipboard_get(timeout=1) is None
 
 
-def test_another_client_takes_it_over(desktop: Desktop, x_env) -> None:
+def test_another_client_takes_it_over(desktop: X11Desktop, x_env) -> None:
     desktop.clipboard_set("mine")
     owner = owned_by_xclip(x_env, "theirs")
     try:
@@ -116,7 +116,7 @@ def test_another_client_takes_it_over(desktop: Desktop, x_env) -> None:
     assert xclip_out(x_env).stdout == b"mine again"
 
 
-def test_large_text_is_served_incrementally(desktop: Desktop, x_env) -> None:
+def test_large_text_is_served_incrementally(desktop: X11Desktop, x_env) -> None:
     text = ("ü 日本 " * 100_000)[:700_000]  # ~1.5 MB of UTF-8: many INCR chunks
     desktop.clipboard_set(text)
     assert xclip_out(x_env).stdout.decode("utf-8") == text
@@ -125,6 +125,6 @@ def test_large_text_is_served_incrementally(desktop: Desktop, x_env) -> None:
     assert desktop.clipboard_get() == text
 
 
-def test_too_long_text_is_a_value_error(desktop: Desktop) -> None:
+def test_too_long_text_is_a_value_error(desktop: X11Desktop) -> None:
     with pytest.raises(ValueError, match="^text:"):
         desktop.clipboard_set("y" * (17 * 1024 * 1024))

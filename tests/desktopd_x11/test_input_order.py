@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from testbed.recorder import Recorder
 
 pytestmark = pytest.mark.x11
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.x11
 ROUNDS = 60
 
 
-def test_a_key_typed_after_a_click_arrives_after_the_click(desktop: Desktop, managed: Recorder) -> None:
+def test_a_key_typed_after_a_click_arrives_after_the_click(desktop: X11Desktop, managed: Recorder) -> None:
     x = managed.ready["x"] + managed.ready["width"] // 2
     y = managed.ready["y"] + managed.ready["height"] // 2
     for round_ in range(ROUNDS):
@@ -29,7 +29,7 @@ def test_a_key_typed_after_a_click_arrives_after_the_click(desktop: Desktop, man
     assert "".join(order) == "BK" * ROUNDS
 
 
-def test_a_click_after_typing_arrives_after_the_keys(desktop: Desktop, managed: Recorder) -> None:
+def test_a_click_after_typing_arrives_after_the_keys(desktop: X11Desktop, managed: Recorder) -> None:
     x = managed.ready["x"] + managed.ready["width"] // 2
     y = managed.ready["y"] + managed.ready["height"] // 2
     for round_ in range(ROUNDS):

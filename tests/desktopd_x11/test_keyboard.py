@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from Xlib import display as xdisplay
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 
 pytestmark = pytest.mark.x11
 
@@ -13,7 +13,7 @@ SHIFT, CONTROL = 1, 4
 
 
 @pytest.fixture
-def recorder(start_recorder, desktop: Desktop):
+def recorder(start_recorder, desktop: X11Desktop):
     recorder = start_recorder("400x300+100+100")
     desktop.pointer_move(300, 250)  # no WM: keyboard focus follows the pointer
     return recorder
@@ -26,7 +26,7 @@ def typed(recorder, marker: str = "F12") -> str:
     return "".join(e["char"] for e in events if e.get("event") == "key_down")
 
 
-def type_and_read(desktop: Desktop, recorder, text: str) -> str:
+def type_and_read(desktop: X11Desktop, recorder, text: str) -> str:
     desktop.type_text(text)
     desktop.key("F12", True)
     desktop.key("F12", False)
@@ -42,17 +42,17 @@ def type_and_read(desktop: Desktop, recorder, text: str) -> str:
     "日本語のテキスト 中文 한국어",        # CJK
     "emoji 😀👍🏽 🚀 and € ™ ∑ → ☃",   # beyond the BMP, and symbols
 ])
-def test_type_text_arrives_exactly(desktop: Desktop, recorder, text: str) -> None:
+def test_type_text_arrives_exactly(desktop: X11Desktop, recorder, text: str) -> None:
     got = type_and_read(desktop, recorder, text)
     assert got == text.replace("\n", "\r")  # Tk reports Return as "\r"
 
 
-def test_more_distinct_unmapped_characters_than_scratch_keycodes(desktop: Desktop, recorder) -> None:
+def test_more_distinct_unmapped_characters_than_scratch_keycodes(desktop: X11Desktop, recorder) -> None:
     text = "".join(chr(0x4E00 + i * 7) for i in range(60))  # 60 distinct CJK ideographs
     assert type_and_read(desktop, recorder, text) == text
 
 
-def test_no_modifier_is_left_held(desktop: Desktop, recorder, xserver) -> None:
+def test_no_modifier_is_left_held(desktop: X11Desktop, recorder, xserver) -> None:
     type_and_read(desktop, recorder, "ABC!@# ü 日")
     dpy = xdisplay.Display(xserver.display)
     try:
@@ -63,7 +63,7 @@ def test_no_modifier_is_left_held(desktop: Desktop, recorder, xserver) -> None:
         dpy.close()
 
 
-def test_key_combo_sends_modifiers_in_order(desktop: Desktop, recorder) -> None:
+def test_key_combo_sends_modifiers_in_order(desktop: X11Desktop, recorder) -> None:
     names = ["ctrl", "shift", "t"]
     for name in names:
         desktop.key(name, True)
@@ -85,32 +85,32 @@ def test_key_combo_sends_modifiers_in_order(desktop: Desktop, recorder) -> None:
     ("F5", "F5"), ("KP_Enter", "KP_Enter"), ("super", "Super_L"), ("alt", "Alt_L"),
     ("é", "eacute"), ("F20", "F20"),
 ])
-def test_named_keys_reach_the_client(desktop: Desktop, recorder, name: str, keysym: str) -> None:
+def test_named_keys_reach_the_client(desktop: X11Desktop, recorder, name: str, keysym: str) -> None:
     desktop.key(name, True)
     desktop.key(name, False)
     event = recorder.wait_for(lambda e: e.get("event") == "key_down")
     assert event["keysym"] == keysym
 
 
-def test_hold_a_shifted_key_between_down_and_up(desktop: Desktop, recorder) -> None:
+def test_hold_a_shifted_key_between_down_and_up(desktop: X11Desktop, recorder) -> None:
     desktop.key("A", True)
     desktop.key("A", False)
     events = recorder.collect_until(lambda e: e.get("event") == "key_up" and e["keysym"] == "Shift_L")
     assert [e["char"] for e in events if e.get("event") == "key_down"] == ["", "A"]
 
 
-def test_unknown_key_name_is_a_value_error(desktop: Desktop) -> None:
+def test_unknown_key_name_is_a_value_error(desktop: X11Desktop) -> None:
     with pytest.raises(ValueError, match="nosuchkey"):
         desktop.key("nosuchkey", True)
 
 
-def test_control_characters_are_rejected_before_typing(desktop: Desktop, recorder) -> None:
+def test_control_characters_are_rejected_before_typing(desktop: X11Desktop, recorder) -> None:
     with pytest.raises(ValueError, match="^text:"):
         desktop.type_text("ok\x07")
     assert type_and_read(desktop, recorder, "x") == "x"  # nothing of "ok" was typed
 
 
-def test_scratch_keycodes_are_restored(desktop: Desktop, recorder, xserver) -> None:
+def test_scratch_keycodes_are_restored(desktop: X11Desktop, recorder, xserver) -> None:
     def unicode_keysyms() -> set[int]:
         dpy = xdisplay.Display(xserver.display)
         try:
@@ -128,7 +128,7 @@ def test_scratch_keycodes_are_restored(desktop: Desktop, recorder, xserver) -> N
     assert type_and_read(desktop, recorder, "語") == "語"  # and the pool still works
 
 
-def test_combo_uses_the_real_key_so_shift_changes_the_letter(desktop: Desktop, recorder) -> None:
+def test_combo_uses_the_real_key_so_shift_changes_the_letter(desktop: X11Desktop, recorder) -> None:
     # xdotool and a physical keyboard: Shift held + the "b" key gives "B", not a literal "b".
     desktop.key("shift", True)
     desktop.key("b", True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 
 pytestmark = pytest.mark.x11
 
@@ -16,7 +16,7 @@ def recorder(start_recorder):
     return start_recorder("400x300+100+100")
 
 
-def test_click_lands_at_exact_coordinates(desktop: Desktop, recorder) -> None:
+def test_click_lands_at_exact_coordinates(desktop: X11Desktop, recorder) -> None:
     for x, y in ((150, 160), (499, 399), (100, 100)):
         desktop.pointer_move(x, y)
         assert desktop.pointer_position() == (x, y)
@@ -29,7 +29,7 @@ def test_click_lands_at_exact_coordinates(desktop: Desktop, recorder) -> None:
 
 
 @pytest.mark.parametrize("button", [2, 3])
-def test_middle_and_right_buttons(desktop: Desktop, recorder, button: int) -> None:
+def test_middle_and_right_buttons(desktop: X11Desktop, recorder, button: int) -> None:
     desktop.pointer_move(300, 250)
     desktop.pointer_button(button, True)
     desktop.pointer_button(button, False)
@@ -37,7 +37,7 @@ def test_middle_and_right_buttons(desktop: Desktop, recorder, button: int) -> No
     assert (event["button"], event["x"], event["y"]) == (button, 300, 250)
 
 
-def test_drag_moves_with_the_button_held(desktop: Desktop, recorder) -> None:
+def test_drag_moves_with_the_button_held(desktop: X11Desktop, recorder) -> None:
     desktop.pointer_move(150, 150)
     desktop.pointer_button(1, True)
     path = [(160, 155), (200, 180), (300, 250), (420, 330)]
@@ -56,7 +56,7 @@ def test_drag_moves_with_the_button_held(desktop: Desktop, recorder) -> None:
     assert (events[-1]["x"], events[-1]["y"]) == (420, 330)
 
 
-def test_scroll_sends_wheel_buttons(desktop: Desktop, recorder) -> None:
+def test_scroll_sends_wheel_buttons(desktop: X11Desktop, recorder) -> None:
     desktop.pointer_move(250, 250)
     desktop.scroll(0, 2)
     desktop.scroll(0, -1)
@@ -68,7 +68,7 @@ def test_scroll_sends_wheel_buttons(desktop: Desktop, recorder) -> None:
     assert all((e["x"], e["y"]) == (250, 250) for e in events if e.get("event") == "button_down")
 
 
-def test_horizontal_scroll_uses_buttons_6_and_7(desktop: Desktop, xserver) -> None:
+def test_horizontal_scroll_uses_buttons_6_and_7(desktop: X11Desktop, xserver) -> None:
     # Tk 8.6 folds buttons 6/7 away; watch the raw ButtonPress events on a plain X window.
     from Xlib import X
     from Xlib import display as xdisplay
@@ -94,11 +94,11 @@ def test_horizontal_scroll_uses_buttons_6_and_7(desktop: Desktop, xserver) -> No
 
 
 @pytest.mark.parametrize("x, y, field", [(-1, 10, "x"), (1280, 10, "x"), (10, 800, "y")])
-def test_off_screen_coordinates_name_the_field(desktop: Desktop, x, y, field) -> None:
+def test_off_screen_coordinates_name_the_field(desktop: X11Desktop, x, y, field) -> None:
     with pytest.raises(ValueError, match=f"^{field}:"):
         desktop.pointer_move(x, y)
 
 
-def test_bad_button_is_rejected(desktop: Desktop) -> None:
+def test_bad_button_is_rejected(desktop: X11Desktop) -> None:
     with pytest.raises(ValueError, match="^button:"):
         desktop.pointer_button(0, True)

@@ -1,11 +1,11 @@
 """desktopd survives its X server: 503-style DisplayUnavailable while it is gone, and the same
-Desktop works again once an X server is back on the same display number."""
+X11Desktop works again once an X server is back on the same display number."""
 
 from __future__ import annotations
 
 import pytest
 
-from desktopd.x11.desktop import Desktop, DisplayUnavailable
+from desktopd.x11.desktop import X11Desktop, DisplayUnavailable
 from testbed.capability import have_program, require
 from testbed.xvfb import start_xvfb
 
@@ -16,7 +16,7 @@ def test_reconnects_after_xvfb_restarts_on_the_same_display(tmp_path) -> None:
     require(have_program("Xvfb"), "Xvfb (Debian package xvfb)")
     first = start_xvfb(640, 480, extra_args=("-br",))
     second = None
-    desk = Desktop(first.display)
+    desk = X11Desktop(first.display)
     try:
         assert desk.capture().size == (640, 480)
         desk.pointer_move(10, 10)
@@ -59,7 +59,7 @@ def test_capture_retries_once_across_a_restart() -> None:
     require(have_program("Xvfb"), "Xvfb (Debian package xvfb)")
     first = start_xvfb(640, 480)
     second = None
-    desk = Desktop(first.display)
+    desk = X11Desktop(first.display)
     try:
         desk.capture()
         first.stop()
@@ -74,7 +74,7 @@ def test_capture_retries_once_across_a_restart() -> None:
 
 
 def test_unreachable_display_is_unavailable_not_a_crash() -> None:
-    desk = Desktop(":4077")  # nothing listens there
+    desk = X11Desktop(":4077")  # nothing listens there
     try:
         with pytest.raises(DisplayUnavailable):
             desk.ensure_connected()

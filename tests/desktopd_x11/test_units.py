@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 from Xlib import error as xerror
 
 from desktopd.x11 import encode as enc
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from desktopd.x11.errors import is_connection_loss
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
 
@@ -107,7 +107,7 @@ def test_connection_loss_classification() -> None:
 
 
 def test_desktop_does_not_touch_x_until_used() -> None:
-    desk = Desktop(":4078")  # nothing there: constructing must not try to connect
+    desk = X11Desktop(":4078")  # nothing there: constructing must not try to connect
     try:
         assert not desk.connected and desk.connects == 0
         assert desk.parse_key_name("ctrl") == 0xFFE3  # pure: works with no display

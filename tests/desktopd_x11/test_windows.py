@@ -6,18 +6,18 @@ import time
 
 import pytest
 
-from desktopd.x11.desktop import Desktop, WindowNotFound
+from desktopd.x11.desktop import X11Desktop, WindowNotFound
 
 pytestmark = pytest.mark.x11
 
 
-def find(desktop: Desktop, title: str) -> dict:
+def find(desktop: X11Desktop, title: str) -> dict:
     matches = [w for w in desktop.windows() if w["title"] == title]
     assert len(matches) == 1, desktop.windows()
     return matches[0]
 
 
-def test_tree_shows_windows_with_true_geometry(desktop: Desktop, start_recorder) -> None:
+def test_tree_shows_windows_with_true_geometry(desktop: X11Desktop, start_recorder) -> None:
     red = start_recorder("300x200+50+60", "#ff0000", "Red wïndow")
     start_recorder("120x90+700+400", "#00ff00", "green")
     assert desktop.window_manager() == {"managed": False, "name": None}
@@ -35,7 +35,7 @@ def test_tree_shows_windows_with_true_geometry(desktop: Desktop, start_recorder)
     assert desktop.capture().getpixel((50 + 299, 60 + 199)) == (255, 0, 0)
 
 
-def test_focus_follows_the_action(desktop: Desktop, start_recorder) -> None:
+def test_focus_follows_the_action(desktop: X11Desktop, start_recorder) -> None:
     first = start_recorder("200x100+10+10", "#ff0000", "first")
     start_recorder("200x100+300+10", "#0000ff", "second")
     desktop.pointer_move(1000, 700)  # away from both: nothing under the pointer
@@ -48,7 +48,7 @@ def test_focus_follows_the_action(desktop: Desktop, start_recorder) -> None:
     assert first.wait_for(lambda e: e.get("event") == "key_down")["char"] == "k"
 
 
-def test_move_and_resize(desktop: Desktop, start_recorder) -> None:
+def test_move_and_resize(desktop: X11Desktop, start_recorder) -> None:
     start_recorder("200x100+10+10", "#ff0000", "mover")
     wid = find(desktop, "mover")["id"]
     moved = desktop.window_action(wid, "move", x=400, y=300)["window"]
@@ -62,7 +62,7 @@ def test_move_and_resize(desktop: Desktop, start_recorder) -> None:
         time.sleep(0.05)
 
 
-def test_minimize_maximize_restore_degrade_without_wm(desktop: Desktop, start_recorder) -> None:
+def test_minimize_maximize_restore_degrade_without_wm(desktop: X11Desktop, start_recorder) -> None:
     start_recorder("200x100+10+10", "#ff0000", "states")
     wid = find(desktop, "states")["id"]
     minimized = desktop.window_action(wid, "minimize")
@@ -76,7 +76,7 @@ def test_minimize_maximize_restore_degrade_without_wm(desktop: Desktop, start_re
     assert back["client"] == {"x": 10, "y": 10, "width": 200, "height": 100, "space": "screen"}
 
 
-def test_close_asks_the_client_politely(desktop: Desktop, start_recorder) -> None:
+def test_close_asks_the_client_politely(desktop: X11Desktop, start_recorder) -> None:
     recorder = start_recorder("200x100+10+10", "#ff0000", "closer")
     wid = find(desktop, "closer")["id"]
     result = desktop.window_action(wid, "close")
@@ -85,7 +85,7 @@ def test_close_asks_the_client_politely(desktop: Desktop, start_recorder) -> Non
     assert not [w for w in desktop.windows() if w["id"] == wid]
 
 
-def test_unknown_window_and_bad_actions(desktop: Desktop, start_recorder) -> None:
+def test_unknown_window_and_bad_actions(desktop: X11Desktop, start_recorder) -> None:
     start_recorder("200x100+10+10", "#ff0000", "target")
     wid = find(desktop, "target")["id"]
     with pytest.raises(WindowNotFound):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 
 pytestmark = pytest.mark.x11
 
 
-def find(desktop: Desktop, title: str) -> dict:
+def find(desktop: X11Desktop, title: str) -> dict:
     return next(w for w in desktop.windows() if w["title"] == title)
 
 
-def test_ewmh_tree_has_frame_and_client_geometry(desktop: Desktop, managed) -> None:
+def test_ewmh_tree_has_frame_and_client_geometry(desktop: X11Desktop, managed) -> None:
     wm = desktop.window_manager()
     assert wm["managed"] and wm["name"].lower().startswith("xfwm4")
     window = find(desktop, "managed")
@@ -30,7 +30,7 @@ def test_ewmh_tree_has_frame_and_client_geometry(desktop: Desktop, managed) -> N
     assert image.getpixel((client["x"] + 5, client["y"] + 5)) == (255, 0, 0)
 
 
-def test_ewmh_actions(desktop: Desktop, managed) -> None:
+def test_ewmh_actions(desktop: X11Desktop, managed) -> None:
     wid = find(desktop, "managed")["id"]
     moved = desktop.window_action(wid, "move", x=200, y=150)
     assert moved["method"] == "_NET_MOVERESIZE_WINDOW"
@@ -49,7 +49,7 @@ def test_ewmh_actions(desktop: Desktop, managed) -> None:
     assert focused["window"]["focused"] and not focused["window"]["minimized"]
 
 
-def test_ewmh_close(desktop: Desktop, managed) -> None:
+def test_ewmh_close(desktop: X11Desktop, managed) -> None:
     wid = find(desktop, "managed")["id"]
     result = desktop.window_action(wid, "close")
     assert result["method"] == "_NET_CLOSE_WINDOW" and result["closed"]

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from desktopd.x11.desktop import Desktop
+from desktopd.x11.desktop import X11Desktop
 from testbed.capability import have_program, require
 
 pytestmark = pytest.mark.x11
 
 
-def test_xterm_receives_unicode_text_exactly(desktop: Desktop, x_env, tmp_path) -> None:
+def test_xterm_receives_unicode_text_exactly(desktop: X11Desktop, x_env, tmp_path) -> None:
     require(have_program("xterm"), "xterm (Debian package xterm)")
     out = tmp_path / "typed.txt"
     # The shell reads one line from the terminal (canonical mode) and writes it to a file.

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.handlers.common import json_body, query, settler, backend_service
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle_browser import Clicks
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
 from httpapi.errors import invalid
 from httpapi.fields import Enum, F, Model
@@ -80,7 +80,7 @@ def _zoom_region(display: Display, region: list[int]) -> tuple[int, int, int, in
     return sx0, sy0, sx1 - sx0, sy1 - sy0
 
 
-async def perform(xs: XService, display: Display, act: Action, where: str = "") -> Performed:
+async def perform(xs: BackendService, display: Display, act: Action, where: str = "") -> Performed:
     """Run one action; returns what ran (screen pixels) and any text for the model. Errors name
     the tool input's own fields (``where`` is not prefixed: the reference's errors read so)."""
     action = act["action"]
@@ -153,7 +153,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
 async def computer_action(request: web.Request) -> web.Response:
     q = query(request, ACTION_QUERY)
     act = await json_body(request, ACTIONS)
-    xs = xservice(request)
+    xs = backend_service(request)
     display = await display_of(xs, q)
     started = time.monotonic()
     done = await perform(xs, display, act)
@@ -186,7 +186,7 @@ def _image(png: bytes) -> JSONObject:
 
 async def tool_definition(request: web.Request) -> web.Response:
     q = query(request, TOOL_QUERY)
-    display = await display_of(xservice(request), q)
+    display = await display_of(backend_service(request), q)
     tool: JSONObject = {"type": q["version"], "name": "computer",
                             "display_width_px": display.advertised[0],
                             "display_height_px": display.advertised[1]}

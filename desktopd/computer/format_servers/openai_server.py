@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from desktopd.handlers.common import json_body, query, settler, xservice
+from desktopd.handlers.common import json_body, query, settler, backend_service
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle_browser import Clicks
 from desktopd.x11 import keynames
-from desktopd.xservice import XService
+from desktopd.backend_service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
 from httpapi.fields import F, ListOf, Model, Str
 
@@ -75,13 +75,13 @@ def wheel_clicks(pixels: int) -> int:
     return clicks if pixels > 0 else -clicks
 
 
-async def held_keys(xs: XService, act: Action, where: str) -> list[str]:
+async def held_keys(xs: BackendService, act: Action, where: str) -> list[str]:
     names = [key_name(k) for k in act.get("keys") or []]
     await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
     return names
 
 
-async def perform(xs: XService, display: Display, act: Action, where: str) -> Performed:
+async def perform(xs: BackendService, display: Display, act: Action, where: str) -> Performed:
     kind = act["type"]
     done: JSONObject = {"type": kind}
     if kind in ("click", "double_click", "move", "scroll"):
@@ -132,7 +132,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
 async def computer_call(request: web.Request) -> web.Response:
     q = query(request, QUERY)
     body = await json_body(request, BODY)
-    xs = xservice(request)
+    xs = backend_service(request)
     display = await display_of(xs, q)
     if body["action"] is not None:
         plan = [(body["action"], "action")]
