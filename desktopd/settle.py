@@ -36,7 +36,7 @@ from desktopd.x11.damage import open_watcher
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Defaults, chosen by measurement (docs/desktopd-api.md#settling): the quiet window covers the
+# Defaults, chosen by measurement (docs/design/settle-on-evidence.md): the quiet window covers the
 # time Chromium takes to present its first frame after an input on a busy 2-core host; the
 # maximum bounds a step on a page that never stops moving.
 DEFAULT_MAX_S = 0.5
