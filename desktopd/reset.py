@@ -56,6 +56,30 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
             "kept": [w["id"] for w in desk.windows()]}
 
 
+BROWSER_CLASSES = frozenset({"chromium", "chromium-browser", "google-chrome"})
+FOCUS_BUDGET_S = 5.0
+
+
+def focus_browser(desk: Backend, pid: object) -> int | None:
+    """On the X thread: the browser's top window gets the keyboard, as a person's would have it.
+    A reset in a new browser context opens a new window and closes the old one, and a window
+    manager that started after the browser's window leaves no window focused: the episode's
+    first keys would go nowhere. The browser's windows are found by its ``pid`` (else by
+    WM_CLASS); asked again until the focus is there (a window manager still starting drops the
+    request), at most FOCUS_BUDGET_S. None when the browser shows no window."""
+    deadline = time.monotonic() + FOCUS_BUDGET_S
+    while True:
+        shown = [w for w in desk.windows() if not w.get("minimized") and w.get("window_type") == "normal"]
+        mine = [w for w in shown if isinstance(pid, int) and w.get("pid") == pid] or \
+            [w for w in shown if {name.lower() for name in (w.get("wm_class") or ())} & BROWSER_CLASSES]
+        if not mine:
+            return None
+        top = mine[-1]                # windows() lists bottom to top
+        if top.get("focused") or time.monotonic() >= deadline:
+            return int(top["id"])
+        desk.window_action(top["id"], "focus")
+
+
 @dataclass(frozen=True)
 class SidecarClient:
     """POST <sidecar>/reset with its token; bounded by a timeout."""

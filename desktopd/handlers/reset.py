@@ -13,7 +13,7 @@ from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
-from desktopd.reset import SidecarClient, Timer, close_windows
+from desktopd.reset import SidecarClient, Timer, close_windows, focus_browser
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
@@ -68,8 +68,10 @@ RESULT = {"type": "object", "properties": {
                "description": "With DESKTOPD_OSWORLD=1 in the Chromium image: the profile "
                               "~/.config/google-chrome now links to, the browser's CDP port and "
                               "pid, and the task forwards that answer CDP (docs/osworld.md)."},
+    "focused": {"type": ["integer", "null"], "description": "The browser window given the keyboard "
+                "once the browser was reset (its id, as in /api/v1/tree); null without a browser."},
     "timings": {"type": "object", "description": "Seconds per part (release_input, windows, "
-                "clipboard, pointer, browser, chrome)."},
+                "clipboard, pointer, browser, chrome, focus)."},
     "duration_s": {"type": "number"}}}
 
 
@@ -97,7 +99,8 @@ async def reset(request: web.Request) -> web.Response:
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
     check_on_screen([{"x": home[0], "y": home[1], "path": None}], ["pointer"], screen)
     timer = Timer()
-    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None}
+    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None,
+                           "focused": None}
 
     async def reset_browser(sidecar: SidecarClient) -> None:
         since = time.monotonic()
@@ -136,4 +139,8 @@ async def reset(request: web.Request) -> web.Response:
         raise
     if browser is not None:
         await browser
+        # After the desktop's windows are closed: closing one may move the focus.
+        since = time.monotonic()
+        out["focused"] = await xs.call(focus_browser, (out["browser"] or {}).get("pid"))
+        timer.lap("focus", since)
     return web.json_response({**out, "timings": timer.parts, "duration_s": timer.total()})

@@ -54,6 +54,37 @@ def test_health_is_green_only_once_a_screenshot_an_input_and_layout_work(images:
         remove(tc)
 
 
+def focused_browser(desktop: Desktop) -> bool:
+    tree = desktop.get(8080, "/api/v1/tree").json()
+    return tree.get("window_manager") is not None and any(
+        w["focused"] and "chromium" in str(w.get("wm_class")).lower() for w in tree["windows"])
+
+
+def test_keys_reach_the_browser_of_a_fresh_container_without_a_click(images: dict[str, str]) -> None:
+    """The first step of an episode that starts with no reset (OSWorld's DesktopEnv resets only
+    from the second task on): the browser opened before the window manager, which takes over
+    without focusing it; the desktop gives it the keyboard, and typed keys reach it."""
+    tc, desktop = start_desktop(images["chromium"], ports=(8080, 8122), wait=False,
+                                env={"SIDECAR_URLS": START_PAGE})
+    try:
+        deadline = time.monotonic() + HEALTH_DEADLINE_S
+        while not both_ok(desktop):
+            assert time.monotonic() < deadline, desktop.logs()
+            time.sleep(POLL_S)
+        deadline = time.monotonic() + 30
+        while not focused_browser(desktop):
+            assert time.monotonic() < deadline, desktop.get(8080, "/api/v1/tree").json()
+            time.sleep(0.2)
+        for body in ({"keys": "ctrl+l"}, {"text": "about:blank#typed"}, {"keys": "Return"}):
+            assert desktop.post(8080, "/api/v1/keyboard", body).status_code == 200
+        deadline = time.monotonic() + 30
+        while (url := desktop.get(8122, "/tabs").json()[0]["url"]) != "about:blank#typed":
+            assert time.monotonic() < deadline, url
+            time.sleep(0.2)
+    finally:
+        remove(tc)
+
+
 def solid_page(title: str, colour: str) -> str:
     return "data:text/html," + quote(f"<title>{title}</title><style>html{{background:{colour}}}</style>")
 
