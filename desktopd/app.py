@@ -12,6 +12,7 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.accessibility.context import accessibility_context
+from desktopd.handlers.health import WindowManagerReady
 from desktopd.handlers.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
@@ -55,6 +56,7 @@ def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None
     app[app_keys.VISION_MODELS] = settings.vision_models
     app[BODY_DEADLINE] = settings.body_deadline
     app[app_keys.STARTED_AT] = time.time()
+    app[app_keys.WINDOW_MANAGER_READY] = WindowManagerReady()
     app[app_keys.ROUTES] = ROUTES
     app[app_keys.OPENAPI_BODY] = json.dumps(build_openapi(ROUTES))
 

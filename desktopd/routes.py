@@ -58,7 +58,10 @@ I3_TREE = {"type": "object", "description": "i3/Sway IPC get_tree: root > output
                "type": {"const": "root"}, "nodes": {"type": "array"}, "floating_nodes": {"type": "array"},
                "rect": {"type": "object"}, "name": {"type": ["string", "null"]}}}
 HEALTH = {"type": "object", "properties": {
-    "status": {"enum": ["ok", "degraded"]}, "version": {"type": "string"},
+    "status": {"enum": ["ok", "degraded", "starting"],
+               "description": "starting: the display answers, but the desktop's window manager "
+                              "(DESKTOPD_WINDOW_MANAGER) does not run yet or no window has the keyboard."},
+    "version": {"type": "string"},
     "display": {"type": "string"}, "x_connected": {"type": "boolean"},
     "x_state_since": {"type": "number", "description": "Unix time of the last connect/disconnect."},
     "screen": {"type": ["object", "null"]}, "uptime_s": {"type": "number"},

@@ -77,6 +77,10 @@ class Settings:
     backend: str = "x11"
     wayland_display: str = "wayland-1"
 
+    # A window manager is part of this desktop (the images' XFCE): health says starting until it
+    # runs and, when there are windows, one of them has the keyboard.
+    window_manager: bool = False
+
     # OSWorld's VM-server API (desktopd/osworld/) on its own port: tokenless, so opt-in.
     osworld: bool = False
     osworld_port: int = DEFAULT_OSWORLD_PORT
@@ -171,6 +175,10 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
     parser.add_argument("--wayland-display", default=env.get("WAYLAND_DISPLAY") or "wayland-1",
                         help="with --backend sway: the Wayland socket, a name in XDG_RUNTIME_DIR or "
                              "a path (env WAYLAND_DISPLAY; default wayland-1)")
+    parser.add_argument("--window-manager", action="store_true",
+                        default=truthy(env.get("DESKTOPD_WINDOW_MANAGER")),
+                        help="a window manager belongs to this desktop: healthy once it runs and a "
+                             "window has the keyboard (env DESKTOPD_WINDOW_MANAGER=1)")
     parser.add_argument("--osworld", action="store_true", default=truthy(env.get("DESKTOPD_OSWORLD")),
                         help="also serve OSWorld's VM-server API (no token; loopback or "
                              "--insecure only) (env DESKTOPD_OSWORLD=1)")
@@ -216,6 +224,7 @@ def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | N
                         tree_format=args.tree_format, recording_dir=args.recording_dir,
                         recording_max_age=max_age, recording_max_bytes=max_bytes,
                         backend=args.backend, wayland_display=args.wayland_display,
+                        window_manager=args.window_manager,
                         osworld=args.osworld,
                         osworld_port=int(_number(args.osworld_port, env, "DESKTOPD_OSWORLD_PORT", int,
                                                  DEFAULT_OSWORLD_PORT)),

@@ -116,9 +116,11 @@ def act(env: Any, code: str) -> None:
 
 
 def open_page(env: Any, url: str) -> None:
-    # Delete drops the omnibox's inline completion (search -> searchEngines).
-    act(env, f"pyautogui.hotkey('ctrl', 'l'); pyautogui.typewrite('{url}'); "
-             "pyautogui.press('delete'); pyautogui.press('enter')")
+    # Two steps, as an agent takes them: the omnibox takes focus a moment after Ctrl+L, and on a
+    # loaded host a URL typed at once lost its first characters. Delete drops the omnibox's
+    # inline completion (search -> searchEngines).
+    act(env, "pyautogui.hotkey('ctrl', 'l')")
+    act(env, f"pyautogui.typewrite('{url}'); pyautogui.press('delete'); pyautogui.press('enter')")
 
 
 def open_settings(env: Any, page: str) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 
@@ -11,13 +13,21 @@ from desktopd import __version__, app_keys
 from .common import backend_service
 
 
+@dataclass
+class WindowManagerReady:
+    """Whether the desktop's window manager was seen running with a window focused (a latch)."""
+
+    ready: bool = False
+
+
 async def health(request: web.Request) -> web.Response:
     xs = backend_service(request)
     info = await xs.probe()
     started = request.app[app_keys.STARTED_AT]
     connected = info is not None and info.get("connected", True)
+    ready = connected and window_manager_ready(request, info or {})
     body = {
-        "status": "ok" if connected else "degraded",
+        "status": "ok" if ready else "degraded" if not connected else "starting",
         "version": __version__,
         "display": xs.display,
         "x_connected": connected,
@@ -27,4 +37,21 @@ async def health(request: web.Request) -> web.Response:
         "x": info if connected else {"connected": False, "last_error": xs.last_error},
         "settle": request.app[app_keys.SETTLER].info(),
     }
-    return web.json_response(body, status=200 if connected else 503)
+    return web.json_response(body, status=200 if ready else 503)
+
+
+def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
+    """With a window manager in this desktop (DESKTOPD_WINDOW_MANAGER): once it runs and, when
+    windows are open (or a sidecar's browser will open one), one holds the keyboard. Before, a first step's keys could go nowhere: a
+    window manager that starts after the browser's window takes it over unfocused. Once true,
+    it stays true (a person may later leave no window focused)."""
+    state = request.app[app_keys.WINDOW_MANAGER_READY]
+    if state.ready or not request.app[app_keys.SETTINGS].window_manager:
+        return True
+    wm = info.get("window_manager")
+    if wm is None:
+        return True          # a backend that does not report one (Sway is its own compositor)
+    # With a sidecar its browser's window is coming: wait for it rather than latch on none.
+    windows_expected = bool(wm.get("windows")) or request.app[app_keys.SETTINGS].sidecar_configured
+    state.ready = bool(wm.get("managed")) and (not windows_expected or wm.get("active") is not None)
+    return state.ready

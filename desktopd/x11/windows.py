@@ -65,11 +65,12 @@ class Windows:
         """Which WM (if any) is running and what it supports (EWMH's check window)."""
         check = self._prop(self._root, "_NET_SUPPORTING_WM_CHECK", Xatom.WINDOW)
         if not check:
-            return {"managed": False, "name": None}
+            return {"managed": False, "name": None, "windows": len(self._client_ids()), "active": None}
         wm = self._dpy.create_resource_object("window", int(check[0]))
         name = self._prop(wm, "_NET_WM_NAME")
         return {"managed": True,
-                "name": bytes(name).decode("utf-8", "replace") if name is not None else None}
+                "name": bytes(name).decode("utf-8", "replace") if name is not None else None,
+                "windows": len(self._client_ids()), "active": self._active_window()}
 
     def _supported(self) -> set[int]:
         value = self._prop(self._root, "_NET_SUPPORTED", Xatom.ATOM)

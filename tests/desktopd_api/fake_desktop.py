@@ -40,6 +40,8 @@ class FakeDesktop:
         self.down = False            # set True to simulate a dead X server
         self.position = (0, 0)
         self.clipboard: str | None = None
+        # What info() reports of a window manager (as the X11 backend does); None: nothing.
+        self.window_manager: dict[str, Any] | None = None
         self.window_ids = {0x400001}
         self.fail_key: str | None = None  # key() raises FakeX11Error for this name
 
@@ -61,8 +63,11 @@ class FakeDesktop:
         return self.size
 
     def info(self) -> dict[str, Any]:
-        return {"display": self.display, "connected": True, "width": self.size[0],
+        info = {"display": self.display, "connected": True, "width": self.size[0],
                 "height": self.size[1], "depth": 24, "capture_backend": "fake"}
+        if self.window_manager is not None:
+            info["window_manager"] = dict(self.window_manager)
+        return info
 
     def capture(self, region=None, cursor=False) -> Image.Image:
         w, h = (region[2], region[3]) if region else self.size
