@@ -14,6 +14,14 @@ def info(target_id: str, kind: str = "page", url: str = "about:blank", title: st
     return {"targetId": target_id, "type": kind, "url": url, "title": title or url, "attached": True}
 
 
+async def attach_pages(fake_cdp: FakeCDPServer, *target_ids: str) -> None:
+    """Chromium announcing attached tabs (session "S" + id each)."""
+    for target in target_ids:
+        await fake_cdp.emit("Target.targetCreated", {"targetInfo": info(target)})
+        await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "S" + target, "targetInfo": info(target),
+                                                        "waitingForDebugger": False})
+
+
 async def started(fake_cdp: FakeCDPServer) -> tuple[CDPConnection, TargetTracker]:
     conn = await CDPConnection.connect(fake_cdp.url)
     tracker = TargetTracker(conn)
@@ -171,11 +179,7 @@ async def test_closing_a_tab_that_already_went_is_tab_closed_not_a_cdp_error(fak
     # (the sidecar fuzz test hit it: a 502 cdp_error "No target with given id found").
     conn, tracker = await started(fake_cdp)
     try:
-        for target in ("A", "B"):       # not the last tab: that one gets a blank neighbour first
-            await fake_cdp.emit("Target.targetCreated", {"targetInfo": info(target)})
-            await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "S" + target,
-                                                            "targetInfo": info(target),
-                                                            "waitingForDebugger": False})
+        await attach_pages(fake_cdp, "A", "B")   # not the last tab: that one gets a blank neighbour first
         page = await tracker.wait_for_page("A", 5)
         await tracker.wait_for_page("B", 5)
 
@@ -203,11 +207,7 @@ async def test_a_close_chromium_dropped_is_asked_again_until_the_tab_is_gone(fak
     # new renderer (tests/sidecar_service/test_faults.py): the tracker asks again while it remains.
     conn, tracker = await started(fake_cdp)
     try:
-        for target in ("A", "B", "C"):      # never the last tab: that one gets a neighbour first
-            await fake_cdp.emit("Target.targetCreated", {"targetInfo": info(target)})
-            await fake_cdp.emit("Target.attachedToTarget", {"sessionId": "S" + target,
-                                                            "targetInfo": info(target),
-                                                            "waitingForDebugger": False})
+        await attach_pages(fake_cdp, "A", "B", "C")   # never the last tab: that one gets a neighbour first
         page = await tracker.wait_for_page("A", 5)
         await tracker.wait_for_page("B", 5)
         asked: list[str] = []
