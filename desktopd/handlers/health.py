@@ -42,9 +42,9 @@ async def health(request: web.Request) -> web.Response:
 
 def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
     """With a window manager in this desktop (DESKTOPD_WINDOW_MANAGER): once it runs and, when
-    windows are open (or a sidecar's browser will open one), one holds the keyboard. Before, a first step's keys could go nowhere: a
-    window manager that starts after the browser's window takes it over unfocused. Once true,
-    it stays true (a person may later leave no window focused)."""
+    windows are open (or a sidecar's browser will open one), one holds the keyboard; before, a
+    first step's keys could go nowhere (a window manager that starts after the browser's window
+    takes it over unfocused). Once true, it stays true: a person may later focus no window."""
     state = request.app[app_keys.WINDOW_MANAGER_READY]
     if state.ready or not request.app[app_keys.SETTINGS].window_manager:
         return True
