@@ -20,7 +20,9 @@ def find(desktop: X11Desktop, title: str) -> dict:
 def test_tree_shows_windows_with_true_geometry(desktop: X11Desktop, start_recorder) -> None:
     red = start_recorder("300x200+50+60", "#ff0000", "Red wïndow")
     start_recorder("120x90+700+400", "#00ff00", "green")
-    assert desktop.window_manager() == {"managed": False, "name": None}
+    wm, windows = desktop.window_manager(), desktop.windows()
+    assert (wm["managed"], wm["name"], wm["windows"]) == (False, None, len(windows))
+    assert wm["active"] in {None, *(w["id"] for w in windows if w["focused"])}
     window = find(desktop, "Red wïndow")
     ready = red.ready
     assert window["client"] == {"x": ready["x"], "y": ready["y"], "width": 300, "height": 200,
