@@ -100,7 +100,7 @@ class TargetTracker:
         for task in list(self._tasks):
             task.cancel()
 
-    # -- the tabs' lifecycle: every create, activate and navigate of a tab goes through here ----
+    # -- tabs opened, activated and navigated for requests (an episode's new window: episode_context) --
 
     async def open_tab(self, url: str, *, background: bool, timeout: float) -> PageTarget:
         """A new tab on ``url`` in the episode's browser context, once attached and configured."""
