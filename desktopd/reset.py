@@ -19,18 +19,23 @@ import aiohttp
 from desktopd.backend import Backend
 from httpapi.errors import ApiError
 
-# WM_CLASS names (instance or class, case-insensitive) of windows a reset keeps: the XFCE
-# session's own, and browsers (the sidecar resets those).
+# WM_CLASS names (instance or class, case-insensitive) of the browsers' windows (the sidecar
+# resets those), and of the windows a reset keeps: the XFCE session's own and the browsers'.
+BROWSER_CLASSES = frozenset({"chromium", "chromium-browser", "google-chrome"})
 DESKTOP_CLASSES = frozenset({
     "xfce4-panel", "xfdesktop", "xfwm4", "xfce4-notifyd", "xfce4-session", "wrapper-2.0",
-    "wrapper-1.0", "panel", "desktop_window", "chromium", "chromium-browser", "google-chrome",
+    "wrapper-1.0", "panel", "desktop_window", *BROWSER_CLASSES,
 })
 SIDECAR_TIMEOUT_S = 120.0
+FOCUS_BUDGET_S = 5.0
+
+
+def class_names(window: dict[str, Any]) -> set[str]:
+    return {name.lower() for name in (window.get("wm_class") or ())}
 
 
 def kept(window: dict[str, Any], extra: frozenset[str]) -> bool:
-    names = {name.lower() for name in (window.get("wm_class") or ())}
-    return bool(names & (DESKTOP_CLASSES | extra))
+    return bool(class_names(window) & (DESKTOP_CLASSES | extra))
 
 
 def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
@@ -56,9 +61,6 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
             "kept": [w["id"] for w in desk.windows()]}
 
 
-BROWSER_CLASSES = frozenset({"chromium", "chromium-browser", "google-chrome"})
-FOCUS_BUDGET_S = 5.0
-
 
 def focus_browser(desk: Backend, pid: object) -> int | None:
     """On the X thread: the browser's top window gets the keyboard, as a person's would have it.
@@ -71,7 +73,7 @@ def focus_browser(desk: Backend, pid: object) -> int | None:
     while True:
         shown = [w for w in desk.windows() if not w.get("minimized") and w.get("window_type") == "normal"]
         mine = [w for w in shown if isinstance(pid, int) and w.get("pid") == pid] or \
-            [w for w in shown if {name.lower() for name in (w.get("wm_class") or ())} & BROWSER_CLASSES]
+            [w for w in shown if class_names(w) & BROWSER_CLASSES]
         if not mine:
             return None
         top = mine[-1]                # windows() lists bottom to top
