@@ -98,14 +98,17 @@ async def settle(ctx: ActContext, events: TabEvents, budget: float) -> None:
     """Let the page take the input in: a navigation it started is waited for (bounded)."""
     if events.modal.is_set():
         return
-    # CDP input answers once the page handled it, and visible gestures waited for their last
-    # event, so a navigation the act started has been asked for by now (frameRequestedNavigation).
+    # The gesture returned once the page's handlers ran and the events they raised arrived, so a
+    # navigation the act started has been asked for by now (frameRequestedNavigation).
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
 
     def navigating() -> bool:
+        # The browser's own word (frameStartedNavigating, until the navigation committed or ended)
+        # or the renderer's; a request neither side took up within the grace was dropped.
         asked = events.requested_at
-        return events.main_loading or (asked is not None and loop.time() - asked < REQUEST_GRACE_S)
+        return (ctx.page.pending_navigation is not None or events.main_loading
+                or (asked is not None and loop.time() - asked < REQUEST_GRACE_S))
 
     while navigating() and not events.modal.is_set() and loop.time() < deadline:
         try:

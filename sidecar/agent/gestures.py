@@ -14,7 +14,7 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.pages import visibility_state
-from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
@@ -196,10 +196,18 @@ async def gesture(ctx: ActContext, element: Element | None, event: str,
                    gesture: Coroutine[Any, Any, None]) -> None:
     """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
     so what the act reports (and the next snapshot) follows the input."""
-    if ctx.mode != "visible":
-        await gesture
-        return
     session = element.session if element is not None else ctx.page
+    if ctx.mode == "visible":
+        await _until_arrived(ctx, element, event, session, gesture)
+    else:
+        await gesture               # CDP input answers once the page handled the event
+    await _after_handlers(ctx, session)
+
+
+async def _until_arrived(ctx: ActContext, element: Element | None, event: str,
+                         session: PageTarget | ChildTarget, gesture: Coroutine[Any, Any, None]) -> None:
+    """Run visible input and return once the page saw ``event`` (bounded): XTEST input reaches
+    the page through the X server and the browser, after the call that sent it answered."""
     try:
         # Armed before the input is sent, and known to be: a listener installed by a call still
         # queued behind the input would miss the event and wait out its whole bound.
@@ -214,8 +222,13 @@ async def gesture(ctx: ActContext, element: Element | None, event: str,
                                timeout=ARRIVAL_S + 0.5)
         except (ApiError, CDPError, asyncio.TimeoutError):
             pass                    # the page moved on (navigated, closed) or never saw it
-    # The event's handlers run after the event is seen; one more call queued behind them
-    # answers once they finished, or never while a dialog they opened waits (so race the modal).
+
+
+async def _after_handlers(ctx: ActContext, session: PageTarget | ChildTarget) -> None:
+    """Return once the event's handlers finished and what they caused was reported. One more call
+    queued behind them answers once they ran, or never while a dialog they opened waits (so race
+    the modal); and the renderer sends the events they raised (a navigation a click handler asked
+    for) before that call's answer, where the input's own answer can overtake them."""
     events = ctx.agent.events(ctx.page.target_id)
     flush = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"},
                                                timeout=ARRIVAL_S))
