@@ -27,7 +27,7 @@ JSONObject = dict[str, Any]
 RawAction = Mapping[str, object]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KitSide:
     """What the harness kit knows of the format (desktopd_kit/actions.py): how it tells the
     format's actions from others, what it posts, and how it reads the answers."""
@@ -44,7 +44,7 @@ class KitSide:
     unwrap: Callable[[RawAction], Action] = dict   # the action out of its wrapper
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VendorFormat:
     name: str                 # the path segment, /api/v1/step's act field, the kit's format name
     action: Tagged            # one action (the step act, the vision executor's input)

@@ -94,12 +94,21 @@ def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONO
 
 
 FORMAT = VendorFormat(
-    "anthropic", ACTIONS, "An Anthropic computer tool input to run.", LOOKS, KitSide(
-        _recognises, {"action": "mouse_move", "coordinate": [10, 10]},
-        {"left_click": "click", "right_click": "click", "middle_click": "click", "double_click": "click",
-         "triple_click": "click", "type": "type", "key": "keys", "mouse_move": "move", "scroll": "scroll",
-         "left_click_drag": "drag", "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up",
-         "hold_key": "keys", "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"},
-        body=dict, executed=lambda reply: dict(reply.get("executed") or {}), step_reply=_step_reply,
-        query={"screenshot": False}, unwrap=_unwrap),
+    name="anthropic",
+    action=ACTIONS,
+    step_description="An Anthropic computer tool input to run.",
+    looks=LOOKS,
+    kit=KitSide(
+        recognises=_recognises,
+        example={"action": "mouse_move", "coordinate": [10, 10]},
+        kinds={"left_click": "click", "right_click": "click", "middle_click": "click",
+               "double_click": "click", "triple_click": "click", "type": "type", "key": "keys",
+               "mouse_move": "move", "scroll": "scroll", "left_click_drag": "drag",
+               "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up", "hold_key": "keys",
+               "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"},
+        body=dict,
+        executed=lambda reply: dict(reply.get("executed") or {}),
+        step_reply=_step_reply,
+        query={"screenshot": False},
+        unwrap=_unwrap),
     server="desktopd.computer.format_servers.anthropic_server")

@@ -78,9 +78,16 @@ def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONO
 
 
 FORMAT = VendorFormat(
-    "openai", ACTION, "An OpenAI computer_call action to run.", LOOKS, KitSide(
-        _recognises, {"type": "move", "x": 10, "y": 10, "keys": []},
-        {"click": "click", "double_click": "click", "type": "type", "keypress": "keys", "move": "move",
-         "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"},
-        body=lambda action: {"action": action}, executed=_executed, step_reply=_step_reply),
+    name="openai",
+    action=ACTION,
+    step_description="An OpenAI computer_call action to run.",
+    looks=LOOKS,
+    kit=KitSide(
+        recognises=_recognises,
+        example={"type": "move", "x": 10, "y": 10, "keys": []},
+        kinds={"click": "click", "double_click": "click", "type": "type", "keypress": "keys", "move": "move",
+               "scroll": "scroll", "drag": "drag", "wait": "wait", "screenshot": "noop"},
+        body=lambda action: {"action": action},
+        executed=_executed,
+        step_reply=_step_reply),
     server="desktopd.computer.format_servers.openai_server")
