@@ -55,16 +55,18 @@ def test_tasks_reach_the_sidecars_browser_over_cdp(provider: DesktopdProvider, s
 
 
 def test_chromes_files_are_at_osworlds_profile_path(provider: DesktopdProvider, server: str) -> None:
+    """The browser's own Preferences are read at OSWorld's path: the file is there at once (an
+    empty object a fresh profile is given) and holds the browser's settings once it wrote them,
+    at its commit interval (10 s after it started, as Chrome on OSWorld's VM)."""
     launch(server, ["google-chrome", "--remote-debugging-port=1337"])
     path = "/home/user/.config/google-chrome/Default/Preferences"
     deadline = time.monotonic() + CONNECT_BUDGET_S
     while True:
         answer = requests.post(server + "/file", data={"file_path": path}, timeout=30)
-        if answer.status_code == 200:
+        if answer.status_code == 200 and "profile" in json.loads(answer.content):
             break
-        assert time.monotonic() < deadline, answer.text
-        time.sleep(0.2)
-    assert "profile" in json.loads(answer.content)
+        assert time.monotonic() < deadline, (answer.status_code, answer.text[:500])
+        time.sleep(0.5)
 
 
 CP = "{https://accessibility.ubuntu.example.org/ns/component}"
