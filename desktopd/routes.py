@@ -14,7 +14,7 @@ from desktopd.demonstration.routes import ROUTES as DEMONSTRATION_ROUTES
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
-from httpapi.routing import Route, register
+from httpapi.routing import Route, register, with_query
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
                                reset, screenshot, windows)
 
@@ -141,8 +141,8 @@ ROUTES: list[Route] = [
           success={"application/json": {"schema": HEALTH}},
           description="200 while the X display answers; 503 with the same body while it does not."),
     Route("GET", "/api/v1/openapi.json", openapi.openapi_json, "This document", "meta", uses_x=False),
-    Route("GET", "/api/v1/screenshot", screenshot.screenshot, "Capture the screen or a region",
-          "screen", query=models.SCREENSHOT_QUERY,
+    Route("GET", "/api/v1/screenshot", with_query(models.SCREENSHOT_QUERY, screenshot.screenshot),
+          "Capture the screen or a region", "screen",
           concurrency=16,
           success={"image/png": {"schema": {"type": "string", "format": "binary"}},
                    "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
@@ -194,8 +194,9 @@ ROUTES: list[Route] = [
                       "clipboard, homes the pointer and (with a sidecar) gives the browser a fresh "
                       "profile (a new browser context, or a new Chromium: isolation); answers when "
                       "all that is done and the first URL is the front tab, with seconds per part."),
-    Route("GET", "/api/v1/tree", windows.tree, "Top-level windows in stacking order", "windows",
-          query=models.TREE_QUERY.model, success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
+    Route("GET", "/api/v1/tree", with_query(models.TREE_QUERY, windows.tree),
+          "Top-level windows in stacking order", "windows",
+          success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},
           description="Geometry fields are screen pixels (see each window's fields). format=i3: the "
                       "i3/Sway get_tree shape instead."),
     Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
@@ -216,9 +217,9 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/keyboard_event", compat.keyboard_event,
           "Compatibility: the original desktopd's key events", "compat",
           body=models.COMPAT_KEYBOARD_BODY, success_status=204, success={}),
-    Route("GET", "/api/v1/accessibility", accessibility.accessibility_tree,
+    Route("GET", "/api/v1/accessibility", with_query(ACCESSIBILITY_QUERY, accessibility.accessibility_tree),
           "The desktop's accessibility (AT-SPI) tree, optionally merged with the browser's /layout",
-          "accessibility", query=ACCESSIBILITY_QUERY,
+          "accessibility",
           success={"application/json": {"schema": ACCESSIBILITY_TREE}},
           description="Every application's tree with bounds in screen pixels (the space of "
                       "/api/v1/tablet); 503 while the accessibility bus is down."),
@@ -227,10 +228,10 @@ ROUTES: list[Route] = [
           body=ACCESSIBILITY_ACTION_BODY.model, not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
                          "unknown or gone.", id_pattern=r"^\S+$"),
-    Route("GET", "/api/v1/vision/text", vision.vision_text,
+    Route("GET", "/api/v1/vision/text", with_query(vision_models.TEXT_QUERY, vision.vision_text),
           "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
           concurrency=4,   # OCR reads one image at a time: a longer queue only grows latency
-          query=vision_models.TEXT_QUERY.model, not_found=True,
+          not_found=True,
           success={"application/json": {"schema": vision_models.TEXT_RESULT}},
           description="Lines and words with boxes and centres in screen pixels (the space of "
                       "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "

@@ -3,16 +3,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Generic, TypedDict, TypeVar, overload
 
 from aiohttp import web
 
+from httpapi.bodies import Typed, query
 from httpapi.fields import Model, Spec
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OBJ = {"type": "object"}
+Q = TypeVar("Q", bound=Mapping[str, object])
+
+
+@dataclass(frozen=True)
+class QueryHandler(Generic[Q]):
+    """A handler given its query already parsed by the model that documents it: the route takes
+    the model from here (named once), and the handler never reads request.query itself."""
+    params: Typed[Q]
+    handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]]
+
+    def bound(self) -> Handler:
+        async def parsed(request: web.Request) -> web.StreamResponse:
+            return await self.handle(request, query(request, self.params))
+        return parsed
+
+
+@overload
+def with_query(model: Typed[Q], handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]]
+               ) -> QueryHandler[Q]: ...
+@overload
+def with_query(model: Model, handle: Callable[[web.Request, dict[str, Any]], Awaitable[web.StreamResponse]]
+               ) -> QueryHandler[dict[str, Any]]: ...
+
+
+def with_query(model: Typed[Q] | Model, handle: Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
+               ) -> QueryHandler[Any]:
+    """``handle(request, params)`` with params the model's validation of the query string (the
+    model's TypedDict when it has one)."""
+    return QueryHandler(model if isinstance(model, Typed) else Typed(model, dict), handle)
 
 
 class ErrorOptions(TypedDict, total=False):
@@ -33,7 +63,7 @@ class RouteOptions(ErrorOptions, total=False):
 class Route:
     method: str
     path: str
-    handler: Handler
+    handler: Handler | QueryHandler[Any]
     summary: str
     tag: str
     query: Model | None = None
@@ -55,9 +85,20 @@ class Route:
     # alone, e.g. PUT, which no page sends cross-origin without a preflight; OpenAPI lists them).
     text_types: frozenset[str] = frozenset()
 
+    def __post_init__(self) -> None:
+        if isinstance(self.handler, QueryHandler):
+            if self.query is not None and self.query is not self.handler.params.model:
+                raise ValueError(f"{self.key}: the query model is its handler's (with_query)")
+            object.__setattr__(self, "query", self.handler.params.model)
+
     @property
     def key(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def endpoint(self) -> Handler:
+        """What the app runs for the route."""
+        return self.handler.bound() if isinstance(self.handler, QueryHandler) else self.handler
 
 
 def concurrency_limits(routes: Iterable[Route]) -> dict[str, int]:
@@ -80,6 +121,7 @@ def register(app: web.Application, routes: list[Route], *, head: bool = False) -
     """``head``: every GET route also answers HEAD (the GET's status and headers, no body), as a
     Flask server's do: OSWorld's clients probe its API with HEAD."""
     for route in routes:
-        app.router.add_route(route.method, route.path, route.handler)
+        endpoint = route.endpoint
+        app.router.add_route(route.method, route.path, endpoint)
         if head and route.method == "GET":
-            app.router.add_route("HEAD", route.path, route.handler)
+            app.router.add_route("HEAD", route.path, endpoint)

@@ -7,30 +7,31 @@ gone node -> 404, unknown action -> 422 naming it, an application that refuses -
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import json_body, query, backend_service
+from desktopd.handlers.common import json_body, backend_service
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
-from .models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILITY_QUERY
+from .models import ACCESSIBILITY_ACTION_BODY
 from .service import AccessibilityService, ActionFailed, NodeNotFound, TreeQuery, UnknownAction
 from .snapshot import TreeFilter
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _service(request: web.Request) -> AccessibilityService:
     return request.app[app_keys.ACCESSIBILITY]
 
 
-def _mapped(handler: Handler) -> Handler:
-    async def run(request: web.Request) -> web.StreamResponse:
+def _mapped(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return await handler(request)
+            return await handler(*args, **kwargs)
         except BusUnavailable as exc:
             raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
         except NodeNotFound as exc:
@@ -54,8 +55,7 @@ async def _x_windows(request: web.Request) -> list[dict[str, Any]]:
 
 
 @_mapped
-async def accessibility_tree(request: web.Request) -> web.Response:
-    q = query(request, ACCESSIBILITY_QUERY)
+async def accessibility_tree(request: web.Request, q: dict[str, Any]) -> web.Response:
     roles = frozenset(r.strip().lower() for r in q["roles"].split(",") if r.strip()) if q["roles"] else None
     tree_query = TreeQuery(window=q["window"], pid=q["pid"], app=q["app"],
                            merge_browser=q["merge"] == "browser", seconds=q["timeout_ms"] / 1000,

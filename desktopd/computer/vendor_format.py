@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from desktopd_contract.vendor_format import Action, JSONObject, VendorFormat
 from httpapi.declared import declared_in
@@ -15,7 +15,7 @@ from httpapi.fields import Model, Tagged
 if TYPE_CHECKING:   # named in annotations only
     from desktopd.settle_browser import Clicks
     from desktopd.backend_service import BackendService
-    from httpapi.routing import Handler
+    from httpapi.routing import QueryHandler
 
     from .display import Display
 
@@ -51,12 +51,15 @@ class Endpoint:
     """One method on the format's path, /api/v1/computer/<name>."""
 
     method: str
-    handler: Handler
+    handler: QueryHandler[dict[str, Any]]    # its query model: with_query's
     summary: str
-    query: Model
     result: JSONObject
     body: Model | Tagged | None = None
     description: str = ""
+
+    @property
+    def query(self) -> Model:
+        return self.handler.params.model
 
 
 @dataclass(frozen=True)

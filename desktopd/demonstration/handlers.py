@@ -10,7 +10,7 @@ from typing import TypedDict
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import optional_json_body, query, backend_service
+from desktopd.handlers.common import optional_json_body, backend_service
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Int, Model, Number
 
@@ -112,9 +112,8 @@ async def state(request: web.Request) -> web.Response:
     return web.json_response(demonstrations(request).get().describe())
 
 
-async def actions(request: web.Request) -> web.StreamResponse:
+async def actions(request: web.Request, q: DemonstrationActions) -> web.StreamResponse:
     backend_service(request).require("x11", FEATURE)
-    q = query(request, ACTIONS_QUERY)
     demo = demonstrations(request).get()
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson", "Cache-Control": "no-store"})
     await response.prepare(request)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from httpapi.routing import Route
+from httpapi.routing import Route, with_query
 
 from . import handlers
 
@@ -19,10 +19,10 @@ ROUTES: list[Route] = [
           description="404 when none is running."),
     Route("GET", "/api/v1/demonstration", handlers.state, "The current (or last) demonstration",
           "demonstration", not_found=True, extra_errors=(501,), success={"application/json": {"schema": handlers.STATE}}),
-    Route("GET", "/api/v1/demonstration/actions", handlers.actions,
+    Route("GET", "/api/v1/demonstration/actions", with_query(handlers.ACTIONS_QUERY, handlers.actions),
           "The demonstration's actions as NDJSON, followed as they happen", "demonstration",
           concurrency=8,   # a followed action stream holds its slot until the demonstration ends
-          query=handlers.ACTIONS_QUERY.model, not_found=True, extra_errors=(501,),
+          not_found=True, extra_errors=(501,),
           success={"application/x-ndjson": {"schema": handlers.ACTION_LINE}},
           description="One JSON line per action (seq from 1), a heartbeat line every few seconds "
                       "while following, and an end line with the demonstration's state when it "

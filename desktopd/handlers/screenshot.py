@@ -14,11 +14,11 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import imaging
-from desktopd.models import SCREENSHOT_QUERY, parse_region
+from desktopd.models import parse_region
 from desktopd.backend_service import BackendService
 from httpapi.errors import invalid
 
-from .common import query, backend_service
+from .common import backend_service
 
 
 def check_region(region: tuple[int, int, int, int], size: tuple[int, int]) -> None:
@@ -61,6 +61,6 @@ async def take(xs: BackendService, q: dict[str, Any]) -> Shot:
     return Shot(out.body, out.content_type, headers)
 
 
-async def screenshot(request: web.Request) -> web.Response:
-    shot = await take(backend_service(request), query(request, SCREENSHOT_QUERY))
+async def screenshot(request: web.Request, q: dict[str, Any]) -> web.Response:
+    shot = await take(backend_service(request), q)
     return web.Response(body=shot.body, content_type=shot.content_type, headers=shot.headers)

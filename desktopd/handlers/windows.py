@@ -6,10 +6,10 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.i3tree import i3_tree
-from desktopd.models import EMPTY_BODY, TREE_QUERY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY
+from desktopd.models import EMPTY_BODY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY, TreeQuery
 from httpapi.errors import invalid
 
-from .common import optional_json_body, query, backend_service
+from .common import optional_json_body, backend_service
 
 ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
                  "maximize": EMPTY_BODY, "restore": EMPTY_BODY, "move": WINDOW_MOVE_BODY,
@@ -27,11 +27,11 @@ def window_id(raw: str) -> int:
     return value
 
 
-async def tree(request: web.Request) -> web.Response:
+async def tree(request: web.Request, q: TreeQuery) -> web.Response:
     """?format=desktopd (ours) or i3 (the get_tree shape of i3/Sway IPC); the default is the
     DESKTOPD_TREE_FORMAT setting."""
     xs = backend_service(request)
-    tree_format = query(request, TREE_QUERY)["format"] or request.app[app_keys.SETTINGS].tree_format
+    tree_format = q["format"] or request.app[app_keys.SETTINGS].tree_format
 
     native = getattr(xs.desktop, "native_tree", None)
     if tree_format == "i3" and native is not None:

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.computer import steps
-from desktopd.handlers.common import json_body, query, backend_service
+from desktopd.handlers.common import json_body, backend_service
 from desktopd.input.pointer_events import button_number
 from desktopd.backend_service import BackendService
 from httpapi.errors import ApiError
@@ -17,7 +17,7 @@ from httpapi.errors import ApiError
 from .capture import Capture, capture
 from .field import beside
 from .find import Match, closest, find
-from .models import CLICK_BODY, FILL_BODY, TEXT_QUERY, VisionTextQuery
+from .models import CLICK_BODY, FILL_BODY, VisionTextQuery
 from .reader import Reading, TextReader
 from .text import Line, box_json, line_json
 
@@ -65,8 +65,7 @@ def chosen(lines: list[Line], text: str, exact: bool, nth: int | None, field: st
     return matches[nth or 0], len(matches)
 
 
-async def vision_text(request: web.Request) -> web.Response:
-    q = query(request, TEXT_QUERY)
+async def vision_text(request: web.Request, q: VisionTextQuery) -> web.Response:
     shot, reading, lines = await read(request, backend_service(request), q)
     return web.json_response({**described(shot, reading), "text": "\n".join(line.text for line in lines),
                               "lines": [line_json(line) for line in lines]})

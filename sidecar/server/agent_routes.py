@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from httpapi.bodies import json_body, optional_json_body, query
-from httpapi.routing import ErrorOptions, Handler, Route
+from httpapi.bodies import json_body, optional_json_body
+from httpapi.routing import ErrorOptions, Handler, Route, with_query
 
 from . import app_keys as keys
 from ..cdp.connection import CDPConnection
@@ -19,7 +19,8 @@ from ..agent.act import run_act, settle
 from ..agent.gestures import ActContext
 from ..agent.kinds import KINDS
 from ..agent.agent_requests import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
-                     PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY)
+                     PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY, ConsoleQuery,
+                     ElementScreenshotQuery, RequestsQuery, SnapshotQuery, TabQuery)
 from ..agent.tree_text import RenderOptions
 from ..agent.session import AgentSession
 from ..agent.page_snapshot import pick_tab, take_snapshot
@@ -56,8 +57,7 @@ class Agent:
                           evaluate_allowed=self.settings.agent_evaluate if visible else False)
 
 
-async def snapshot(request: web.Request) -> web.Response:
-    params = query(request, SNAPSHOT_QUERY)
+async def snapshot(request: web.Request, params: SnapshotQuery) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(params["tab"])
     client = params["client"] or request.headers.get(CLIENT_HEADER) or DEFAULT_CLIENT
@@ -110,24 +110,21 @@ def _history(step: int | None) -> Handler:
     return handler
 
 
-async def console(request: web.Request) -> web.Response:
-    params = query(request, CONSOLE_QUERY)
+async def console(request: web.Request, params: ConsoleQuery) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(params["tab"])
     return web.json_response({"tab": page.target_id, **tools.console(
         agent.session.events(page.target_id), params["level"], params["limit"])})
 
 
-async def page_errors(request: web.Request) -> web.Response:
-    params = query(request, TAB_QUERY)
+async def page_errors(request: web.Request, params: TabQuery) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(params["tab"])
     return web.json_response({"tab": page.target_id,
                               "errors": list(agent.session.events(page.target_id).errors)})
 
 
-async def network(request: web.Request) -> web.Response:
-    params = query(request, REQUESTS_QUERY)
+async def network(request: web.Request, params: RequestsQuery) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(params["tab"])
     return web.json_response({"tab": page.target_id, **tools.requests(
@@ -142,8 +139,7 @@ async def pdf(request: web.Request) -> web.Response:
     return web.Response(body=data, content_type="application/pdf")
 
 
-async def screenshot(request: web.Request) -> web.Response:
-    params = query(request, SCREENSHOT_QUERY)
+async def screenshot(request: web.Request, params: ElementScreenshotQuery) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(params["tab"])
     data = await tools.screenshot(agent.layout, agent.session, agent.health, page,
@@ -179,8 +175,9 @@ PNG = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 PDF = {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}
 _ERR: ErrorOptions = dict(not_found=True, extra_errors=(409, 502, 504))
 AGENT_ROUTES: list[Route] = [
-    Route("GET", "/snapshot", snapshot, "The tab as an agent reads it: roles, names, refs", "agent",
-          query=SNAPSHOT_QUERY.model, success=TEXT, **_ERR,
+    Route("GET", "/snapshot", with_query(SNAPSHOT_QUERY, snapshot),
+          "The tab as an agent reads it: roles, names, refs", "agent",
+          success=TEXT, **_ERR,
           success_headers={"X-Snapshot-Refs": "Refs in the answer", "X-Snapshot-Nodes": "Nodes shown",
                            "X-Snapshot-Chars": "Characters of the text",
                            "X-Snapshot-Truncated": "true when max_chars cut it"},
@@ -200,15 +197,19 @@ AGENT_ROUTES: list[Route] = [
           body_optional=True, **_ERR),
     Route("POST", "/reload", _history(None), "Reload the tab", "agent", body=HISTORY_BODY.model,
           body_optional=True, **_ERR),
-    Route("GET", "/console", console, "The tab's console messages (this level and above)", "agent",
-          query=CONSOLE_QUERY.model, **_ERR),
-    Route("GET", "/errors", page_errors, "The tab's uncaught page errors", "agent", query=TAB_QUERY.model, **_ERR),
-    Route("GET", "/requests", network, "The tab's network requests: URL, method, status", "agent",
-          query=REQUESTS_QUERY.model, **_ERR),
+    Route("GET", "/console", with_query(CONSOLE_QUERY, console),
+          "The tab's console messages (this level and above)", "agent",
+          **_ERR),
+    Route("GET", "/errors", with_query(TAB_QUERY, page_errors),
+          "The tab's uncaught page errors", "agent", **_ERR),
+    Route("GET", "/requests", with_query(REQUESTS_QUERY, network),
+          "The tab's network requests: URL, method, status", "agent",
+          **_ERR),
     Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY.model, body_optional=True,
           success=PDF, **_ERR),
-    Route("GET", "/screenshot", screenshot, "PNG of the tab's viewport, whole page, or one element by ref",
-          "agent", query=SCREENSHOT_QUERY.model, success=PNG,
+    Route("GET", "/screenshot", with_query(SCREENSHOT_QUERY, screenshot),
+          "PNG of the tab's viewport, whole page, or one element by ref",
+          "agent", success=PNG,
           description="409 tab_hidden for a tab behind another in its window: Chromium draws no "
                       "frames for it; bring it to the front (POST /tabs/{id}/activate) first.", **_ERR),
     Route("GET", "/downloads", downloads, "Downloads and the paths they were saved at", "agent"),

@@ -14,12 +14,12 @@ from typing import Any, TypedDict, cast
 from aiohttp import web
 
 from httpapi.app_keys import app_key
-from httpapi.bodies import json_body, optional_json_body, query
+from httpapi.bodies import json_body, optional_json_body
 from httpapi.errors import invalid
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
-from httpapi.routing import Route
+from httpapi.routing import Route, with_query
 
 from . import app_keys as keys
 from .tab_lookup import cdp_timeout as _timeout
@@ -199,8 +199,7 @@ def _profile_dir(request: web.Request) -> str:
     return profile.path
 
 
-async def get_storage_state(request: web.Request) -> web.Response:
-    params = query(request, STORAGE_QUERY)
+async def get_storage_state(request: web.Request, params: StorageStateQuery) -> web.Response:
     conn, tracker = _session(request)
     named = [item.strip().rstrip("/") for item in (params["origins"] or "").split(",") if item.strip()]
     profile_dir = _profile_dir(request)
@@ -286,8 +285,7 @@ async def har_stop(request: web.Request) -> web.Response:
     return web.json_response(capture.log(comment=note), headers={"Cache-Control": "no-store"})
 
 
-async def har_read(request: web.Request) -> web.Response:
-    params = query(request, HAR_QUERY)
+async def har_read(request: web.Request, params: HarQuery) -> web.Response:
     capture = _capture(request)
     body = capture.log(since=params["since"], comment=_ended_note(request, capture))
     body["next"] = capture.next_seq
@@ -303,8 +301,9 @@ STATE_ROUTES = [
           not_found=True, id_description=PROFILE_NAME, id_pattern=PROFILE_NAME_PATTERN, extra_errors=(409,),
           uses_x=False, description="409 profile_in_use while a browser runs on it (this one or "
                                     "another sidecar's sharing the directory)."),
-    Route("GET", "/storage-state", get_storage_state, "Cookies and localStorage (Playwright's storageState)",
-          "state", query=STORAGE_QUERY.model, success=STATE_RESULT, extra_errors=(502, 504),
+    Route("GET", "/storage-state", with_query(STORAGE_QUERY, get_storage_state),
+          "Cookies and localStorage (Playwright's storageState)",
+          "state", success=STATE_RESULT, extra_errors=(502, 504),
           description="Every cookie of the browser, and the localStorage of each origin found (the "
                       "tabs' frames and histories, origins this profile had storage at before, and "
                       "?origins=) that has any, read in a hidden page that never touches the network. "
@@ -322,6 +321,6 @@ STATE_ROUTES = [
           body=HAR_STOP.model, body_optional=True, not_found=True, extra_errors=(409,), success=HAR_RESULT,
           description="With tab: that tab's entries, the others keep being captured. 409 when no "
                       "capture runs. Headers hold cookies: keep the HAR private."),
-    Route("GET", "/har", har_read, "The running capture so far, as HAR 1.2", "har", query=HAR_QUERY.model,
+    Route("GET", "/har", with_query(HAR_QUERY, har_read), "The running capture so far, as HAR 1.2", "har",
           extra_errors=(409,), success=HAR_RESULT, uses_x=False),
 ]

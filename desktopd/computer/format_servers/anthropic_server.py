@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 from collections.abc import Sequence
 
 from aiohttp import web
 
-from desktopd.handlers.common import json_body, query, settler, backend_service
+from httpapi.routing import with_query
+
+from desktopd.handlers.common import json_body, settler, backend_service
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle_browser import Clicks
 from desktopd.backend_service import BackendService
@@ -150,8 +153,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return Clicks(started, count) if count and not act.get("text") and not act.get("key") else None
 
 
-async def computer_action(request: web.Request) -> web.Response:
-    q = query(request, ACTION_QUERY)
+async def computer_action(request: web.Request, q: dict[str, Any]) -> web.Response:
     act = await json_body(request, ACTIONS)
     xs = backend_service(request)
     display = await display_of(xs, q)
@@ -184,8 +186,7 @@ def _image(png: bytes) -> JSONObject:
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png)}}
 
 
-async def tool_definition(request: web.Request) -> web.Response:
-    q = query(request, TOOL_QUERY)
+async def tool_definition(request: web.Request, q: dict[str, Any]) -> web.Response:
     display = await display_of(backend_service(request), q)
     tool: JSONObject = {"type": q["version"], "name": "computer",
                             "display_width_px": display.advertised[0],
@@ -196,12 +197,12 @@ async def tool_definition(request: web.Request) -> web.Response:
 
 
 SERVER = FormatServer(perform, clicks, [
-    Endpoint("POST", computer_action,
+    Endpoint("POST", with_query(ACTION_QUERY, computer_action),
              "Run an Anthropic computer tool action (computer_20250124 / computer_20251124)",
-             ACTION_QUERY, RESULT, body=ACTIONS,
+             RESULT, body=ACTIONS,
              description="The body is the tool_use input; `content` is the tool_result content. "
                          "Coordinates are in the display_width_px x display_height_px space "
                          "(default: the screen) and screenshots come back at that size."),
-    Endpoint("GET", tool_definition, "The computer tool definition for this desktop", TOOL_QUERY,
+    Endpoint("GET", with_query(TOOL_QUERY, tool_definition), "The computer tool definition for this desktop",
              TOOL_DEFINITION),
 ])

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 from collections.abc import Sequence
 
 from aiohttp import web
 
-from desktopd.handlers.common import json_body, query, settler, backend_service
+from httpapi.routing import with_query
+
+from desktopd.handlers.common import json_body, settler, backend_service
 from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle_browser import Clicks
 from desktopd.x11 import keynames
@@ -129,8 +132,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return None
 
 
-async def computer_call(request: web.Request) -> web.Response:
-    q = query(request, QUERY)
+async def computer_call(request: web.Request, q: dict[str, Any]) -> web.Response:
     body = await json_body(request, BODY)
     xs = backend_service(request)
     display = await display_of(xs, q)
@@ -157,8 +159,8 @@ async def computer_call(request: web.Request) -> web.Response:
 
 
 SERVER = FormatServer(perform, clicks, [
-    Endpoint("POST", computer_call,
-             "Run an OpenAI computer_call's action(s); answers its computer_call_output", QUERY, RESULT,
+    Endpoint("POST", with_query(QUERY, computer_call),
+             "Run an OpenAI computer_call's action(s); answers its computer_call_output", RESULT,
              body=BODY,
              description="Coordinates are in the display_width_px x display_height_px space "
                          "(default: the screen); the screenshot comes back at that size."),
