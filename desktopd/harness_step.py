@@ -16,7 +16,7 @@ from aiohttp import web
 from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import json_body, settler, backend_service
+from desktopd.handlers.common import settler, backend_service
 from desktopd.handlers.screenshot import take
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
@@ -90,8 +90,7 @@ def _image(shot: Any) -> dict[str, Any]:
             "screen": {"width": int(h["X-Screen-Width"]), "height": int(h["X-Screen-Height"])}}
 
 
-async def step(request: web.Request) -> web.Response:
-    body = await json_body(request, STEP_BODY)
+async def step(request: web.Request, body: dict[str, Any]) -> web.Response:
     xs = backend_service(request)
     started = time.monotonic()
     act, executed, text = await _act(request, body)

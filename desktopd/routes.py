@@ -14,7 +14,7 @@ from desktopd.demonstration.routes import ROUTES as DEMONSTRATION_ROUTES
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
-from httpapi.routing import Route, register, with_query
+from httpapi.routing import Route, register, with_body, with_query
 from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
                                reset, screenshot, windows)
 
@@ -153,17 +153,19 @@ ROUTES: list[Route] = [
           "input", body=models.POINTER_BODY,
           success={"application/json": {"schema": POSITION}},
           description="Coordinates are screen pixels; off-screen ones are a 422 naming the field."),
-    Route("POST", "/api/v1/keyboard", keyboard.keyboard, "Keyboard: text, key combos, key events",
-          "input", body=models.KEYBOARD_BODY),
+    Route("POST", "/api/v1/keyboard", with_body(models.KEYBOARD_BODY, keyboard.keyboard),
+          "Keyboard: text, key combos, key events",
+          "input"),
     *format_routes(),
-    Route("POST", "/api/v1/step", step.step,
+    Route("POST", "/api/v1/step", with_body(step.STEP_BODY, step.step),
           "A harness step in one round trip: act, settle, observe", "computer",
-          body=step.STEP_BODY, success={"application/json": {"schema": step.RESULT}},
+          success={"application/json": {"schema": step.RESULT}},
           description=f"Runs at most one act ({', '.join(step.ACTS[:-1])} or {step.ACTS[-1]}), waits for "
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
-    Route("POST", "/api/v1/recording/start", recording.start, "Start a screen recording (ffmpeg)",
-          "recording", body=recording.START_BODY.model, body_optional=True, extra_errors=(409, 501, 502),
+    Route("POST", "/api/v1/recording/start", with_body(recording.START_BODY, recording.start, optional=True),
+          "Start a screen recording (ffmpeg)",
+          "recording", extra_errors=(409, 501, 502),
           success={"application/json": {"schema": recording.RECORDING}},
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),
@@ -187,8 +189,9 @@ ROUTES: list[Route] = [
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
     *DEMONSTRATION_ROUTES,
-    Route("POST", "/api/v1/reset", reset.reset, "Reset the desktop for a new episode", "system",
-          body=reset.RESET_BODY.model, body_optional=True, extra_errors=(409, 502),
+    Route("POST", "/api/v1/reset", with_body(reset.RESET_BODY, reset.reset, optional=True),
+          "Reset the desktop for a new episode", "system",
+          extra_errors=(409, 502),
           success={"application/json": {"schema": reset.RESULT}},
           description="Closes other applications' windows, releases held input, empties the "
                       "clipboard, homes the pointer and (with a sidecar) gives the browser a fresh "
@@ -202,8 +205,9 @@ ROUTES: list[Route] = [
     Route("GET", "/api/v1/windows/{id}", windows.window, "One top-level window (as in /tree)",
           "windows", not_found=True, success={"application/json": {"schema": TREE["properties"]["windows"]["items"]}}),
     *_window_routes(),
-    Route("POST", "/api/v1/execute", execute.execute, "Run a command, or launch a GUI app (detach)",
-          "system", body=models.EXECUTE_BODY.model, uses_x=False,
+    Route("POST", "/api/v1/execute", with_body(models.EXECUTE_BODY, execute.execute),
+          "Run a command, or launch a GUI app (detach)",
+          "system", uses_x=False,
           concurrency=16,
           success={"application/json": {"schema": EXECUTE_RESULT}}),
     Route("GET", "/api/v1/clipboard", clipboard.get_clipboard, "Read the CLIPBOARD selection",
@@ -211,21 +215,20 @@ ROUTES: list[Route] = [
     Route("PUT", "/api/v1/clipboard", clipboard.put_clipboard, "Set the CLIPBOARD selection",
           "clipboard", body=models.CLIPBOARD_BODY.model, text_types=frozenset({"text/plain"}),
           description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
-    Route("POST", "/api/v1/tablet_event", compat.tablet_event,
-          "Compatibility: the original desktopd's pointer events", "compat",
-          body=models.COMPAT_TABLET_BODY, success_status=204, success={}),
-    Route("POST", "/api/v1/keyboard_event", compat.keyboard_event,
-          "Compatibility: the original desktopd's key events", "compat",
-          body=models.COMPAT_KEYBOARD_BODY, success_status=204, success={}),
+    Route("POST", "/api/v1/tablet_event", with_body(models.COMPAT_TABLET_BODY, compat.tablet_event),
+          "Compatibility: the original desktopd's pointer events", "compat", success_status=204, success={}),
+    Route("POST", "/api/v1/keyboard_event", with_body(models.COMPAT_KEYBOARD_BODY, compat.keyboard_event),
+          "Compatibility: the original desktopd's key events", "compat", success_status=204, success={}),
     Route("GET", "/api/v1/accessibility", with_query(ACCESSIBILITY_QUERY, accessibility.accessibility_tree),
           "The desktop's accessibility (AT-SPI) tree, optionally merged with the browser's /layout",
           "accessibility",
           success={"application/json": {"schema": ACCESSIBILITY_TREE}},
           description="Every application's tree with bounds in screen pixels (the space of "
                       "/api/v1/tablet); 503 while the accessibility bus is down."),
-    Route("POST", "/api/v1/accessibility/{id}/do", accessibility.accessibility_do,
+    Route("POST", "/api/v1/accessibility/{id}/do",
+          with_body(ACCESSIBILITY_ACTION_BODY, accessibility.accessibility_do),
           "Perform an AT-SPI action (or focus) on one accessible object", "accessibility",
-          body=ACCESSIBILITY_ACTION_BODY.model, not_found=True, extra_errors=(502,),
+          not_found=True, extra_errors=(502,),
           id_description="A node id from GET /api/v1/accessibility (atspi:...); 404 when it is "
                          "unknown or gone.", id_pattern=r"^\S+$"),
     Route("GET", "/api/v1/vision/text", with_query(vision_models.TEXT_QUERY, vision.vision_text),
@@ -239,25 +242,25 @@ ROUTES: list[Route] = [
                       "model run by ONNX Runtime; without it Tesseract reads alone and engine.fallback "
                       "says why. 503 ocr_unavailable when the image has no OCR engine (the desktop "
                       "image: it ships in the Chromium one)."),
-    Route("POST", "/api/v1/vision/click", vision.vision_click,
+    Route("POST", "/api/v1/vision/click", with_body(vision_models.CLICK_BODY, vision.vision_click),
           "Click visible text: find its words on the screen and click their centre", "vision",
           concurrency=4,
-          body=vision_models.CLICK_BODY.model, not_found=True, extra_errors=(409,),
+          not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.CLICK_RESULT}},
           description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
                       "ambiguous_text lists every match (with boxes): never a guess."),
-    Route("POST", "/api/v1/vision/fill", vision.vision_fill,
+    Route("POST", "/api/v1/vision/fill", with_body(vision_models.FILL_BODY, vision.vision_fill),
           "Type into the field beside a visible label", "vision",
           concurrency=4,
-          body=vision_models.FILL_BODY.model, not_found=True, extra_errors=(409,),
+          not_found=True, extra_errors=(409,),
           success={"application/json": {"schema": vision_models.FILL_RESULT}},
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
                       "their right (else below), clicks inside it, selects all (clear) and types. "
                       "404/409 as /vision/click."),
-    Route("POST", "/api/v1/vision/act", vision_act.vision_act,
+    Route("POST", "/api/v1/vision/act", with_body(vision_act.ACT_BODY, vision_act.vision_act),
           "Let a configured vision model do a task on the VISIBLE desktop", "vision",
           concurrency=4,
-          body=vision_act.ACT_BODY, success={"application/json": {"schema": vision_act.ACT_RESULT}},
+          success={"application/json": {"schema": vision_act.ACT_RESULT}},
           description="Screenshot, the model's plan (Anthropic computer tool, OpenAI "
                       "computer_use_preview or a chat grounding model, per DESKTOPD_VISION_MODELS), "
                       "its actions through /computer/*'s executors, until done or a budget "

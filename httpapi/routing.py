@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypedDict, TypeVar, overload
+from typing import Any, Generic, TypedDict, TypeVar, cast, overload
 
 from aiohttp import web
 
-from httpapi.bodies import Typed, query
+from httpapi.bodies import Typed, json_body, optional_json_body, query
 from httpapi.fields import Model, Spec
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -28,6 +28,50 @@ class QueryHandler(Generic[Q]):
         async def parsed(request: web.Request) -> web.StreamResponse:
             return await self.handle(request, query(request, self.params))
         return parsed
+
+
+@dataclass(frozen=True)
+class BodyHandler(Generic[Q]):
+    """A handler given its JSON body already validated by the model that documents it (as
+    QueryHandler for a query): 400 when the body is not a JSON object, 422 naming the field."""
+    spec: Spec
+    handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]]
+    optional: bool = False      # no body at all means an empty object (spec is then a Model)
+
+    def bound(self) -> Handler:
+        spec = self.spec
+
+        async def parsed(request: web.Request) -> web.StreamResponse:
+            body = (await optional_json_body(request, spec) if isinstance(spec, Model) and self.optional
+                    else await json_body(request, spec))
+            # Q is the model's TypedDict (with_body's overloads pair them; tests/security checks
+            # the TypedDict against the model) or dict[str, Any].
+            return await self.handle(request, cast(Q, body))
+        return parsed
+
+    @property
+    def documented(self) -> Spec | None:
+        """The body the document describes: none for an optional body without fields."""
+        spec = self.spec
+        return None if self.optional and isinstance(spec, Model) and not spec.fields else spec
+
+
+@overload
+def with_body(model: Typed[Q], handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]], *,
+              optional: bool = False) -> BodyHandler[Q]: ...
+@overload
+def with_body(model: Spec, handle: Callable[[web.Request, dict[str, Any]], Awaitable[web.StreamResponse]], *,
+              optional: bool = False) -> BodyHandler[dict[str, Any]]: ...
+
+
+def with_body(model: Typed[Q] | Spec, handle: Callable[[web.Request, Any], Awaitable[web.StreamResponse]], *,
+              optional: bool = False) -> BodyHandler[Any]:
+    """``handle(request, body)`` with body the model's validation of the request's JSON object
+    (the model's TypedDict when it has one); ``optional``: an absent body is an empty object."""
+    spec = model.model if isinstance(model, Typed) else model
+    if optional and not isinstance(spec, Model):
+        raise TypeError("an optional body is an object model (an absent body validates as {})")
+    return BodyHandler(spec, handle, optional)
 
 
 @overload
@@ -63,7 +107,7 @@ class RouteOptions(ErrorOptions, total=False):
 class Route:
     method: str
     path: str
-    handler: Handler | QueryHandler[Any]
+    handler: Handler | QueryHandler[Any] | BodyHandler[Any]
     summary: str
     tag: str
     query: Model | None = None
@@ -90,6 +134,11 @@ class Route:
             if self.query is not None and self.query is not self.handler.params.model:
                 raise ValueError(f"{self.key}: the query model is its handler's (with_query)")
             object.__setattr__(self, "query", self.handler.params.model)
+        if isinstance(self.handler, BodyHandler):
+            if self.body is not None or self.body_optional:
+                raise ValueError(f"{self.key}: the body model is its handler's (with_body)")
+            object.__setattr__(self, "body", self.handler.documented)
+            object.__setattr__(self, "body_optional", self.handler.optional)
 
     @property
     def key(self) -> str:
@@ -98,7 +147,9 @@ class Route:
     @property
     def endpoint(self) -> Handler:
         """What the app runs for the route."""
-        return self.handler.bound() if isinstance(self.handler, QueryHandler) else self.handler
+        if isinstance(self.handler, (QueryHandler, BodyHandler)):
+            return self.handler.bound()
+        return self.handler
 
 
 def concurrency_limits(routes: Iterable[Route]) -> dict[str, int]:

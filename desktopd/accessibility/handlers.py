@@ -12,11 +12,11 @@ from typing import Any, ParamSpec, TypeVar
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import json_body, backend_service
+from desktopd.handlers.common import backend_service
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
-from .models import ACCESSIBILITY_ACTION_BODY
+from .models import AccessibilityAction
 from .service import AccessibilityService, ActionFailed, NodeNotFound, TreeQuery, UnknownAction
 from .snapshot import TreeFilter
 
@@ -69,8 +69,7 @@ async def accessibility_tree(request: web.Request, q: dict[str, Any]) -> web.Res
 
 
 @_mapped
-async def accessibility_do(request: web.Request) -> web.Response:
+async def accessibility_do(request: web.Request, params: AccessibilityAction) -> web.Response:
     node_id = request.match_info["id"]
-    params = await json_body(request, ACCESSIBILITY_ACTION_BODY)
     return web.json_response(await _service(request).do(node_id, params["action"],
                                                         params["timeout_ms"] / 1000))

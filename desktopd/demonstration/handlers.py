@@ -10,7 +10,7 @@ from typing import TypedDict
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import optional_json_body, backend_service
+from desktopd.handlers.common import backend_service
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Int, Model, Number
 
@@ -90,8 +90,7 @@ def demonstrations(request: web.Request) -> Demonstrations:
     return request.app[app_keys.DEMONSTRATIONS]
 
 
-async def start(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, START_BODY)
+async def start(request: web.Request, body: DemonstrationStart) -> web.Response:
     xs = backend_service(request)
     xs.require("x11", FEATURE)
     own = await xs.call(lambda desk: desk.client_id_base())

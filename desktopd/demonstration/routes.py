@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from httpapi.routing import Route, with_query
+from httpapi.routing import Route, with_body, with_query
 
 from . import handlers
 
 ROUTES: list[Route] = [
-    Route("POST", "/api/v1/demonstration/start", handlers.start,
+    Route("POST", "/api/v1/demonstration/start", with_body(handlers.START_BODY, handlers.start, optional=True),
           "Start capturing a person's input (X11) as actions", "demonstration",
-          body=handlers.START_BODY.model, body_optional=True, extra_errors=(409, 501),
+          extra_errors=(409, 501),
           success={"application/json": {"schema": handlers.STATE}},
           description="Every input to the X server from now on (a VNC client, noVNC, an X client) "
                       "becomes actions, each with source person, or agent for what desktopd itself "

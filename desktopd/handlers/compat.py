@@ -7,9 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.models import COMPAT_KEYBOARD_BODY, COMPAT_TABLET_BODY
 
-from .common import json_body, backend_service
+from .common import backend_service
 from desktopd.input.keystrokes import run_key_events
 from desktopd.input.pointer_events import check_key_names, check_on_screen, run_pointer_events
 
@@ -29,8 +28,8 @@ def chunks(count: int) -> range:
     return range(0, count, CHUNK)
 
 
-async def tablet_event(request: web.Request) -> web.Response:
-    events = [as_pointer_event(e) for e in (await json_body(request, COMPAT_TABLET_BODY))["events"]]
+async def tablet_event(request: web.Request, body: dict[str, Any]) -> web.Response:
+    events = [as_pointer_event(e) for e in body["events"]]
     prefixes = [f"events[{i}]" for i in range(len(events))]
     xs = backend_service(request)
     # Every point checked before the first event goes out: a bad one fails the batch, not half of it.
@@ -40,8 +39,8 @@ async def tablet_event(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
-async def keyboard_event(request: web.Request) -> web.Response:
-    events = (await json_body(request, COMPAT_KEYBOARD_BODY))["events"]
+async def keyboard_event(request: web.Request, body: dict[str, Any]) -> web.Response:
+    events = body["events"]
     xs = backend_service(request)
     # Every key name checked before the first event goes out: a typo fails the batch, not half of it.
     await xs.call(check_key_names, [(f"events[{i}].keysym", e["keysym"]) for i, e in enumerate(events)

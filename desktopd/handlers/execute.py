@@ -11,10 +11,9 @@ import shlex
 from aiohttp import web
 
 from desktopd import app_keys, processes
-from desktopd.models import EXECUTE_BODY
+from desktopd.models import ExecuteBody
 from httpapi.errors import invalid
 
-from .common import json_body
 
 
 def argv_of(command: list[str] | str, shell: bool | None) -> list[str]:
@@ -51,8 +50,7 @@ def environment(display: str, extra: dict[str, str] | None) -> dict[str, str]:
     return env
 
 
-async def execute(request: web.Request) -> web.Response:
-    body = await json_body(request, EXECUTE_BODY)
+async def execute(request: web.Request, body: ExecuteBody) -> web.Response:
     settings = request.app[app_keys.SETTINGS]
     argv = argv_of(body["command"], body["shell"])
     env = environment(settings.display, body["env"])

@@ -3,14 +3,14 @@ desktopd/input/keystrokes.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from desktopd.input.keystrokes import run_keyboard
-from desktopd.models import KEYBOARD_BODY
 
-from .common import json_body, backend_service
+from .common import backend_service
 
 
-async def keyboard(request: web.Request) -> web.Response:
-    body = await json_body(request, KEYBOARD_BODY)
+async def keyboard(request: web.Request, body: dict[str, Any]) -> web.Response:
     return web.json_response(await run_keyboard(backend_service(request), body))

@@ -14,7 +14,7 @@ from desktopd.models import parse_region, region_problem
 from desktopd.recording import ScreenRecorder
 from httpapi.errors import invalid
 
-from .common import optional_json_body, backend_service
+from .common import backend_service
 from .screenshot import check_region
 
 MAX_SECONDS = 4 * 3600.0
@@ -70,8 +70,7 @@ def recorder(request: web.Request) -> ScreenRecorder:
     return request.app[app_keys.RECORDER]
 
 
-async def start(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, START_BODY)
+async def start(request: web.Request, body: RecordingStart) -> web.Response:
     xs = backend_service(request)
     xs.require("x11", "screen recording (ffmpeg's x11grab)")
     screen = await xs.screen_size()

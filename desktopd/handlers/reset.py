@@ -17,7 +17,7 @@ from desktopd.reset import SidecarClient, Timer, close_windows, focus_browser
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
-from .common import optional_json_body, backend_service
+from .common import backend_service
 from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
@@ -91,8 +91,7 @@ def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,
     return SidecarClient(settings.sidecar_url, settings.sidecar_token) if configured else None
 
 
-async def reset(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, RESET_BODY)
+async def reset(request: web.Request, body: ResetBody) -> web.Response:
     sidecar = _sidecar(request, body["browser"], body["urls"], body["profile"], body["isolation"])
     xs = backend_service(request)
     screen = await xs.screen_size()

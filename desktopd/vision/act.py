@@ -17,7 +17,7 @@ from aiohttp import web
 from desktopd import app_keys
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import json_body, settler, backend_service
+from desktopd.handlers.common import settler, backend_service
 from desktopd.settle import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.settle_browser import Clicks
 from desktopd.backend_service import BackendService
@@ -70,8 +70,7 @@ async def execute(xs: BackendService, display: Display, planned: PlannedAction, 
     return {"executed": done.executed, "text": done.text, "clicks": server.clicks([act], started)}
 
 
-async def vision_act(request: web.Request) -> web.Response:
-    body = await json_body(request, ACT_BODY)
+async def vision_act(request: web.Request, body: dict[str, Any]) -> web.Response:
     models: VisionModels = request.app[app_keys.VISION_MODELS]
     model = models.pick(body["model"])
     if model is None:

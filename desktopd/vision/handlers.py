@@ -9,7 +9,7 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.computer import steps
-from desktopd.handlers.common import json_body, backend_service
+from desktopd.handlers.common import backend_service
 from desktopd.input.pointer_events import button_number
 from desktopd.backend_service import BackendService
 from httpapi.errors import ApiError
@@ -17,7 +17,7 @@ from httpapi.errors import ApiError
 from .capture import Capture, capture
 from .field import beside
 from .find import Match, closest, find
-from .models import CLICK_BODY, FILL_BODY, VisionTextQuery
+from .models import VisionClick, VisionFill, VisionTextQuery
 from .reader import Reading, TextReader
 from .text import Line, box_json, line_json
 
@@ -71,8 +71,7 @@ async def vision_text(request: web.Request, q: VisionTextQuery) -> web.Response:
                               "lines": [line_json(line) for line in lines]})
 
 
-async def vision_click(request: web.Request) -> web.Response:
-    body = await json_body(request, CLICK_BODY)
+async def vision_click(request: web.Request, body: VisionClick) -> web.Response:
     xs = backend_service(request)
     shot, reading, lines = await read(request, xs, body)
     match, count = chosen(lines, body["text"], body["exact"], body["nth"], "text")
@@ -81,8 +80,7 @@ async def vision_click(request: web.Request) -> web.Response:
                               **described(shot, reading)})
 
 
-async def vision_fill(request: web.Request) -> web.Response:
-    body = await json_body(request, FILL_BODY)
+async def vision_fill(request: web.Request, body: VisionFill) -> web.Response:
     xs = backend_service(request)
     shot, reading, lines = await read(request, xs, body)
     label, _ = chosen(lines, body["label"], body["exact"], body["nth"], "label")

@@ -7,8 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from httpapi.bodies import json_body, optional_json_body
-from httpapi.routing import ErrorOptions, Handler, Route, with_query
+from httpapi.routing import BodyHandler, ErrorOptions, Route, with_body, with_query
 
 from . import app_keys as keys
 from ..cdp.connection import CDPConnection
@@ -20,7 +19,8 @@ from ..agent.gestures import ActContext
 from ..agent.kinds import KINDS
 from ..agent.agent_requests import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
                      PDF_BODY, REQUESTS_QUERY, SCREENSHOT_QUERY, SNAPSHOT_QUERY, TAB_QUERY, ConsoleQuery,
-                     ElementScreenshotQuery, RequestsQuery, SnapshotQuery, TabQuery)
+                     DialogHookBody, ElementScreenshotQuery, FileChooserHookBody, HistoryBody, PdfBody, RequestsQuery,
+                     SnapshotQuery, TabQuery)
 from ..agent.tree_text import RenderOptions
 from ..agent.session import AgentSession
 from ..agent.page_snapshot import pick_tab, take_snapshot
@@ -80,8 +80,7 @@ async def snapshot(request: web.Request, params: SnapshotQuery) -> web.Response:
                         charset="utf-8")
 
 
-async def act(request: web.Request) -> web.Response:
-    body = await json_body(request, ACT_BODY)
+async def act(request: web.Request, body: dict[str, Any]) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(body["tab"])
     ctx = agent.act_context(page, body["mode"])
@@ -94,9 +93,8 @@ async def act(request: web.Request) -> web.Response:
     return web.json_response(result)
 
 
-def _history(step: int | None) -> Handler:
-    async def handler(request: web.Request) -> web.Response:
-        body = await optional_json_body(request, HISTORY_BODY)
+def _history(step: int | None) -> BodyHandler[HistoryBody]:
+    async def handler(request: web.Request, body: HistoryBody) -> web.Response:
         agent = Agent(request)
         page = await agent.tab(body["tab"])
         if step is None:
@@ -107,7 +105,7 @@ def _history(step: int | None) -> Handler:
         ctx = agent.act_context(page, "cdp", visible=False)
         await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
         return web.json_response({"tab": page.target_id, **result, "url": page.url})
-    return handler
+    return with_body(HISTORY_BODY, handler, optional=True)
 
 
 async def console(request: web.Request, params: ConsoleQuery) -> web.Response:
@@ -131,8 +129,7 @@ async def network(request: web.Request, params: RequestsQuery) -> web.Response:
         agent.session.events(page.target_id), params["limit"], params["failed"])})
 
 
-async def pdf(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, PDF_BODY)
+async def pdf(request: web.Request, body: PdfBody) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(body["tab"])
     data = await tools.pdf(page, body["landscape"], body["print_background"], agent.timeout)
@@ -154,16 +151,14 @@ async def downloads(request: web.Request) -> web.Response:
                                             in agent.session.downloads.items()]})
 
 
-async def dialog_hook(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, DIALOG_HOOK_BODY)
+async def dialog_hook(request: web.Request, body: DialogHookBody) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(body["tab"])
     return web.json_response({"tab": page.target_id, **await tools.arm_dialog(
         agent.session, page, body["accept"], body["prompt_text"])})
 
 
-async def file_chooser_hook(request: web.Request) -> web.Response:
-    body = await json_body(request, FILE_CHOOSER_HOOK_BODY)
+async def file_chooser_hook(request: web.Request, body: FileChooserHookBody) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(body["tab"])
     return web.json_response({"tab": page.target_id, **await tools.arm_file_chooser(
@@ -184,19 +179,16 @@ AGENT_ROUTES: list[Route] = [
           description="Text (`- role \"name\" [ref=e1] [states]: value`) or format=json. Refs stay "
                       "the same while their element lives; after a navigation acting on an old one "
                       "is a 409 stale_ref. See docs/agent.md."),
-    Route("POST", "/act", act, "Act on an element by ref: " + ", ".join(KINDS), "agent", body=ACT_BODY,
+    Route("POST", "/act", with_body(ACT_BODY, act), "Act on an element by ref: " + ", ".join(KINDS), "agent",
           extra_errors=(403, 408, 409, 502, 504), not_found=True,
           description="mode=visible (default) uses the real pointer and keyboard through desktopd; "
                       "mode=cdp uses CDP input. 409 stale_ref for a ref of a gone element or "
                       "document, 409 modal_state while a dialog or file chooser waits; on Wayland (Sway) "
                       "409 screen_bounds_not_exact or pointer_not_confirmed rather than a visible "
                       "act at a point that would miss (docs/sway.md)."),
-    Route("POST", "/back", _history(-1), "Go back one history entry", "agent", body=HISTORY_BODY.model,
-          body_optional=True, **_ERR),
-    Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", body=HISTORY_BODY.model,
-          body_optional=True, **_ERR),
-    Route("POST", "/reload", _history(None), "Reload the tab", "agent", body=HISTORY_BODY.model,
-          body_optional=True, **_ERR),
+    Route("POST", "/back", _history(-1), "Go back one history entry", "agent", **_ERR),
+    Route("POST", "/forward", _history(1), "Go forward one history entry", "agent", **_ERR),
+    Route("POST", "/reload", _history(None), "Reload the tab", "agent", **_ERR),
     Route("GET", "/console", with_query(CONSOLE_QUERY, console),
           "The tab's console messages (this level and above)", "agent",
           **_ERR),
@@ -205,7 +197,7 @@ AGENT_ROUTES: list[Route] = [
     Route("GET", "/requests", with_query(REQUESTS_QUERY, network),
           "The tab's network requests: URL, method, status", "agent",
           **_ERR),
-    Route("POST", "/pdf", pdf, "The tab printed to PDF", "agent", body=PDF_BODY.model, body_optional=True,
+    Route("POST", "/pdf", with_body(PDF_BODY, pdf, optional=True), "The tab printed to PDF", "agent",
           success=PDF, **_ERR),
     Route("GET", "/screenshot", with_query(SCREENSHOT_QUERY, screenshot),
           "PNG of the tab's viewport, whole page, or one element by ref",
@@ -213,8 +205,10 @@ AGENT_ROUTES: list[Route] = [
           description="409 tab_hidden for a tab behind another in its window: Chromium draws no "
                       "frames for it; bring it to the front (POST /tabs/{id}/activate) first.", **_ERR),
     Route("GET", "/downloads", downloads, "Downloads and the paths they were saved at", "agent"),
-    Route("POST", "/hooks/dialog", dialog_hook, "Answer the open JavaScript dialog, or arm an answer "
-          "for the next", "agent", body=DIALOG_HOOK_BODY.model, body_optional=True, **_ERR),
-    Route("POST", "/hooks/file-chooser", file_chooser_hook, "Give files to the open file chooser, or "
-          "arm them for the next", "agent", body=FILE_CHOOSER_HOOK_BODY.model, **_ERR),
+    Route("POST", "/hooks/dialog", with_body(DIALOG_HOOK_BODY, dialog_hook, optional=True),
+          "Answer the open JavaScript dialog, or arm an answer "
+          "for the next", "agent", **_ERR),
+    Route("POST", "/hooks/file-chooser", with_body(FILE_CHOOSER_HOOK_BODY, file_chooser_hook),
+          "Give files to the open file chooser, or "
+          "arm them for the next", "agent", **_ERR),
 ]

@@ -11,11 +11,10 @@ from typing import Any
 
 from aiohttp import web
 
-from httpapi.bodies import json_body, optional_json_body
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 from httpapi.openapi import build_openapi
-from httpapi.routing import ErrorOptions, Route, register
+from httpapi.routing import ErrorOptions, Route, register, with_body
 
 from .. import __version__
 from . import app_keys as keys
@@ -34,7 +33,7 @@ from ..browser.crash_recovery import revive
 from ..layout import LayoutOptions
 from ..layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
 from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
-                     RESET_BODY, NavigateBody, ReloadBody)
+                     RESET_BODY, NavigateBody, OpenTabBody, ReloadBody, ResetBody)
 from ..browser.url_policy import UrlPolicy, UrlRefused
 from .state_routes import STATE_ROUTES
 from .settle_evidence import SETTLE_BODY, SETTLE_RESULT, settle_evidence
@@ -117,9 +116,8 @@ def _allowed_url(request: web.Request, url: str) -> str:
     return url
 
 
-async def open_tab(request: web.Request) -> web.Response:
+async def open_tab(request: web.Request, body: OpenTabBody) -> web.Response:
     """Body (optional): {"url": "https://...", "background": false}. 201 with the new tab."""
-    body = await optional_json_body(request, OPEN_TAB_BODY)
     url = _allowed_url(request, body["url"])
     background = body["background"]
     _conn, tracker = _session(request)
@@ -163,9 +161,8 @@ async def _wait_for_load(page: PageTarget, url: str, timeout: float) -> None:
         raise ApiError(504, "load_timeout", f"{url} did not finish loading within {timeout} s") from None
 
 
-async def navigate_tab(request: web.Request) -> web.Response:
+async def navigate_tab(request: web.Request, body: NavigateBody) -> web.Response:
     """Body: {"url": "...", "wait": "load" | "none", "timeout": seconds}. Returns the tab."""
-    body = await json_body(request, NAVIGATE_BODY)
     url = _allowed_url(request, body["url"])
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
@@ -183,11 +180,10 @@ async def navigate_tab(request: web.Request) -> web.Response:
     return web.json_response(tab_json(page, index))
 
 
-async def reload_tab(request: web.Request) -> web.Response:
+async def reload_tab(request: web.Request, body: ReloadBody) -> web.Response:
     """Body (optional): {"wait": "load" | "none", "timeout": seconds}. Loads the tab's URL
     again as a new document (so a tab whose renderer crashed gets a new renderer, which
     Page.reload cannot give). Returns the tab."""
-    body = await optional_json_body(request, RELOAD_BODY)
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
@@ -261,11 +257,10 @@ async def _drawn(page: PageTarget, url: str, deadline: float) -> None:
         pass                      # a page that navigated on or never draws: its load is what we have
 
 
-async def reset(request: web.Request) -> web.Response:
+async def reset(request: web.Request, body: ResetBody) -> web.Response:
     """Body (optional): {"urls": [...], "timeout": seconds, "profile": name, "isolation": ...}.
     A fresh episode on those tabs (a new browser context, or a new Chromium); answers once each
     has loaded, with the tabs, how the episode was made and seconds per part."""
-    body = await optional_json_body(request, RESET_BODY)
     settings = request.app[keys.SETTINGS]
     urls = body["urls"] if body["urls"] is not None else list(settings.urls)
     for i, url in enumerate(urls):
@@ -394,18 +389,21 @@ ROUTES: list[Route] = [
     Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers): a JSON array",
           "tabs", success=TARGETS),
     Route("GET", "/tabs", list_tabs, "Tabs in tab order: a JSON array", "tabs", success=TARGETS),
-    Route("POST", "/tabs", open_tab, "Open a tab", "tabs", body=OPEN_TAB_BODY.model, body_optional=True,
+    Route("POST", "/tabs", with_body(OPEN_TAB_BODY, open_tab, optional=True), "Open a tab", "tabs",
           success_status=201, extra_errors=(403, 502, 504)),
     Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),
     Route("DELETE", "/tabs/{tab_id}", close_tab, "Close a tab (the last one gets an about:blank neighbour first, so Chromium keeps running)", "tabs", **_TAB),
     Route("POST", "/tabs/{tab_id}/activate", activate_tab, "Bring a tab to the front", "tabs", **_TAB),
-    Route("POST", "/tabs/{tab_id}/navigate", navigate_tab, "Load a URL in a tab", "tabs",
-          body=NAVIGATE_BODY.model, not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,
+    Route("POST", "/tabs/{tab_id}/navigate", with_body(NAVIGATE_BODY, navigate_tab),
+          "Load a URL in a tab", "tabs",
+          not_found=True, id_description=TAB_ID, id_pattern=TAB_ID_PATTERN,
           extra_errors=(403, 409, 502, 504)),
-    Route("POST", "/tabs/{tab_id}/reload", reload_tab, "Load the tab's URL again (revives a crashed tab)",
-          "tabs", body=RELOAD_BODY.model, body_optional=True, **_TAB),
-    Route("POST", "/reset", reset, "Restart Chromium on a fresh profile with these tabs", "tabs",
-          body=RESET_BODY.model, body_optional=True, extra_errors=(403, 409, 502, 504),
+    Route("POST", "/tabs/{tab_id}/reload", with_body(RELOAD_BODY, reload_tab, optional=True),
+          "Load the tab's URL again (revives a crashed tab)",
+          "tabs", **_TAB),
+    Route("POST", "/reset", with_body(RESET_BODY, reset, optional=True),
+          "Restart Chromium on a fresh profile with these tabs", "tabs",
+          extra_errors=(403, 409, 502, 504),
           description="No cookies, storage or history survive, unless `profile` names a profile to "
                       "start on. Answers when every new tab has loaded; later crash restarts open "
                       "these URLs too."),
@@ -422,8 +420,9 @@ ROUTES: list[Route] = [
                       "(docs/sway.md)."),
     Route("GET", "/", layout, "Same as GET /layout", "layout", query=LAYOUT_QUERY, not_found=True,
           extra_errors=(504,), concurrency=24),
-    Route("POST", "/settle", settle_evidence, "Whether the tab in front took an act's clicks in and has "
-          "nothing left to draw (desktopd's settle)", "layout", body=SETTLE_BODY.model, success=SETTLE_RESULT,
+    Route("POST", "/settle", with_body(SETTLE_BODY, settle_evidence),
+          "Whether the tab in front took an act's clicks in and has "
+          "nothing left to draw (desktopd's settle)", "layout", success=SETTLE_RESULT,
           description="Answers idle, changed or none (no evidence); see sidecar/server/settle_evidence.py."),
     *AGENT_ROUTES,
     *LIVE_BROWSER_ROUTES,

@@ -40,7 +40,6 @@ from typing import Any, TypedDict
 from aiohttp import web
 
 from httpapi.app_keys import app_key
-from httpapi.bodies import json_body
 from httpapi.bodies import Typed
 from httpapi.fields import F, Int, Model, Number
 
@@ -140,8 +139,7 @@ async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> dict[st
     return value
 
 
-async def settle_evidence(request: web.Request) -> web.Response:
-    body = await json_body(request, SETTLE_BODY)
+async def settle_evidence(request: web.Request, body: SettleEvidence) -> web.Response:
     tracker = request.app[keys.SUPERVISOR].current().tracker
     pages = tracker.pages()
     # Every tab asks its page; a hidden one answers at once. The visible tab's answer counts.

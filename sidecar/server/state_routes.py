@@ -14,12 +14,11 @@ from typing import Any, TypedDict, cast
 from aiohttp import web
 
 from httpapi.app_keys import app_key
-from httpapi.bodies import json_body, optional_json_body
 from httpapi.errors import invalid
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
-from httpapi.routing import Route, with_query
+from httpapi.routing import Route, with_body, with_query
 
 from . import app_keys as keys
 from .tab_lookup import cdp_timeout as _timeout
@@ -210,8 +209,7 @@ async def get_storage_state(request: web.Request, params: StorageStateQuery) -> 
     return web.json_response(state, headers={"Cache-Control": "no-store"})
 
 
-async def post_storage_state(request: web.Request) -> web.Response:
-    body = await json_body(request, STORAGE_STATE)
+async def post_storage_state(request: web.Request, body: dict[str, Any]) -> web.Response:
     state: StorageState = {"cookies": [cast(Cookie, {k: v for k, v in c.items() if v is not None})
                                        for c in body["cookies"]],
                            "origins": [{"origin": o["origin"].rstrip("/"), "localStorage": o["localStorage"]}
@@ -239,8 +237,7 @@ def _ended_note(request: web.Request, capture: HarCapture) -> str | None:
     return None
 
 
-async def har_start(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, HAR_START)
+async def har_start(request: web.Request, body: HarStart) -> web.Response:
     conn, tracker = _session(request)
     slot = request.app[HAR_SLOT]
     tab = _tab_id(tracker, body["tab"]) if body["tab"] else None
@@ -263,8 +260,7 @@ async def har_start(request: web.Request) -> web.Response:
                               "next": capture.next_seq})
 
 
-async def har_stop(request: web.Request) -> web.Response:
-    body = await optional_json_body(request, HAR_STOP)
+async def har_stop(request: web.Request, body: HarStop) -> web.Response:
     slot = request.app[HAR_SLOT]
     capture = _capture(request)
     note = _ended_note(request, capture)
@@ -308,17 +304,20 @@ STATE_ROUTES = [
                       "tabs' frames and histories, origins this profile had storage at before, and "
                       "?origins=) that has any, read in a hidden page that never touches the network. "
                       "The answer holds secrets: keep any file of it private (0600)."),
-    Route("POST", "/storage-state", post_storage_state, "Load cookies and localStorage into the browser",
-          "state", body=STORAGE_STATE, extra_errors=(413, 502, 504),
+    Route("POST", "/storage-state", with_body(STORAGE_STATE, post_storage_state),
+          "Load cookies and localStorage into the browser",
+          "state", extra_errors=(413, 502, 504),
           description="Playwright's storageState JSON: cookies are added (replacing those of the same "
                       "name, domain and path), each origin's items set. Answers counts, never values. "
                       "413 for a body over 1 MiB."),
-    Route("POST", "/har/start", har_start, "Start capturing the network as HAR", "har", body=HAR_START.model,
-          body_optional=True, not_found=True, extra_errors=(409,),
+    Route("POST", "/har/start", with_body(HAR_START, har_start, optional=True),
+          "Start capturing the network as HAR", "har",
+          not_found=True, extra_errors=(409,),
           description="Every tab (default) or one more tab. 409 when a capture of every tab already "
                       "runs, or the tab is captured already."),
-    Route("POST", "/har/stop", har_stop, "Stop the capture and answer it as HAR 1.2", "har",
-          body=HAR_STOP.model, body_optional=True, not_found=True, extra_errors=(409,), success=HAR_RESULT,
+    Route("POST", "/har/stop", with_body(HAR_STOP, har_stop, optional=True),
+          "Stop the capture and answer it as HAR 1.2", "har",
+          not_found=True, extra_errors=(409,), success=HAR_RESULT,
           description="With tab: that tab's entries, the others keep being captured. 409 when no "
                       "capture runs. Headers hold cookies: keep the HAR private."),
     Route("GET", "/har", with_query(HAR_QUERY, har_read), "The running capture so far, as HAR 1.2", "har",
