@@ -17,11 +17,11 @@ from desktopd.handlers.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.demonstration.session import Demonstrations
-from desktopd.recording import ScreenRecorder
-from desktopd.recording_retention import Retention
+from desktopd.recording.recorder import ScreenRecorder
+from desktopd.recording.retention import Retention
 from desktopd.settings import Settings
-from desktopd.settle import Settler
-from desktopd.settle_browser import sidecar_evidence
+from desktopd.settle.settler import Settler
+from desktopd.settle.browser import sidecar_evidence
 from desktopd.vision.reader import TextReader
 from httpapi.deadlines import BODY_DEADLINE
 from httpapi.guard import guard_middleware, guard_settings

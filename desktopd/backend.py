@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from PIL import Image
 
-from desktopd.changes import SourceOpener
+from desktopd.settle.changes import SourceOpener
 
 Region = tuple[int, int, int, int]
 BACKENDS = ("x11", "sway")
@@ -131,7 +131,7 @@ def open_backend(name: str, display: str) -> Backend:
 
 
 def change_source_opener(name: str) -> SourceOpener:
-    """How the settle (desktopd/settle.py) watches backend ``name``'s screen for changes: X11's
+    """How the settle (desktopd/settle/settler.py) watches backend ``name``'s screen for changes: X11's
     DAMAGE, or Sway's screencopy damage; either opens on the backend's display."""
     if name == "sway":
         from desktopd.sway.damage import open_watcher as open_sway_watcher

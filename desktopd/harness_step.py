@@ -1,6 +1,6 @@
 """POST /api/v1/step: a harness step in one round trip. An act (an action of a vendor format in
 desktopd_contract/formats/, a /tablet or a /keyboard body), the settle after it
-(desktopd/settle.py), then the observation the next decision needs: the screenshot, the windows,
+(desktopd/settle/settler.py), then the observation the next decision needs: the screenshot, the windows,
 the pointer. One request instead of four or five; the answer says how long the settle waited and
 why it stopped."""
 
@@ -21,8 +21,8 @@ from desktopd.handlers.screenshot import take
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
 from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
-from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
-from desktopd.settle_browser import Clicks, tablet_clicks
+from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle.browser import Clicks, tablet_clicks
 from desktopd_contract.formats import FORMATS
 from httpapi.fields import Bool, F, Model
 

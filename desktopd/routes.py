@@ -11,12 +11,14 @@ from desktopd.accessibility.models import ACCESSIBILITY_ACTION_BODY, ACCESSIBILI
 from desktopd import harness_step as step
 from desktopd.computer.format_servers import format_routes
 from desktopd.demonstration.routes import ROUTES as DEMONSTRATION_ROUTES
+from desktopd.recording.routes import ROUTES as RECORDING_ROUTES
+from desktopd.reset.routes import ROUTES as RESET_ROUTES
 from desktopd.vision import act as vision_act
 from desktopd.vision import handlers as vision
 from desktopd.vision import models as vision_models
 from httpapi.routing import Route, register, with_body, with_query
-from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer, recording,
-                               reset, screenshot, windows)
+from desktopd.handlers import (clipboard, compat, execute, health, keyboard, openapi, pointer,
+                               screenshot, windows)
 
 POSITION = {"type": "object", "properties": {
     "x": {"type": "integer", "description": "Pointer x after the events, screen pixels."},
@@ -163,40 +165,9 @@ ROUTES: list[Route] = [
           description=f"Runs at most one act ({', '.join(step.ACTS[:-1])} or {step.ACTS[-1]}), waits for "
                       "the screen to settle (X damage quiet for settle_quiet, at most settle "
                       "seconds) and answers with the screenshot (base64), windows and pointer."),
-    Route("POST", "/api/v1/recording/start", with_body(recording.START_BODY, recording.start, optional=True),
-          "Start a screen recording (ffmpeg)",
-          "recording", extra_errors=(409, 501, 502),
-          success={"application/json": {"schema": recording.RECORDING}},
-          description="At most one at a time (409 otherwise). Answers once the first frame is on "
-                      "disk; started_at/started_monotonic are that instant."),
-    Route("POST", "/api/v1/recording/stop", recording.stop, "Stop the screen recording", "recording",
-          uses_x=False, extra_errors=(409,),
-          success={"application/json": {"schema": recording.STOPPED}}),
-    Route("GET", "/api/v1/recording/{id}", recording.download, "Download a finished recording",
-          "recording", uses_x=False, not_found=True, extra_errors=(409,),
-          id_description="The id POST /api/v1/recording/start returned.",
-          id_pattern=recording.ID_PATTERN,
-          success={"video/mp4": {"schema": {"type": "string", "format": "binary"}},
-                   "video/webm": {"schema": {"type": "string", "format": "binary"}}},
-          description="The recording stays on the desktop until DELETE, or until the retention "
-                      "limits end it (DESKTOPD_RECORDING_MAX_AGE, DESKTOPD_RECORDING_MAX_BYTES); "
-                      "the 404 of a deleted one says why it went."),
-    Route("DELETE", "/api/v1/recording/{id}", recording.delete, "Delete a finished recording",
-          "recording", uses_x=False, not_found=True, extra_errors=(409,),
-          id_description="The id POST /api/v1/recording/start returned.",
-          id_pattern=recording.ID_PATTERN,
-          success={"application/json": {"schema": recording.DELETED}},
-          description="Removes the video and ffmpeg's log from the desktop (a client does this "
-                      "once it has the file); 409 while it is still recording."),
+    *RECORDING_ROUTES,
     *DEMONSTRATION_ROUTES,
-    Route("POST", "/api/v1/reset", with_body(reset.RESET_BODY, reset.reset, optional=True),
-          "Reset the desktop for a new episode", "system",
-          extra_errors=(409, 502),
-          success={"application/json": {"schema": reset.RESULT}},
-          description="Closes other applications' windows, releases held input, empties the "
-                      "clipboard, homes the pointer and (with a sidecar) gives the browser a fresh "
-                      "profile (a new browser context, or a new Chromium: isolation); answers when "
-                      "all that is done and the first URL is the front tab, with seconds per part."),
+    *RESET_ROUTES,
     Route("GET", "/api/v1/tree", with_query(models.TREE_QUERY, windows.tree),
           "Top-level windows in stacking order", "windows",
           success={"application/json": {"schema": {"anyOf": [TREE, I3_TREE]}}},

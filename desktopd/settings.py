@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from desktopd.backend import BACKENDS
 from desktopd.models import TREE_FORMATS
-from desktopd.recording import DEFAULT_RETENTION
+from desktopd.recording.recorder import DEFAULT_RETENTION
 from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
 from httpapi.daemon import is_loopback, server_problem, truthy
 from httpapi.deadlines import add_deadline_arguments, deadline_arguments, deadline_problem
@@ -69,7 +69,7 @@ class Settings:
     # Where POST /api/v1/recording/start writes its videos and ffmpeg's logs.
     recording_dir: str = field(default_factory=lambda: default_recording_dir())
     # Finished recordings are deleted this long after they stopped, and oldest first beyond this
-    # many bytes together (recording_retention.py); a client deletes its own after download.
+    # many bytes together (recording/retention.py); a client deletes its own after download.
     recording_max_age: float = DEFAULT_RETENTION.max_age_s
     recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
     # Which desktop desktopd drives (desktopd/backend.py): x11 (the display above) or sway (the

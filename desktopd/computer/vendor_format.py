@@ -13,7 +13,7 @@ from httpapi.declared import declared_in
 from httpapi.fields import Model, Tagged
 
 if TYPE_CHECKING:   # named in annotations only
-    from desktopd.settle_browser import Clicks
+    from desktopd.settle.browser import Clicks
     from desktopd.backend_service import BackendService
     from httpapi.routing import QueryHandler
 

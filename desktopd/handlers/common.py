@@ -6,7 +6,7 @@ from aiohttp import web
 
 from desktopd import app_keys
 from httpapi.bodies import json_body, optional_json_body, query
-from desktopd.settle import Settler
+from desktopd.settle.settler import Settler
 from desktopd.backend_service import BackendService
 
 __all__ = ["json_body", "optional_json_body", "query", "settler", "backend_service"]

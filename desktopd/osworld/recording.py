@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from desktopd.handlers.common import backend_service
-from desktopd.handlers.recording import recorder
+from desktopd.recording.handlers import recorder
 from httpapi.errors import ApiError
 
 FPS = 10

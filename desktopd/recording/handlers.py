@@ -11,11 +11,11 @@ from desktopd import app_keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Enum, Int, Model, Number, Str
 from desktopd.models import parse_region, region_problem
-from desktopd.recording import ScreenRecorder
+from desktopd.recording.recorder import ScreenRecorder
 from httpapi.errors import invalid
 
-from .common import backend_service
-from .screenshot import check_region
+from desktopd.handlers.common import backend_service
+from desktopd.handlers.screenshot import check_region
 
 MAX_SECONDS = 4 * 3600.0
 

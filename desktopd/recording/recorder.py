@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktopd.recording_retention import AGE, Retention, StoredRecording, expired, stored_recordings
+from desktopd.recording.retention import AGE, Retention, StoredRecording, expired, stored_recordings
 from httpapi.errors import ApiError, not_found
 
 CONTAINERS = {"h264": ("mp4", "video/mp4"), "vp9": ("webm", "video/webm")}
@@ -128,7 +128,7 @@ class Recording:
 
 class ScreenRecorder:
     """One per app: the current recording and the finished ones (by id, for download), which are
-    deleted on request (DELETE) or by the retention limits (recording_retention.py)."""
+    deleted on request (DELETE) or by the retention limits (retention.py)."""
 
     def __init__(self, display: str, directory: str, retention: Retention = DEFAULT_RETENTION) -> None:
         self.display = display

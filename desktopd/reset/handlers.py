@@ -1,4 +1,4 @@
-"""POST /api/v1/reset: the desktop back to a known state for the next episode (desktopd/reset.py)."""
+"""POST /api/v1/reset: the desktop back to a known state for the next episode (desktopd/reset/episode.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
-from desktopd.reset import SidecarClient, Timer, close_windows, focus_browser
+from desktopd.reset.episode import SidecarClient, Timer, close_windows, focus_browser
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
-from .common import backend_service
+from desktopd.handlers.common import backend_service
 from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from desktopd.changes import Rect
+from desktopd.settle.changes import Rect
 
 log = logging.getLogger(__name__)
 

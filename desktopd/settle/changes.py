@@ -1,5 +1,5 @@
 """Screen changes as a backend's compositor or X server reports them, and what a source of them
-offers the settle (desktopd/settle.py). X11 fills a ChangeLog from DAMAGE events
+offers the settle (desktopd/settle/settler.py). X11 fills a ChangeLog from DAMAGE events
 (desktopd/x11/damage.py), Sway from wlr-screencopy's damage (desktopd/sway/damage.py); the
 settle reads only this module's types, so neither backend learns of the other."""
 

@@ -1,6 +1,6 @@
 """Settling after an act: wait until the screen has stopped changing, on evidence.
 
-The evidence is the screen's damage as the backend's change source reports it (desktopd/changes.py:
+The evidence is the screen's damage as the backend's change source reports it (desktopd/settle/changes.py:
 the X server's DAMAGE for the root window, desktopd/x11/damage.py; on Sway the compositor's
 screencopy damage, desktopd/sway/damage.py; backend.change_source_opener picks it): the screen is
 settled once no change has been reported for a quiet window after the act (and after
@@ -8,7 +8,7 @@ every change since), and the wait ends anyway at a maximum while it still change
 Every vendor endpoint and POST /api/v1/step settle through ``Settler.settle``; the answer says
 how long it waited and why it stopped.
 
-After a left click the browser may have its say too (desktopd/settle_browser.py, the sidecar's
+After a left click the browser may have its say too (desktopd/settle/browser.py, the sidecar's
 POST /settle): its page ends a still screen's wait at once, or tells of reaction timers to
 wait for. A capture of a screen that reported no change since is given again (CaptureCache).
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
-from desktopd.settle_browser import BrowserEvidence, Clicks, Verdict
-from desktopd.changes import ChangeLog, ChangeSource, Rect, SourceOpener
+from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
+from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Screen changes on Sway for the settle (desktopd/settle.py): wlr-screencopy's damage.
+"""Screen changes on Sway for the settle (desktopd/settle/settler.py): wlr-screencopy's damage.
 
 A frame asked for with ``copy_with_damage`` (zwlr_screencopy_frame_v1 version 2) is copied only
 once the output has been redrawn since this client's previous frame, and comes with ``damage``
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from desktopd.changes import ChangeLog, Rect, ThreadedChangeSource
+from desktopd.settle.changes import ChangeLog, Rect, ThreadedChangeSource
 
 from .registry import MissingProtocol, Registry
 from .screencopy import (CAPTURE_OUTPUT_REGION, EV_BUFFER, EV_BUFFER_DONE, EV_DAMAGE, EV_FAILED, EV_READY,

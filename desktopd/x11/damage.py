@@ -14,13 +14,13 @@ import logging
 
 from Xlib.ext import damage as xdamage
 
-from desktopd.changes import ChangeLog, ThreadedChangeSource
+from desktopd.settle.changes import ChangeLog, ThreadedChangeSource
 
 from .connection import open_display
 from .errors import DisplayUnavailable, X11Error
 
 log = logging.getLogger(__name__)
-__all__ = ["ChangeLog", "DamageWatcher", "open_watcher"]   # ChangeLog lives in desktopd/changes.py
+__all__ = ["ChangeLog", "DamageWatcher", "open_watcher"]   # ChangeLog lives in desktopd/settle/changes.py
 
 
 class DamageWatcher(ThreadedChangeSource):

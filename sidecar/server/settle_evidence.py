@@ -1,4 +1,4 @@
-"""The browser's evidence for desktopd's settle (desktopd/settle.py): did the page in front take
+"""The browser's evidence for desktopd's settle (desktopd/settle/settler.py): did the page in front take
 an act's clicks in, and is there anything left for it to draw?
 
 desktopd settles on X damage: the screen is still once nothing was drawn for a quiet window. A

@@ -9,7 +9,7 @@ from typing import Any
 
 from PIL import Image
 
-from desktopd.settle import Settler
+from desktopd.settle.settler import Settler
 from desktopd.backend_service import BackendErrors
 
 KNOWN_KEYS = {"ctrl", "shift", "alt", "super", "Return", "BackSpace", "Tab", "plus", "F5",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktopd.recording_retention import AGE, SIZE, Retention, StoredRecording, expired
+from desktopd.recording.retention import AGE, SIZE, Retention, StoredRecording, expired
 
 
 def stored(rec_id: str, size: int, changed: float) -> StoredRecording:

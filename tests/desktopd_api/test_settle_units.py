@@ -7,8 +7,8 @@ import asyncio
 import time
 
 from desktopd.computer.vendor_format import server_side
-from desktopd.settle import FRAME_QUIET_S, CaptureCache, Mark, Settler, SettleSpec, wait_quiet
-from desktopd.settle_browser import Clicks, Verdict, tablet_clicks
+from desktopd.settle.settler import FRAME_QUIET_S, CaptureCache, Mark, Settler, SettleSpec, wait_quiet
+from desktopd.settle.browser import Clicks, Verdict, tablet_clicks
 from desktopd.x11.damage import ChangeLog
 from desktopd_contract.formats import FORMATS
 
@@ -128,7 +128,7 @@ async def test_a_watcher_whose_reader_stopped_is_replaced_at_the_next_act():
     await settler.close()
 
 
-# -- the browser's verdict on a click (desktopd/settle_browser.py) ------------------------------
+# -- the browser's verdict on a click (desktopd/settle/browser.py) ------------------------------
 
 def verdict_after(delay: float, verdict: Verdict) -> asyncio.Future[Verdict]:
     async def answer() -> Verdict:

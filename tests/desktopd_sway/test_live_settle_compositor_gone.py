@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from desktopd.backend import change_source_opener
-from desktopd.settle import SettleSpec, Settler
+from desktopd.settle.settler import SettleSpec, Settler
 
 from .conftest import Sway
 

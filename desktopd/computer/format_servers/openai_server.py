@@ -17,8 +17,8 @@ from aiohttp import web
 from httpapi.routing import with_query
 
 from desktopd.handlers.common import json_body, settler, backend_service
-from desktopd.settle import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
-from desktopd.settle_browser import Clicks
+from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle.browser import Clicks
 from desktopd.x11 import keynames
 from desktopd.backend_service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject

@@ -19,7 +19,7 @@ binaries=("$unpacked"/imageio_ffmpeg/binaries/ffmpeg-linux-*)
 [ ${#binaries[@]} -eq 1 ] && [ -f "${binaries[0]}" ] || { echo "no single ffmpeg binary in the wheel: ${binaries[*]}" >&2; exit 1; }
 install -m 0755 "${binaries[0]}" "$target/ffmpeg"
 rm -rf "$unpacked"
-# What desktopd/recording.py runs must be in it: a build without it fails here, not at the first
+# What desktopd/recording/recorder.py runs must be in it: a build without it fails here, not at the first
 # recording.
 devices=$("$target/ffmpeg" -hide_banner -devices 2>/dev/null)
 grep -q ' x11grab ' <<<"$devices" || { echo "ffmpeg lacks the x11grab device" >&2; exit 1; }
