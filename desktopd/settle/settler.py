@@ -31,7 +31,6 @@ from typing import Any, TypeVar, cast
 from httpapi.fields import F, Bool, Number
 from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
 from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
-from desktopd.x11.damage import open_watcher
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -311,7 +310,7 @@ class Settler:
     """desktopd's one change source (a damage watcher), (re)opened on demand: a display that went away and came
     back is watched again at the next act."""
 
-    def __init__(self, display: str, opener: SourceOpener = open_watcher,
+    def __init__(self, display: str, opener: SourceOpener,
                  browser: BrowserEvidence | None = None) -> None:
         self.display = display
         self._open = opener
