@@ -21,12 +21,16 @@ Q = TypeVar("Q", bound=Mapping[str, object])
 class QueryHandler(Generic[Q]):
     """A handler given its query already parsed by the model that documents it: the route takes
     the model from here (named once), and the handler never reads request.query itself."""
-    params: Typed[Q]
+    model: Model
     handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]]
 
     def bound(self) -> Handler:
+        model = self.model
+
         async def parsed(request: web.Request) -> web.StreamResponse:
-            return await self.handle(request, query(request, self.params))
+            # Q is the model's TypedDict (with_query's overloads pair them; tests/security checks
+            # the TypedDict against the model) or dict[str, Any].
+            return await self.handle(request, cast(Q, query(request, model)))
         return parsed
 
 
@@ -40,14 +44,17 @@ class BodyHandler(Generic[Q]):
 
     def bound(self) -> Handler:
         spec = self.spec
+        # Q: as in QueryHandler. The reader is chosen once, not per request.
+        if self.optional and isinstance(spec, Model):     # with_body admits no other optional spec
+            model = spec
 
-        async def parsed(request: web.Request) -> web.StreamResponse:
-            body = (await optional_json_body(request, spec) if isinstance(spec, Model) and self.optional
-                    else await json_body(request, spec))
-            # Q is the model's TypedDict (with_body's overloads pair them; tests/security checks
-            # the TypedDict against the model) or dict[str, Any].
-            return await self.handle(request, cast(Q, body))
-        return parsed
+            async def optional(request: web.Request) -> web.StreamResponse:
+                return await self.handle(request, cast(Q, await optional_json_body(request, model)))
+            return optional
+
+        async def required(request: web.Request) -> web.StreamResponse:
+            return await self.handle(request, cast(Q, await json_body(request, spec)))
+        return required
 
     @property
     def documented(self) -> Spec | None:
@@ -86,7 +93,7 @@ def with_query(model: Typed[Q] | Model, handle: Callable[[web.Request, Any], Awa
                ) -> QueryHandler[Any]:
     """``handle(request, params)`` with params the model's validation of the query string (the
     model's TypedDict when it has one)."""
-    return QueryHandler(model if isinstance(model, Typed) else Typed(model, dict), handle)
+    return QueryHandler(model.model if isinstance(model, Typed) else model, handle)
 
 
 class ErrorOptions(TypedDict, total=False):
@@ -131,9 +138,9 @@ class Route:
 
     def __post_init__(self) -> None:
         if isinstance(self.handler, QueryHandler):
-            if self.query is not None and self.query is not self.handler.params.model:
+            if self.query is not None and self.query is not self.handler.model:
                 raise ValueError(f"{self.key}: the query model is its handler's (with_query)")
-            object.__setattr__(self, "query", self.handler.params.model)
+            object.__setattr__(self, "query", self.handler.model)
         if isinstance(self.handler, BodyHandler):
             if self.body is not None or self.body_optional:
                 raise ValueError(f"{self.key}: the body model is its handler's (with_body)")

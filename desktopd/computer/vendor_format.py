@@ -59,7 +59,7 @@ class Endpoint:
 
     @property
     def query(self) -> Model:
-        return self.handler.params.model
+        return self.handler.model
 
 
 @dataclass(frozen=True)

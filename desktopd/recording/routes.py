@@ -8,8 +8,7 @@ from . import handlers
 
 ROUTES: list[Route] = [
     Route("POST", "/api/v1/recording/start", with_body(handlers.START_BODY, handlers.start, optional=True),
-          "Start a screen recording (ffmpeg)",
-          "recording", extra_errors=(409, 501, 502),
+          "Start a screen recording (ffmpeg)", "recording", extra_errors=(409, 501, 502),
           success={"application/json": {"schema": handlers.RECORDING}},
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),

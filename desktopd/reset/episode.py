@@ -61,7 +61,6 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
             "kept": [w["id"] for w in desk.windows()]}
 
 
-
 def focus_browser(desk: Backend, pid: object) -> int | None:
     """On the X thread: the browser's top window gets the keyboard, as a person's would have it.
     A reset in a new browser context opens a new window and closes the old one, and a window
