@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import socket
 import time
 
 import pytest
@@ -13,7 +14,7 @@ import requests
 from PIL import Image
 from websockets.sync.client import connect
 
-from .support import Desktop, NotReady, remove, start_desktop, vnc_login, wait_exit
+from .support import Desktop, NotReady, recv_exact, remove, start_desktop, vnc_login, wait_exit
 
 XFCE_CLASSES = ("xfce4-panel", "xfdesktop")
 
@@ -133,6 +134,33 @@ def test_vnc_speaks_rfb_38_and_checks_the_password(desktop: Desktop) -> None:
     version, accepted, size = vnc_login(desktop, desktop.vnc_password)
     assert accepted, f"the right VNC password was refused: {size!r}"
     assert size == (1920).to_bytes(2, "big") + (1080).to_bytes(2, "big")
+
+
+def x11vnc_processes(desktop: Desktop) -> list[str]:
+    _code, listing = desktop.exec_in("ps", "-eo", "args")
+    return [line for line in listing.splitlines() if line.startswith("x11vnc ")]
+
+
+def x11vnc_count_once_settled(desktop: Desktop, expected: int, timeout: float = 30) -> int:
+    """How many x11vnc run once they reached `expected` or `timeout` passed (bounded poll: a
+    viewer's x11vnc notices its connection closed on its next poll of the socket)."""
+    deadline = time.monotonic() + timeout
+    while len(running := x11vnc_processes(desktop)) != expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return len(running)
+
+
+def test_x11vnc_runs_per_viewer_and_ends_when_its_viewer_leaves(desktop: Desktop) -> None:
+    """An unwatched desktop holds only a listener on the VNC port (memory); two viewers at once
+    each get the screen, and each one's x11vnc ends with its connection."""
+    assert x11vnc_count_once_settled(desktop, 0) == 0
+    with socket.create_connection(("127.0.0.1", desktop.ports[5900]), timeout=15) as first:
+        assert recv_exact(first, 12) == b"RFB 003.008\n"
+        version, accepted, size = vnc_login(desktop, desktop.vnc_password)   # a second viewer meanwhile
+        assert (version, accepted) == (b"RFB 003.008\n", True), size
+        assert size == (1920).to_bytes(2, "big") + (1080).to_bytes(2, "big")
+        assert x11vnc_count_once_settled(desktop, 1) == 1, "the second viewer's x11vnc did not end with it"
+    assert x11vnc_count_once_settled(desktop, 0) == 0, "the first viewer's x11vnc did not end with it"
 
 
 def test_generated_secrets_are_printed_and_enforced_when_none_given(images: dict[str, str]) -> None:
