@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
+from desktopd.backend.protocol import POINTER_SOURCE_SCHEMA, Backend
 from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
 from desktopd.computer.vendor_format import server_side
 from desktopd.handlers.common import settler, backend_service

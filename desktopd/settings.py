@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.backend import BACKENDS
+from desktopd.backend.protocol import BACKENDS
 from desktopd.models import TREE_FORMATS
 from desktopd.recording.recorder import DEFAULT_RETENTION
 from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
@@ -72,7 +72,7 @@ class Settings:
     # many bytes together (recording/retention.py); a client deletes its own after download.
     recording_max_age: float = DEFAULT_RETENTION.max_age_s
     recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
-    # Which desktop desktopd drives (desktopd/backend.py): x11 (the display above) or sway (the
+    # Which desktop desktopd drives (desktopd/backend/protocol.py): x11 (the display above) or sway (the
     # Wayland socket below, and Sway's IPC socket from SWAYSOCK or XDG_RUNTIME_DIR).
     backend: str = "x11"
     wayland_display: str = "wayland-1"

@@ -7,7 +7,7 @@ from aiohttp import web
 from desktopd import app_keys
 from httpapi.bodies import json_body, optional_json_body, query
 from desktopd.settle.settler import Settler
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 
 __all__ = ["json_body", "optional_json_body", "query", "settler", "backend_service"]
 

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from desktopd import imaging
 from desktopd.models import parse_region
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from httpapi.errors import invalid
 
 from .common import backend_service

@@ -20,7 +20,7 @@ from desktopd.computer.vendor_format import server_side
 from desktopd.handlers.common import settler, backend_service
 from desktopd.settle.settler import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.settle.browser import Clicks
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from desktopd_contract.formats import FORMATS
 from httpapi.errors import ApiError
 from httpapi.fields import F, Int, Model, Str

@@ -11,7 +11,7 @@ from PIL import Image
 from desktopd.handlers.screenshot import check_region
 from desktopd.handlers.windows import window_id
 from desktopd.models import parse_region
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from httpapi.errors import ApiError, invalid
 
 from .text import Box

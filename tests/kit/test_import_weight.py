@@ -11,7 +11,7 @@ import sys
 import pytest
 
 SERVER_SIDE = ("desktopd.computer.format_servers", "desktopd.computer.steps", "desktopd.computer.display",
-               "desktopd.handlers", "desktopd.input", "desktopd.x11", "desktopd.settle", "desktopd.backend_service",
+               "desktopd.handlers", "desktopd.input", "desktopd.x11", "desktopd.settle", "desktopd.backend.service",
                "desktopd.models", "Xlib", "aiohttp", "PIL")
 
 

@@ -20,7 +20,7 @@ from desktopd.handlers.common import json_body, settler, backend_service
 from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks
 from desktopd.x11 import keynames
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
 from httpapi.fields import F, ListOf, Model, Str
 
