@@ -12,8 +12,8 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.accessibility.context import accessibility_context
-from desktopd.handlers.health import WindowManagerReady
-from desktopd.handlers.openapi import build_openapi
+from desktopd.meta.health import WindowManagerReady
+from desktopd.meta.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.demonstration.session import Demonstrations

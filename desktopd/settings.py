@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from desktopd.backend.protocol import BACKENDS
-from desktopd.models import TREE_FORMATS
+from desktopd.windows.models import TREE_FORMATS
 from desktopd.recording.recorder import DEFAULT_RETENTION
 from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
 from httpapi.daemon import is_loopback, server_problem, truthy
@@ -61,7 +61,7 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (httpapi/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
-    # GET /api/v1/tree's format when the request names none: desktopd or i3 (i3tree.py).
+    # GET /api/v1/tree's format when the request names none: desktopd or i3 (desktopd/windows/i3tree.py).
     tree_format: str = "desktopd"
     # Seconds a client has for a request's headers and its body (httpapi/deadlines.py).
     header_deadline: float = 10.0

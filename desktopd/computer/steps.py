@@ -9,7 +9,7 @@ from typing import Any
 
 from desktopd.input.keystrokes import parse_combos, press_combos, hold_keys, run_text
 from desktopd.input.pointer_events import check_key_names, run_pointer_events
-from desktopd.models import POINTER_EVENT
+from desktopd.input.models import POINTER_EVENT
 from desktopd.backend.service import BackendService
 
 # Each wheel click scrolls a few lines; a drag made of many small moves reads as a drag to

@@ -15,7 +15,7 @@ import math
 import time
 from typing import Any
 
-from desktopd.models import POINTER_BATCH, POINTER_EVENT
+from desktopd.input.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid
 from desktopd.backend.protocol import Backend
 from desktopd.backend.service import BackendService

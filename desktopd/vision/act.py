@@ -17,7 +17,7 @@ from aiohttp import web
 from desktopd import app_keys
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import settler, backend_service
+from desktopd.app_keys import settler, backend_service
 from desktopd.settle.settler import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.settle.browser import Clicks
 from desktopd.backend.service import BackendService

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.computer import steps
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from desktopd.input.pointer_events import button_number
 from desktopd.backend.service import BackendService
 from httpapi.errors import ApiError

@@ -13,12 +13,12 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import imaging
-from desktopd.models import parse_region
+from desktopd.screen import imaging
+from desktopd.screen.models import parse_region
 from desktopd.backend.service import BackendService
 from httpapi.errors import invalid
 
-from .common import backend_service
+from desktopd.app_keys import backend_service
 
 
 def check_region(region: tuple[int, int, int, int], size: tuple[int, int]) -> None:
