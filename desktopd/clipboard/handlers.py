@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd.clipboard.models import CLIPBOARD_BODY
-from httpapi.errors import invalid, read_body
-
 from desktopd.app_keys import backend_service
+from desktopd.clipboard.models import CLIPBOARD_BODY
 from httpapi.bodies import json_body
+from httpapi.errors import invalid, read_body
 
 
 async def get_clipboard(request: web.Request) -> web.Response:

@@ -16,7 +16,6 @@ from desktopd.execute.models import ExecuteBody
 from httpapi.errors import invalid
 
 
-
 def argv_of(command: list[str] | str, shell: bool | None) -> list[str]:
     """The argv a command runs as: a list as it is, a string split like a shell (shell=false) or
     run by /bin/sh -c."""

@@ -9,7 +9,6 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import __version__, app_keys
-
 from desktopd.app_keys import backend_service
 
 
