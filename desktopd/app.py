@@ -12,8 +12,8 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.accessibility.context import accessibility_context
-from desktopd.handlers.health import WindowManagerReady
-from desktopd.handlers.openapi import build_openapi
+from desktopd.meta.health import WindowManagerReady
+from desktopd.meta.openapi import build_openapi
 from desktopd.osworld.app import osworld_context
 from desktopd.routes import ROUTES, setup_routes
 from desktopd.demonstration.session import Demonstrations
@@ -28,8 +28,8 @@ from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
 from httpapi.routing import concurrency_limits, public_paths, text_bodies
-from desktopd.backend import backend_errors, change_source_opener, open_backend
-from desktopd.backend_service import BackendErrors, BackendService, real_x_errors
+from desktopd.backend.protocol import backend_errors, change_source_opener, open_backend
+from desktopd.backend.service import BackendErrors, BackendService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
 MAX_BODY_BYTES = 16 << 20

@@ -8,8 +8,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktopd.backend import BACKENDS
-from desktopd.models import TREE_FORMATS
+from desktopd.backend.protocol import BACKENDS
+from desktopd.windows.models import TREE_FORMATS
 from desktopd.recording.recorder import DEFAULT_RETENTION
 from desktopd.vision.model_config import NO_MODELS, ModelConfigError, VisionModels, load_models
 from httpapi.daemon import is_loopback, server_problem, truthy
@@ -61,7 +61,7 @@ class Settings:
     # Extra Host names and page Origins the browser guard accepts (httpapi/guard.py).
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
-    # GET /api/v1/tree's format when the request names none: desktopd or i3 (i3tree.py).
+    # GET /api/v1/tree's format when the request names none: desktopd or i3 (desktopd/windows/i3tree.py).
     tree_format: str = "desktopd"
     # Seconds a client has for a request's headers and its body (httpapi/deadlines.py).
     header_deadline: float = 10.0
@@ -72,7 +72,7 @@ class Settings:
     # many bytes together (recording/retention.py); a client deletes its own after download.
     recording_max_age: float = DEFAULT_RETENTION.max_age_s
     recording_max_bytes: int = DEFAULT_RETENTION.max_bytes
-    # Which desktop desktopd drives (desktopd/backend.py): x11 (the display above) or sway (the
+    # Which desktop desktopd drives (desktopd/backend/protocol.py): x11 (the display above) or sway (the
     # Wayland socket below, and Sway's IPC socket from SWAYSOCK or XDG_RUNTIME_DIR).
     backend: str = "x11"
     wayland_display: str = "wayland-1"

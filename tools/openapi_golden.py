@@ -20,7 +20,7 @@ GOLDEN = ROOT / "tests" / "architecture" / "golden" / "openapi.json"
 
 def documents_text() -> str:
     sys.path.insert(0, str(ROOT))
-    from desktopd.handlers.openapi import build_openapi
+    from desktopd.meta.openapi import build_openapi
     from desktopd.routes import ROUTES
     from sidecar.server.routes import OPENAPI_BODY
     documents = {"desktopd": build_openapi(ROUTES), "sidecar": json.loads(OPENAPI_BODY)}

@@ -12,7 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable

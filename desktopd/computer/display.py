@@ -18,7 +18,7 @@ from PIL import Image
 from httpapi.fields import F, Bool, Int
 from httpapi.errors import invalid
 from desktopd.x11 import encode as x11_encode
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 
 MAX_SIDE = 16384
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from desktopd.input.keystrokes import parse_combos, press_combos, hold_keys, run_text
 from desktopd.input.pointer_events import check_key_names, run_pointer_events
-from desktopd.models import POINTER_EVENT
-from desktopd.backend_service import BackendService
+from desktopd.input.models import POINTER_EVENT
+from desktopd.backend.service import BackendService
 
 # Each wheel click scrolls a few lines; a drag made of many small moves reads as a drag to
 # applications (not a jump), like /api/v1/tablet's instant drags.

@@ -14,7 +14,7 @@ from httpapi.fields import Model, Tagged
 
 if TYPE_CHECKING:   # named in annotations only
     from desktopd.settle.browser import Clicks
-    from desktopd.backend_service import BackendService
+    from desktopd.backend.service import BackendService
     from httpapi.routing import QueryHandler
 
     from .display import Display

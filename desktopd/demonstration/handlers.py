@@ -10,7 +10,7 @@ from typing import TypedDict
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Int, Model, Number
 

@@ -1,3 +1,4 @@
-"""The input layer: pointer events and keystrokes run on the X thread, with held buttons and
-keys released on failure. HTTP handlers, /step and the computer-use formats all drive input
-through it; nothing here knows about requests."""
+"""Input: the pointer and keyboard routes (handlers.py, models.py, routes.py) over the input layer.
+The layer (pointer_events.py, keystrokes.py) runs pointer events and keystrokes on the X thread,
+with held buttons and keys released on failure; the routes, /step and the computer-use formats all
+drive input through it, and it knows nothing about requests."""

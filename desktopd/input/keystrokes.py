@@ -12,8 +12,8 @@ import asyncio
 from typing import Any
 
 from httpapi.errors import invalid
-from desktopd.backend import Backend
-from desktopd.backend_service import BackendService
+from desktopd.backend.protocol import Backend
+from desktopd.backend.service import BackendService
 
 from .pointer_events import check_key_names
 

@@ -15,10 +15,10 @@ import math
 import time
 from typing import Any
 
-from desktopd.models import POINTER_BATCH, POINTER_EVENT
+from desktopd.input.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid
-from desktopd.backend import Backend
-from desktopd.backend_service import BackendService
+from desktopd.backend.protocol import Backend
+from desktopd.backend.service import BackendService
 
 BUTTON_NUMBERS = {"left": 1, "middle": 2, "right": 3}
 STEP_INTERVAL_S = 0.01   # a drag moves the pointer about every 10 ms ...

@@ -16,8 +16,8 @@ import logging
 import shutil
 from typing import Any
 
-from desktopd import processes
-from desktopd.handlers.execute import environment
+from desktopd.execute import processes
+from desktopd.execute.handlers import environment
 from desktopd.settings import Settings
 from httpapi.errors import ApiError
 

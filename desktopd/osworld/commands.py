@@ -1,5 +1,5 @@
 """/execute, /setup/execute, /setup/launch, /run_python and /run_bash_script: OSWorld's shapes over
-desktopd's process runner (desktopd/processes.py), in the desktop session (DISPLAY set)."""
+desktopd's process runner (desktopd/execute/processes.py), in the desktop session (DISPLAY set)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import app_keys, processes
-from desktopd.handlers.execute import argv_of, environment
-from desktopd.models import DEFAULT_OUTPUT_CAP
+from desktopd import app_keys
+from desktopd.execute import processes
+from desktopd.execute.handlers import argv_of, environment
+from desktopd.execute.models import DEFAULT_OUTPUT_CAP
 from httpapi.errors import invalid
 from httpapi.fields import AnyOf, Bool, F, Int, ListOf, Model, Str
 

@@ -11,8 +11,9 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_request import FileField
 
-from desktopd import app_keys, processes
-from desktopd.handlers.execute import environment
+from desktopd import app_keys
+from desktopd.execute import processes
+from desktopd.execute.handlers import environment
 from httpapi.errors import ApiError, invalid, not_found
 from httpapi.fields import F, Model, Str
 

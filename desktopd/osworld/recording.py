@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from desktopd.recording.handlers import recorder
 from httpapi.errors import ApiError
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.handlers.openapi import ERROR_TEXT, build_openapi
+from desktopd.meta.openapi import ERROR_TEXT, build_openapi
 from httpapi.routing import Route, register
 
 from . import commands, files, recording, screen, windows

@@ -9,10 +9,11 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import app_keys, imaging
+from desktopd import app_keys
+from desktopd.screen import imaging
 from desktopd.accessibility.bus import BusUnavailable
 from desktopd.accessibility.service import TreeQuery
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from httpapi.errors import not_found, unavailable
 from httpapi.fields import F, Model, Str
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import app_keys, processes
-from desktopd.handlers.common import backend_service
-from desktopd.handlers.execute import environment
+from desktopd import app_keys
+from desktopd.execute import processes
+from desktopd.app_keys import backend_service
+from desktopd.execute.handlers import environment
 from httpapi.errors import ApiError, not_found
 from httpapi.fields import Bool, F, Model, Number, Str
 

@@ -10,12 +10,12 @@ from aiohttp import web
 from desktopd import app_keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Enum, Int, Model, Number, Str
-from desktopd.models import parse_region, region_problem
+from desktopd.screen.models import parse_region, region_problem
 from desktopd.recording.recorder import ScreenRecorder
 from httpapi.errors import invalid
 
-from desktopd.handlers.common import backend_service
-from desktopd.handlers.screenshot import check_region
+from desktopd.app_keys import backend_service
+from desktopd.screen.handlers import check_region
 
 MAX_SECONDS = 4 * 3600.0
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import aiohttp
 
-from desktopd.backend import Backend
+from desktopd.backend.protocol import Backend
 from httpapi.errors import ApiError
 
 # WM_CLASS names (instance or class, case-insensitive) of the browsers' windows (the sidecar

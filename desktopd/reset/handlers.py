@@ -11,13 +11,13 @@ from aiohttp import web
 from desktopd import app_keys
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
-from desktopd.models import coord
+from desktopd.input.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
 from desktopd.reset.episode import SidecarClient, Timer, close_windows, focus_browser
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
 
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.

@@ -1,5 +1,5 @@
 """``SwayDesktop``: the Sway backend's one object, with the X11 ``Desktop``'s methods
-(desktopd/backend.py names them). Call every method from ``executor`` (one thread, in order).
+(desktopd/backend/protocol.py names them). Call every method from ``executor`` (one thread, in order).
 
 Connections (the Wayland socket, Sway's IPC socket, the clipboard's own Wayland connection) are
 opened lazily on that thread; a compositor that went away drops them all and raises
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
-from desktopd.backend import POINTER_SOURCES, Region, check_region, check_typing
+from desktopd.backend.protocol import POINTER_SOURCES, Region, check_region, check_typing
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
 
 from .clipboard import Clipboard

@@ -17,10 +17,10 @@ from aiohttp import web
 from desktopd import app_keys
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import settler, backend_service
+from desktopd.app_keys import settler, backend_service
 from desktopd.settle.settler import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
 from desktopd.settle.browser import Clicks
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from desktopd_contract.formats import FORMATS
 from httpapi.errors import ApiError
 from httpapi.fields import F, Int, Model, Str

@@ -8,10 +8,10 @@ from typing import Any
 
 from PIL import Image
 
-from desktopd.handlers.screenshot import check_region
-from desktopd.handlers.windows import window_id
-from desktopd.models import parse_region
-from desktopd.backend_service import BackendService
+from desktopd.screen.handlers import check_region
+from desktopd.windows.handlers import window_id
+from desktopd.screen.models import parse_region
+from desktopd.backend.service import BackendService
 from httpapi.errors import ApiError, invalid
 
 from .text import Box

@@ -9,9 +9,9 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.computer import steps
-from desktopd.handlers.common import backend_service
+from desktopd.app_keys import backend_service
 from desktopd.input.pointer_events import button_number
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from httpapi.errors import ApiError
 
 from .capture import Capture, capture

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from desktopd.models import BUTTONS, region_problem
+from desktopd.input.models import BUTTONS
+from desktopd.screen.models import region_problem
 from httpapi.bodies import Typed
 from httpapi.fields import Bool, Enum, F, Int, Model, Number, Str
 

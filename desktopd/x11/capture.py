@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from PIL import Image
 from Xlib import X
 
-from desktopd.backend import Region, check_region
+from desktopd.backend.protocol import Region, check_region
 
 from .errors import DisplayUnavailable, X11Error
 from .shm import ShmCapturer, ShmConnectionLost, ShmUnavailable

@@ -20,7 +20,7 @@ from PIL import Image
 from Xlib import error as xerror
 from Xlib import display as xdisplay  # for annotations
 
-from desktopd.backend import check_typing
+from desktopd.backend.protocol import check_typing
 
 from .capture import Capturer, Region
 from .clipboard import Clipboard

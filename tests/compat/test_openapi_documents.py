@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from desktopd.handlers.openapi import build_openapi as desktopd_openapi
+from desktopd.meta.openapi import build_openapi as desktopd_openapi
 from desktopd.osworld.routes import osworld_openapi
 from desktopd.routes import ROUTES as DESKTOPD_ROUTES
 from httpapi.openapi import build_openapi, operation_id

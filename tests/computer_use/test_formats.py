@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from desktopd.computer.vendor_format import FormatServer, server_side
-from desktopd.handlers.openapi import build_openapi
-from desktopd.harness_step import ACTS, STEP_BODY
+from desktopd.meta.openapi import build_openapi
+from desktopd.step.models import ACTS, STEP_BODY
 from desktopd.routes import ROUTES
 from desktopd_contract.formats import FORMATS
 from desktopd_contract.vendor_format import COMPUTER_PATH

@@ -10,7 +10,7 @@ from typing import Any
 from PIL import Image
 
 from desktopd.settle.settler import Settler
-from desktopd.backend_service import BackendErrors
+from desktopd.backend.service import BackendErrors
 
 KNOWN_KEYS = {"ctrl", "shift", "alt", "super", "Return", "BackSpace", "Tab", "plus", "F5",
               "KP_Enter", "Escape", *"abcdefghijklmnopqrstuvwxyz0123456789"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktopd.app import init_app
-from desktopd.backend import Unsupported
+from desktopd.backend.protocol import Unsupported
 from desktopd.settings import Settings, SettingsError, parse_settings
 
 from .fake_desktop import FAKE_ERRORS, FakeDesktop, unwatched_settler

@@ -10,7 +10,7 @@ from typing import TypedDict
 import pytest
 from aiohttp import web
 
-from desktopd.handlers.openapi import build_openapi
+from desktopd.meta.openapi import build_openapi
 from desktopd.routes import ROUTES
 from httpapi.bodies import Typed
 from httpapi.fields import F, Int, Model, Str

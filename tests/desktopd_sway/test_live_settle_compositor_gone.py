@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from desktopd.backend import change_source_opener
+from desktopd.backend.protocol import change_source_opener
 from desktopd.settle.settler import SettleSpec, Settler
 
 from .conftest import Sway

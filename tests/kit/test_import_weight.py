@@ -11,8 +11,8 @@ import sys
 import pytest
 
 SERVER_SIDE = ("desktopd.computer.format_servers", "desktopd.computer.steps", "desktopd.computer.display",
-               "desktopd.handlers", "desktopd.input", "desktopd.x11", "desktopd.settle", "desktopd.backend_service",
-               "desktopd.models", "Xlib", "aiohttp", "PIL")
+               "desktopd.app_keys", "desktopd.screen", "desktopd.input", "desktopd.step", "desktopd.x11",
+               "desktopd.settle", "desktopd.backend", "Xlib", "aiohttp", "PIL")
 
 
 @pytest.mark.parametrize("module", ["desktopd_kit", "desktopd_kit.actions", "desktopd_kit.env"])

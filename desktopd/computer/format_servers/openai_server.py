@@ -16,11 +16,12 @@ from aiohttp import web
 
 from httpapi.routing import with_query
 
-from desktopd.handlers.common import json_body, settler, backend_service
+from desktopd.app_keys import settler, backend_service
+from httpapi.bodies import json_body
 from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks
 from desktopd.x11 import keynames
-from desktopd.backend_service import BackendService
+from desktopd.backend.service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
 from httpapi.fields import F, ListOf, Model, Str
 

@@ -9,8 +9,7 @@ from typing import Any
 from aiohttp import web
 
 from desktopd import __version__, app_keys
-
-from .common import backend_service
+from desktopd.app_keys import backend_service
 
 
 @dataclass

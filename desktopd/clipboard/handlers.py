@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from desktopd.models import CLIPBOARD_BODY
+from desktopd.app_keys import backend_service
+from desktopd.clipboard.models import CLIPBOARD_BODY
+from httpapi.bodies import json_body
 from httpapi.errors import invalid, read_body
-
-from .common import json_body, backend_service
 
 
 async def get_clipboard(request: web.Request) -> web.Response:

@@ -5,15 +5,11 @@ from __future__ import annotations
 from aiohttp import web
 
 from desktopd import app_keys
-from desktopd.i3tree import i3_tree
-from desktopd.models import EMPTY_BODY, WINDOW_MOVE_BODY, WINDOW_RESIZE_BODY, TreeQuery
+from desktopd.app_keys import backend_service
+from desktopd.windows.i3tree import i3_tree
+from desktopd.windows.models import ACTION_BODIES, TreeQuery
+from httpapi.bodies import optional_json_body
 from httpapi.errors import invalid
-
-from .common import optional_json_body, backend_service
-
-ACTION_BODIES = {"focus": EMPTY_BODY, "close": EMPTY_BODY, "minimize": EMPTY_BODY,
-                 "maximize": EMPTY_BODY, "restore": EMPTY_BODY, "move": WINDOW_MOVE_BODY,
-                 "resize": WINDOW_RESIZE_BODY}
 
 
 def window_id(raw: str) -> int:

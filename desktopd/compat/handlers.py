@@ -7,8 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-
-from .common import backend_service
+from desktopd.app_keys import backend_service
 from desktopd.input.keystrokes import run_key_events
 from desktopd.input.pointer_events import check_key_names, check_on_screen, run_pointer_events
 

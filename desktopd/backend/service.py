@@ -1,4 +1,4 @@
-"""The HTTP layer's one door to the desktop backend (desktopd/backend.py: X11 or Sway).
+"""The HTTP layer's one door to the desktop backend (desktopd/backend/protocol.py: X11 or Sway).
 
 Every X call runs on the Desktop's single-thread executor (Xlib is not thread-safe; one worker
 also keeps input events in order), reconnects first when the display went away, and turns the X
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from desktopd.backend import BackendErrors, Unsupported, backend_errors
+from desktopd.backend.protocol import BackendErrors, Unsupported, backend_errors
 from httpapi.bounded import within
 from httpapi.errors import ApiError, invalid, not_found, unavailable
 

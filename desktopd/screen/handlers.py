@@ -13,12 +13,11 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd import imaging
-from desktopd.models import parse_region
-from desktopd.backend_service import BackendService
+from desktopd.app_keys import backend_service
+from desktopd.backend.service import BackendService
+from desktopd.screen import imaging
+from desktopd.screen.models import parse_region
 from httpapi.errors import invalid
-
-from .common import backend_service
 
 
 def check_region(region: tuple[int, int, int, int], size: tuple[int, int]) -> None:

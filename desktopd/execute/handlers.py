@@ -10,10 +10,10 @@ import shlex
 
 from aiohttp import web
 
-from desktopd import app_keys, processes
-from desktopd.models import ExecuteBody
+from desktopd import app_keys
+from desktopd.execute import processes
+from desktopd.execute.models import ExecuteBody
 from httpapi.errors import invalid
-
 
 
 def argv_of(command: list[str] | str, shell: bool | None) -> list[str]:

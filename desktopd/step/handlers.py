@@ -13,59 +13,16 @@ from typing import Any
 
 from aiohttp import web
 
-from desktopd.backend import POINTER_SOURCE_SCHEMA, Backend
-from desktopd.computer.display import DISPLAY_FIELDS, display_of, display_pair
+from desktopd.backend.protocol import Backend
+from desktopd.computer.display import display_of
 from desktopd.computer.vendor_format import server_side
-from desktopd.handlers.common import settler, backend_service
-from desktopd.handlers.screenshot import take
+from desktopd.app_keys import settler, backend_service
+from desktopd.screen.handlers import take
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
-from desktopd.models import KEYBOARD_BODY, POINTER_BODY, SCREENSHOT_QUERY
-from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle.settler import SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks, tablet_clicks
 from desktopd_contract.formats import FORMATS
-from httpapi.fields import Bool, F, Model
-
-ACTS = (*FORMATS, "tablet", "keyboard")
-
-
-def _one_act(body: dict[str, Any]) -> tuple[str, str] | None:
-    given = [name for name in ACTS if body[name] is not None]
-    if len(given) > 1:
-        return given[1], f"give at most one of {', '.join(ACTS)}"
-    return display_pair(body)
-
-
-STEP_BODY = Model("StepRequest", [
-    *(F(name, fmt.action, description=fmt.step_description) for name, fmt in FORMATS.items()),
-    F("tablet", POINTER_BODY, description="A POST /api/v1/tablet body to run."),
-    F("keyboard", KEYBOARD_BODY, description="A POST /api/v1/keyboard body to run."),
-    *DISPLAY_FIELDS,
-    *SETTLE_FIELDS,
-    F("screenshot", SCREENSHOT_QUERY,
-      description="The image to return after the settle, as GET /api/v1/screenshot's query "
-                  "(e.g. {\"format\": \"jpeg\", \"max_width\": 1280}); omitted: no image."),
-    F("windows", Bool(), default=False, description="Return the top-level windows as /tree does."),
-    F("pointer", Bool(), default=True, description="Return the pointer position."),
-], check=_one_act, description="At most one act; without one, the step only observes (and "
-                               "settles from the request's arrival).")
-
-RESULT = {"type": "object", "required": ["settled"], "properties": {
-    "act": {"type": ["string", "null"], "enum": [*ACTS, None]},
-    "executed": {"description": "What the act did: the vendor endpoint's executed (screen pixels), "
-                                "or /tablet's or /keyboard's answer."},
-    "text": {"type": ["string", "null"], "description": "An Anthropic action's text output."},
-    "settled": SETTLED_SCHEMA,
-    "screenshot": {"type": ["object", "null"], "properties": {
-        "media_type": {"type": "string"}, "data": {"type": "string", "description": "Base64."},
-        "width": {"type": "integer"}, "height": {"type": "integer"},
-        "scale": {"type": "number", "description": "screen_x = region.x + image_x / scale."},
-        "region": {"type": "object", "description": "Captured rectangle, screen pixels."},
-        "screen": {"type": "object"}}},
-    "windows": {"type": "array", "items": {"type": "object"}, "description": "As /api/v1/tree's."},
-    "pointer": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
-                                                 "source": POINTER_SOURCE_SCHEMA}},
-    "timings": {"type": "object", "description": "Seconds: act, settle_and_capture, observe."}}}
 
 
 async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any, str | None]:

@@ -1,0 +1,1 @@
+"""GET/PUT /api/v1/clipboard: the CLIPBOARD selection as UTF-8 text."""

@@ -1,0 +1,19 @@
+"""The clipboard routes, declared once (desktopd/routes.py lists them with the others)."""
+
+from __future__ import annotations
+
+from httpapi.routing import Route
+
+from . import handlers
+from .models import CLIPBOARD_BODY
+
+CLIPBOARD = {"type": "object", "properties": {"text": {"type": ["string", "null"]},
+                                               "empty": {"type": "boolean"}}}
+
+ROUTES: list[Route] = [
+    Route("GET", "/api/v1/clipboard", handlers.get_clipboard, "Read the CLIPBOARD selection",
+          "clipboard", success={"application/json": {"schema": CLIPBOARD}}),
+    Route("PUT", "/api/v1/clipboard", handlers.put_clipboard, "Set the CLIPBOARD selection",
+          "clipboard", body=CLIPBOARD_BODY.model, text_types=frozenset({"text/plain"}),
+          description="JSON {\"text\":...}, or a text/plain UTF-8 body."),
+]

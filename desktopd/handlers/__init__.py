@@ -1,2 +1,0 @@
-"""One module per API area; each handler validates with desktopd.models and calls the X layer
-through desktopd.backend_service.BackendService."""

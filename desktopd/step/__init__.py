@@ -1,0 +1,1 @@
+"""POST /api/v1/step: act, settle and observe in one round trip."""
