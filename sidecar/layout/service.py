@@ -5,7 +5,7 @@ with the connection: nothing about layouts outlives the connection it was read o
 one ``TabLayout`` per tab holds that tab's lock, its capture and its background refresh.
 
 ``await service.build(options, health)`` is the /layout body: every tab asked for, read through
-the freshness loop (freshness.py); a tab that fails carries its error in the HTTP form a route
+the freshness loop (freshness/loop.py); a tab that fails carries its error in the HTTP form a route
 would give it (sidecar/errors.py) while the others answer.
 """
 
@@ -25,16 +25,16 @@ from sidecar.cdp.targets import commit_time_left
 from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, NavigationPending, PageChanging,
                             RendererCrashed, TabNotFound, TabUnresponsive, as_api_error)
 
-from .answer import answer, previous_document
-from .aio import or_exception
-from .encoding import EncodedBody, LayoutEncoder, options_key
-from .freshness import read_tab
-from .options import LayoutOptions
-from .change_signal import unprovable
-from .readers import ALL, Reader
-from .refresh import EagerRefresher
-from .seams import Connection, Page, TabHealth, Tracker, WindowCheck
-from .tab import LayoutCounters, TabLayout
+from .answering.answer import answer, previous_document
+from .runtime.aio import or_exception
+from .output.encoding import EncodedBody, LayoutEncoder, options_key
+from .freshness.loop import read_tab
+from .output.options import LayoutOptions
+from .probing.change_signal import unprovable
+from .reading.readers import ALL, Reader
+from .freshness.refresh import EagerRefresher
+from .runtime.seams import Connection, Page, TabHealth, Tracker, WindowCheck
+from .freshness.tab import LayoutCounters, TabLayout
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .axtree import Record, name_value, role_value
-from .dom_boxes import Document
+from ..snapshot.dom_boxes import Document
 
 _IMPLICIT_ROLES = {
     "A": "link", "BUTTON": "button", "SELECT": "combobox", "TEXTAREA": "textbox", "IMG": "image",

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .capture import Capture
-from .probe import document_token
-from .change_signal import AfterCheck, Probed, animating, unprovable
+from ..probing.probe import document_token
+from ..probing.change_signal import AfterCheck, Probed, animating, unprovable
 from .read_frames import read_top_document
 from .read_patch import patchable, read_patch
 from .read_whole import read_whole, rescan
-from .seams import ChildSession, Page
+from ..runtime.seams import ChildSession, Page
 
 
 @dataclass

@@ -13,16 +13,18 @@ from typing import Any
 
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
-from . import axtree, hits, render
-from .axtree import Record
-from .capture import Capture
-from .encoding import NodeList
-from .geometry import Placement, View, chromium_on_wayland, viewport_origin
-from .memory import gc_paused
-from .options import LayoutOptions
-from .probe import ProbeResult
-from .change_signal import layout_scroll
-from .seams import Page
+from ..records import axtree
+from . import hits
+from ..output import render
+from ..records.axtree import Record
+from ..reading.capture import Capture
+from ..output.encoding import NodeList
+from ..geometry.spaces import Placement, View, chromium_on_wayland, viewport_origin
+from ..runtime.memory import gc_paused
+from ..output.options import LayoutOptions
+from ..probing.probe import ProbeResult
+from ..probing.change_signal import layout_scroll
+from ..runtime.seams import Page
 
 log = logging.getLogger(__name__)
 

@@ -7,17 +7,17 @@ from typing import Any
 
 from sidecar.errors import PageChanging
 
-from .axtree import Record
-from .geometry import Placement, View
-from .hits import Ancestry
-from .memory import gc_paused, release_later
-from .options import LayoutOptions
-from .probe import ProbeResult
-from .change_signal import Probed, layout_scroll, same_scroll
-from .render import NodeCache
-from .restyle import RenderState
-from .seams import ChildSession, Page, Session
-from .dom_boxes import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
+from ..records.axtree import Record
+from ..geometry.spaces import Placement, View
+from ..snapshot.ancestry import Ancestry
+from ..runtime.memory import gc_paused, release_later
+from ..output.options import LayoutOptions
+from ..probing.probe import ProbeResult
+from ..probing.change_signal import Probed, layout_scroll, same_scroll
+from ..output.render import NodeCache
+from ..snapshot.restyle import RenderState
+from ..runtime.seams import ChildSession, Page, Session
+from ..snapshot.dom_boxes import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
 
 
 class PageChanged(PageChanging):
@@ -37,7 +37,7 @@ class Capture:
     structure: tuple | None = ()                        # the signal without scroll counts
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
     # Per query options: the last answer and the view it was built for. Returning the very same
-    # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.encoding).
+    # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.output.encoding).
     rendered: dict[LayoutOptions, tuple[View, dict[str, Any]]] = field(default_factory=dict)
     # Whether the tab was the one shown in its window at the last probe (the tab entry's
     # "visible"; outside the layout so a tab switch does not re-encode it).
@@ -62,7 +62,7 @@ class Capture:
     # The top-level document's scroll (CSS px) when its snapshot was taken: what sticky
     # placements are right for (holds_at).
     scroll: tuple[float, float] | None = None
-    view_key: tuple[float, float, float] | None = None     # probing.view_key of its after-check
+    view_key: tuple[float, float, float] | None = None     # change_signal.view_key of its after-check
     # The probe and layout metrics of the last answer given from it: the view a person still
     # sees while a navigation to a new document is pending (answer.previous_document).
     shown: tuple[ProbeResult, dict] | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from .capture import Capture
+from ..reading.capture import Capture
 from .refresh import RefreshState
 
 

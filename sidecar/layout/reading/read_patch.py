@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from . import patch
+from ..records import patch
 from .capture import Capture, one_document, parsed_snapshot
-from .memory import release_later
-from .probe import document_token
-from .change_signal import AfterCheck, Probed, view_key
-from .seams import Page
-from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ..runtime.memory import release_later
+from ..probing.probe import document_token
+from ..probing.change_signal import AfterCheck, Probed, view_key
+from ..runtime.seams import Page
+from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 
 def patchable(capture: Capture, probed: Probed, has_children: bool) -> bool:

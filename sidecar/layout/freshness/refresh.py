@@ -28,12 +28,12 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .options import LayoutOptions
-from .probe import BINDING, EARLY_SCRIPT, document_token
-from .seams import Connection, Page, Session, Tracker
+from ..output.options import LayoutOptions
+from ..probing.probe import BINDING, EARLY_SCRIPT, document_token
+from ..runtime.seams import Connection, Page, Session, Tracker
 
 if TYPE_CHECKING:
-    from .capture import Capture
+    from ..reading.capture import Capture
     from .tab import TabLayout
 
 log = logging.getLogger(__name__)

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .axtree import Record
+from ..records.axtree import Record
 from .encoding import DecodedNodes, dumps as json_bytes
-from .click_point import click_point
-from .geometry import Placement, View, content_box
-from .memory import release_later
+from ..geometry.click_point import click_point
+from ..geometry.spaces import Placement, View, content_box
+from ..runtime.memory import release_later
 
 
 @dataclass

@@ -36,15 +36,15 @@ from sidecar.cdp.connection import CDPError
 
 from . import axtree, splice
 from .axtree import Record
-from .seams import Session
-from .probe import OPEN_SELECT, TRACKER_KEY
-from ..page_js import load_js
-from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ..runtime.seams import Session
+from ..probing.probe import OPEN_SELECT, TRACKER_KEY
+from ...page_js import load_js
+from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
 MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
 
-_TAKE = load_js("sidecar.layout", "patch_take.js")
+_TAKE = load_js("sidecar.layout.records", "patch_take.js")
 
 
 def take_params(frame_signal: str) -> RuntimeEvaluateParams | None:

@@ -9,7 +9,7 @@ viewport and everything that clips the node (clipping.py), in whole screen pixel
 
 from __future__ import annotations
 
-from .geometry import Placement, Rect, View
+from .spaces import Placement, Rect, View
 
 
 def visible_parts(placement: Placement, view: View) -> list[Rect]:

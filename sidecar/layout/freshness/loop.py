@@ -17,16 +17,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .answer import answer
-from .capture import Capture, PageChanged
-from .memory import gc_paused, release_later
-from .options import LayoutOptions
-from .change_signal import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
+from ..answering.answer import answer
+from ..reading.capture import Capture, PageChanged
+from ..runtime.memory import gc_paused, release_later
+from ..output.options import LayoutOptions
+from ..probing.change_signal import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
                       view_key)
-from .read_patch import take_params
-from .read_whole import read_whole
-from .readers import Read, ReadContext, Reader, patching
-from .seams import ChildSession, Page
+from ..reading.read_patch import take_params
+from ..reading.read_whole import read_whole
+from ..reading.readers import Read, ReadContext, Reader, patching
+from ..runtime.seams import ChildSession, Page
 from .tab import LayoutCounters, TabLayout
 
 CAPTURE_ATTEMPTS = 3        # a page that navigates during a capture is captured again

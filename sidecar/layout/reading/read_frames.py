@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import asyncio
 
-from . import axtree
-from .aio import or_exception
-from .axtree import Record
+from ..records import axtree
+from ..runtime.aio import or_exception
+from ..records.axtree import Record
 from .capture import (Capture, PageChanged, of_frame, parsed_snapshot, place_sessions, placements,
                       scroll_of, sticky)
-from .hits import Ancestry
-from .memory import gc_paused, release_later
+from ..snapshot.ancestry import Ancestry
+from ..runtime.memory import gc_paused, release_later
 from .read_whole import attach_oopif, link_frames, read_child
-from .seams import ChildSession, Page
+from ..runtime.seams import ChildSession, Page
 
 
 async def read_top_document(page: Page, children: list[ChildSession], dpr: float,

@@ -39,14 +39,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import WindowMetrics
-from ..page_js import load_js
-from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ..geometry.spaces import WindowMetrics
+from ...page_js import load_js
+from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 # Whether an element is a <select> with its popup open (for the probe and patch.py's take).
-OPEN_SELECT = load_js("sidecar.layout", "open_select.js")
+OPEN_SELECT = load_js("sidecar.layout.probing", "open_select.js")
 
-_PROBE = load_js("sidecar.layout", "probe.js")
+_PROBE = load_js("sidecar.layout.probing", "probe.js")
 
 TRACKER_KEY = "__desktopdLayoutTracker"    # the window property holding a frame's tracker
 SHADOW_KEY = "__desktopdShadowRoots"       # shadow roots attached before the tracker's install
@@ -65,7 +65,7 @@ PROBE_PARAMS: RuntimeEvaluateParams = {"expression": _PROBE.replace("__KEY__", T
 # Until every frame's due recount (the tracker's "settle") has counted, or SETTLE_LIMIT_MS: a read
 # taken before the recount would be taken again after it. The page's own limit frees the waiter
 # even when nobody waits any more (the sidecar's call has a shorter timeout of its own).
-_SETTLE_WAIT = load_js("sidecar.layout", "settle_wait.js")
+_SETTLE_WAIT = load_js("sidecar.layout.probing", "settle_wait.js")
 SETTLE_LIMIT_MS = 200
 SETTLE_PARAMS: RuntimeEvaluateParams = {"expression": _SETTLE_WAIT.replace("__KEY__", TRACKER_KEY)
                                  .replace("__LIMIT__", str(SETTLE_LIMIT_MS)),
@@ -76,7 +76,7 @@ SETTLE_PARAMS: RuntimeEvaluateParams = {"expression": _SETTLE_WAIT.replace("__KE
 # per session: it survives navigations): a closed shadow root is reachable only from what
 # attachShadow returns, so it is kept (weakly) until the tracker installs and observes it.
 # A closed root declared in HTML (<template shadowrootmode="closed">) makes no call: unseen.
-EARLY_SCRIPT = load_js("sidecar.layout", "early_script.js").replace("__SHADOW_KEY__", SHADOW_KEY)
+EARLY_SCRIPT = load_js("sidecar.layout.probing", "early_script.js").replace("__SHADOW_KEY__", SHADOW_KEY)
 
 
 @dataclass(frozen=True)

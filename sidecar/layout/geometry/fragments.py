@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .geometry import Rect
+from .spaces import Rect
 
 
 def line_fragments(raw: dict[str, Any], backend_ids: list[int], parents: list[int],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ..cdp.protocol.cdp_send import SessionCommands
+from ...cdp.protocol.cdp_send import SessionCommands
 
 
 class Session(SessionCommands, Protocol):

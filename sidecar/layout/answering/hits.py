@@ -11,14 +11,15 @@ frames). Out-of-process iframes' nodes are not tested (their hits need their own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from .axtree import Record, role_of
-from .click_point import click_point, viewport_point
-from .geometry import Placement, View
-from .change_signal import layout_scroll, same_scroll
-from .seams import Session
+from ..records.axtree import Record, role_of
+from ..geometry.click_point import click_point, viewport_point
+from ..geometry.spaces import Placement, View
+from ..probing.change_signal import layout_scroll, same_scroll
+from ..runtime.seams import Session
+from ..snapshot.ancestry import Ancestry
 
 MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null
 HIT_TIMEOUT = 5.0
@@ -26,36 +27,6 @@ INTERACTIVE_ROLES = frozenset({
     "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox",
     "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
     "spinbutton", "treeitem"})
-
-
-class Ancestry:
-    """Parent links of one session's snapshot (every document in it, frames under their owner
-    elements), kept as the snapshot's own arrays and indexed on first use."""
-
-    def __init__(self, documents: Sequence[tuple[list[int], list[int], int | None]]) -> None:
-        self._documents = documents          # (backend ids, parent indices, owner backend id)
-        self._parent: dict[int, int | None] | None = None
-
-    def _index(self) -> dict[int, int | None]:
-        if self._parent is None:
-            parent: dict[int, int | None] = {}
-            for backend_ids, parents, owner in self._documents:
-                for backend_id, index in zip(backend_ids, parents):
-                    parent[backend_id] = backend_ids[index] if index >= 0 else owner
-            self._parent = parent
-        return self._parent
-
-    def within(self, node: int, ancestor: int) -> bool:
-        """Whether ``node`` is ``ancestor`` or inside it."""
-        parent = self._index()
-        for _step in range(10_000):          # bounded: a tree is never that deep
-            if node == ancestor:
-                return True
-            up = parent.get(node)
-            if up is None:
-                return False
-            node = up
-        return False
 
 
 def candidates(records: list[Record], placements: list[Placement | None], sessions: list[str],

@@ -11,10 +11,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from .aio import or_exception
+from ..runtime.aio import or_exception
 from .probe import PROBE_PARAMS, SETTLE_PARAMS, ProbeResult, parse_probe
-from .seams import ChildSession, Page, Session
-from ..cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ..runtime.seams import ChildSession, Page, Session
+from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
 
 SETTLE_WAIT_S = 0.1         # longest wait for a due recount (two animation frames, normally)
 

@@ -10,18 +10,18 @@ from collections.abc import Awaitable
 
 from sidecar.cdp.connection import CDPDisconnected, CDPSessionClosed, CDPTimeout
 
-from . import axtree
-from .aio import nothing, or_exception
-from .axtree import Record
+from ..records import axtree
+from ..runtime.aio import nothing, or_exception
+from ..records.axtree import Record
 from .capture import (Capture, PageChanged, Placed, of_frame, parsed_snapshot, place_sessions,
                       placements, scroll_of, sticky)
-from .dom_fallback import dom_records
-from .geometry import Placement
-from .hits import Ancestry
-from .memory import gc_paused, release_later
-from .seams import ChildSession, Page, Session
-from .dom_boxes import CAPTURE_PARAMS, Snapshot
-from ..cdp.protocol.cdp_commands import AccessibilityGetFullAXTreeResult, PageGetFrameTreeResult
+from ..records.dom_fallback import dom_records
+from ..geometry.spaces import Placement
+from ..snapshot.ancestry import Ancestry
+from ..runtime.memory import gc_paused, release_later
+from ..runtime.seams import ChildSession, Page, Session
+from ..snapshot.dom_boxes import CAPTURE_PARAMS, Snapshot
+from ...cdp.protocol.cdp_commands import AccessibilityGetFullAXTreeResult, PageGetFrameTreeResult
 
 log = logging.getLogger(__name__)
 

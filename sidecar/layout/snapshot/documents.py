@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import clipping
-from .geometry import Placement, Rect
+from ..geometry import clipping
+from ..geometry.spaces import Placement, Rect
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .geometry import Rect
+from .spaces import Rect
 
 _FAR = 1e9                    # an axis that does not clip
 STATIC, RELATIVE, ABSOLUTE, FIXED = "static", "relative", "absolute", "fixed"

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from . import clipping
-from .fragments import line_fragments
+from ..geometry import clipping
+from ..geometry.fragments import line_fragments
 from .documents import TOP_LEVEL, Document, DocumentPlacement, place, visible_clip
-from .geometry import Placement, Rect
+from ..geometry.spaces import Placement, Rect
 from .restyle import RENDER_STYLES, RenderState
-from ..cdp.protocol.cdp_commands import DOMSnapshotCaptureSnapshotParams
+from ...cdp.protocol.cdp_commands import DOMSnapshotCaptureSnapshotParams
 
 __all__ = ["CAPTURE_PARAMS", "STYLES", "TOP_LEVEL", "Document", "DocumentPlacement", "Snapshot"]
 
@@ -84,7 +84,7 @@ class Snapshot:
         return self._owner_document
 
     def ancestry(self) -> list[tuple[list[int], list[int], int | None]]:
-        """Per document: its backend ids, parent indices and owner element (hits.Ancestry)."""
+        """Per document: its backend ids, parent indices and owner element (ancestry.Ancestry)."""
         owner_of = {child: owner for doc in self.documents for owner, child in doc.child_documents.items()}
         return [(doc.raw.get("nodes", {}).get("backendNodeId", []), doc.raw.get("nodes", {}).get("parentIndex", []),
                  owner_of.get(doc.index)) for doc in self.documents]

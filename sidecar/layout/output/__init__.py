@@ -1,0 +1,2 @@
+"""The /layout body: the query (``options``), each node's JSON for a view (``render``) and the
+bodies as bytes, reused while unchanged, with ETag and gzip (``encoding``)."""
