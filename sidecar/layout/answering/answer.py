@@ -4,12 +4,9 @@ The same answer dict is returned while nothing moved, so the encoder reuses its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import dataclasses
 import logging
 import os
-from typing import Any
 
 from sidecar.cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
 
@@ -22,16 +19,18 @@ from ..output.encoding import NodeList
 from ..geometry.spaces import Placement, View, chromium_on_wayland, viewport_origin
 from ..runtime.memory import gc_paused
 from ..output.options import LayoutOptions
+from ..output.shapes import Layout
 from ..probing.probe import ProbeResult
 from ..probing.change_signal import layout_scroll
 from ..runtime.seams import Page
+from ...cdp.protocol.cdp_commands import PageGetLayoutMetricsResult
 
 log = logging.getLogger(__name__)
 
 MAX_RENDERED_OPTIONS = 8    # answers kept per tab for distinct query options (full, roles=...)
 
 
-def view_of(probe: ProbeResult, metrics: Mapping[str, Any]) -> View:
+def view_of(probe: ProbeResult, metrics: PageGetLayoutMetricsResult) -> View:
     visual = metrics.get("cssVisualViewport", {})
     device_layout = metrics.get("layoutViewport", {})
     zoom = float(visual.get("zoom") or 1.0)
@@ -49,8 +48,8 @@ def view_of(probe: ProbeResult, metrics: Mapping[str, Any]) -> View:
                 origin_x=origin_x, origin_y=origin_y)
 
 
-async def answer(page: Page, capture: Capture, probe: ProbeResult, metrics: dict,
-                 options: LayoutOptions) -> dict[str, Any]:
+async def answer(page: Page, capture: Capture, probe: ProbeResult, metrics: PageGetLayoutMetricsResult,
+                 options: LayoutOptions) -> Layout:
     """The answer for the view now, with its interactive nodes hit-tested (hits.py): once per
     capture and view; without them when the options say so (a capture's hits stay for others)."""
     if capture.ancestry is None or not options.hit_tests:
@@ -87,7 +86,7 @@ def _selected(capture: Capture, options: LayoutOptions) -> tuple[list[Record], l
     return capture.filtered[key]
 
 
-def previous_document(capture: Capture | None, options: LayoutOptions) -> dict[str, Any] | None:
+def previous_document(capture: Capture | None, options: LayoutOptions) -> Layout | None:
     """The answer last given from ``capture``, for ``options``, without asking the page: what a
     tab shows while its navigation to a new document is pending (Chromium then holds every call
     to the renderer). None when nothing was answered from it."""
@@ -99,8 +98,8 @@ def previous_document(capture: Capture | None, options: LayoutOptions) -> dict[s
     return render_layout(capture, probe, metrics, options, known_hits)
 
 
-def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: LayoutOptions,
-                  hit_results: dict[str, bool | None] | None = None) -> dict[str, Any]:
+def render_layout(capture: Capture, probe: ProbeResult, metrics: PageGetLayoutMetricsResult,
+                  options: LayoutOptions, hit_results: dict[str, bool | None] | None = None) -> Layout:
     view = view_of(probe, metrics)
     capture.visible = probe.visible
     capture.shown = (probe, metrics)
@@ -122,14 +121,14 @@ def render_layout(capture: Capture, probe: ProbeResult, metrics: dict, options: 
     with gc_paused():
         node_json = render.nodes(records, placements, view, node_cache, options.bounds_space,
                                  hit_results)
-    layout = dict(
-        source=capture.source,
-        boundsSpace=options.bounds_space,
-        truncated=truncated,
-        nodeCount=len(node_json),
-        viewport=render.viewport_json(metrics, view),
-        nodes=NodeList(node_json, node_cache.decoded),           # last: the encoder splices the nodes' JSON in
-    )
+    layout: Layout = {
+        "source": capture.source,
+        "boundsSpace": options.bounds_space,
+        "truncated": truncated,
+        "nodeCount": len(node_json),
+        "viewport": render.viewport_json(metrics, view),
+        "nodes": NodeList(node_json, node_cache.decoded),        # last: the encoder splices the nodes' JSON in
+    }
     if len(capture.rendered) >= MAX_RENDERED_OPTIONS:
         capture.rendered.pop(next(iter(capture.rendered)))
     capture.rendered[options] = (view, layout)

@@ -11,8 +11,6 @@ frames). Out-of-process iframes' nodes are not tested (their hits need their own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
 
 from ..records.axtree import Record, role_of
 from ..geometry.click_point import click_point, viewport_point
@@ -20,6 +18,7 @@ from ..geometry.spaces import Placement, View
 from ..probing.change_signal import layout_scroll, same_scroll
 from ..runtime.seams import Session
 from ..snapshot.ancestry import Ancestry
+from ...cdp.protocol.cdp_commands import PageGetLayoutMetricsResult
 
 MAX_HIT_TESTS = 300          # nodes tested per tab and view; the rest report null
 HIT_TIMEOUT = 5.0
@@ -76,7 +75,7 @@ async def hit_test(session: Session, ancestry: Ancestry, tests: list[tuple[str, 
     return result
 
 
-def _same_view(metrics: Mapping[str, Any], view: View) -> bool:
+def _same_view(metrics: PageGetLayoutMetricsResult, view: View) -> bool:
     visual = metrics.get("cssVisualViewport", {})
     return same_scroll(layout_scroll(metrics), (view.layout_x, view.layout_y)) \
         and same_scroll((float(visual.get("pageX", 0)), float(visual.get("pageY", 0))),

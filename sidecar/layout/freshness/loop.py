@@ -15,12 +15,12 @@ frames later) waits for it and probes again: a read taken before it would be tak
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ..answering.answer import answer
 from ..reading.capture import Capture, PageChanged
 from ..runtime.memory import gc_paused, release_later
 from ..output.options import LayoutOptions
+from ..output.shapes import Layout
 from ..probing.change_signal import (Probed, after_check, at_scroll, frames_of, probe, settled, signal, untouched,
                       view_key)
 from ..reading.read_patch import take_params
@@ -33,7 +33,7 @@ CAPTURE_ATTEMPTS = 3        # a page that navigates during a capture is captured
 
 
 async def read_tab(page: Page, tab: TabLayout, options: LayoutOptions, readers: Sequence[Reader],
-                   counters: LayoutCounters) -> dict[str, Any]:
+                   counters: LayoutCounters) -> Layout:
     """The tab's layout for ``options``, from its capture when still right, else read again
     (the caller holds ``tab.lock``)."""
     children = list(page.children.values())
@@ -50,7 +50,7 @@ async def read_tab(page: Page, tab: TabLayout, options: LayoutOptions, readers: 
 
 async def _check_read_check(page: Page, children: list[ChildSession], tab: TabLayout, options: LayoutOptions,
                    readers: Sequence[Reader], counters: LayoutCounters, *, last: bool,
-                   ) -> dict[str, Any] | None:
+                   ) -> Layout | None:
     """One check-read-check; None when the page changed meanwhile (try again)."""
     previous = None if options.fresh else tab.capture
     take = take_params(previous) if patching(readers) else None
@@ -121,7 +121,7 @@ def _count(counters: LayoutCounters, counter: str, capture: Capture) -> None:
         counters.restyled += capture.restyled
 
 
-async def _text_box_layout(page: Page, children: list[ChildSession], options: LayoutOptions) -> dict[str, Any]:
+async def _text_box_layout(page: Page, children: list[ChildSession], options: LayoutOptions) -> Layout:
     """A whole read that keeps Chromium's InlineTextBox nodes, placed at their line boxes. Never
     kept: the kept reads' records leave those nodes out, and few requests ask for them. Read
     again when the page changed while it was read, as the kept reads are."""

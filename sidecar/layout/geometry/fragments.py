@@ -8,12 +8,11 @@ fragments lie on more than one line are kept: for the others, the box is the fra
 
 from __future__ import annotations
 
-from typing import Any
-
 from .spaces import Rect
+from ...cdp.protocol.cdp_types import DOMSnapshotDocumentSnapshot
 
 
-def line_fragments(raw: dict[str, Any], backend_ids: list[int], parents: list[int],
+def line_fragments(raw: DOMSnapshotDocumentSnapshot, backend_ids: list[int], parents: list[int],
                    inline: set[int], scale: float) -> dict[int, tuple[Rect, ...]]:
     """backendNodeId -> its fragments (CSS px, the document's own coordinates), for text nodes
     and inline elements (``inline``: their node indices) spanning more than one line."""

@@ -22,11 +22,16 @@ import itertools
 import json
 import secrets
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar, overload
 
-class NodeList(Sequence):
+from httpapi.json_types import JSONObject
+
+from .options import LayoutOptions
+
+
+class NodeList(Sequence[JSONObject]):
     """A layout's "nodes": each node's JSON (made by render.py, reused while the node is
     unchanged), read as dicts only when someone in-process asks.
 
@@ -39,10 +44,10 @@ class NodeList(Sequence):
 
     def __init__(self, node_json: list[bytes], memo: DecodedNodes | None = None) -> None:
         self.json = node_json
-        self._decoded: list[dict[str, Any]] | None = None
+        self._decoded: list[JSONObject] | None = None
         self._memo = memo
 
-    def _nodes(self) -> list[dict[str, Any]]:
+    def _nodes(self) -> list[JSONObject]:
         if self._decoded is None:
             memo = self._memo if self._memo is not None else DecodedNodes()
             self._decoded = memo.decode(self.json)
@@ -51,10 +56,16 @@ class NodeList(Sequence):
     def __len__(self) -> int:
         return len(self.json)
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> JSONObject: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[JSONObject]: ...
+
+    def __getitem__(self, index: int | slice) -> JSONObject | list[JSONObject]:
         return self._nodes()[index]
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[JSONObject]:
         return iter(self._nodes())
 
     def __eq__(self, other: object) -> bool:
@@ -78,20 +89,20 @@ class DecodedNodes:
     __slots__ = ("by_json",)
 
     def __init__(self) -> None:
-        self.by_json: dict[bytes, dict[str, Any]] = {}
+        self.by_json: dict[bytes, JSONObject] = {}
 
-    def decode(self, node_json: list[bytes]) -> list[dict[str, Any]]:
+    def decode(self, node_json: list[bytes]) -> list[JSONObject]:
         known = self.by_json
         new = sum(1 for fragment in node_json if fragment not in known)
         if new * 2 > len(node_json):        # mostly new: one parse of them all is faster
-            decoded = json.loads(b"[" + b",".join(node_json) + b"]")
+            decoded: list[JSONObject] = json.loads(b"[" + b",".join(node_json) + b"]")
         else:
             decoded = [known.get(fragment) or json.loads(fragment) for fragment in node_json]
         self.by_json = dict(zip(node_json, decoded))      # only this answer's: bounded
         return decoded
 
 
-def _as_json_value(value: Any) -> Any:
+def _as_json_value(value: object) -> list[JSONObject]:
     if isinstance(value, NodeList):
         return value._nodes()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -110,13 +121,18 @@ GZIP_LEVEL = 1                      # a layout compresses about tenfold even at 
 GZIP_MIN_BYTES = 1024
 
 
-def options_key(options: Any) -> tuple:
+# What of a LayoutOptions changes a tab's layout: interesting, roles, max_nodes, bounds_space,
+# inline_text_boxes, hit_tests.
+OptionsKey = tuple[bool, frozenset[str] | None, int | None, str, bool, bool]
+
+
+def options_key(options: LayoutOptions) -> OptionsKey:
     """What of a LayoutOptions changes a tab's layout (not ``tab``, which only selects tabs)."""
     return (options.interesting, options.roles, options.max_nodes, options.bounds_space,
             options.inline_text_boxes, options.hit_tests)
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     return _dumps(value).encode()
 
 
@@ -126,11 +142,11 @@ def reopened(head: bytes, name: str) -> bytes:
     return head[:-1] + (b',"%s":' if len(head) > 2 else b'"%s":') % name.encode()
 
 
-def dumps_layout(layout: dict[str, Any]) -> bytes:
+def dumps_layout(layout: Mapping[str, object]) -> bytes:
     """The layout's JSON, exactly as dumps() writes it; a last member "nodes" that is a NodeList
     is spliced in from its nodes' ready JSON."""
     nodes = layout.get("nodes")
-    if not isinstance(nodes, NodeList) or next(reversed(layout), None) != "nodes":
+    if not isinstance(nodes, NodeList) or list(layout)[-1:] != ["nodes"]:
         return dumps(layout)
     head = dumps({key: value for key, value in layout.items() if key != "nodes"})
     pieces = [reopened(head, "nodes") + b"["]
@@ -148,21 +164,26 @@ class EncodedBody:
     etag: str                       # quoted, ready for the ETag header
 
 
-class _ByteBoundedCache:
-    """An LRU mapping whose bound is the total size of the bytes it holds."""
+K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
+
+
+class _ByteBoundedCache(Generic[K, T]):
+    """An LRU mapping whose bound is the total size of the bytes it holds; each entry's bytes
+    with a tag of the caller's (what they were made from)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
-        self._items: collections.OrderedDict[Any, tuple[Any, bytes]] = collections.OrderedDict()
+        self._items: collections.OrderedDict[K, tuple[T, bytes]] = collections.OrderedDict()
 
-    def get(self, key: Any) -> tuple[Any, bytes] | None:
+    def get(self, key: K) -> tuple[T, bytes] | None:
         item = self._items.get(key)
         if item is not None:
             self._items.move_to_end(key)
         return item
 
-    def put(self, key: Any, tag: Any, data: bytes) -> None:
+    def put(self, key: K, tag: T, data: bytes) -> None:
         old = self._items.pop(key, None)
         if old is not None:
             self.size -= len(old[1])
@@ -182,8 +203,9 @@ class LayoutEncoder:
         self._token = secrets.token_hex(4)          # ETags of another process never match
         self._generations = itertools.count(1)
         # (tab id, options key) -> ((layout object, generation), its JSON)
-        self._layouts = _ByteBoundedCache(cache_bytes)
-        self._gzipped = _ByteBoundedCache(gzip_cache_bytes)     # etag -> (None, gzip bytes)
+        self._layouts: _ByteBoundedCache[tuple[object, OptionsKey | None], tuple[Mapping[str, object], int]] = \
+            _ByteBoundedCache(cache_bytes)
+        self._gzipped: _ByteBoundedCache[str, None] = _ByteBoundedCache(gzip_cache_bytes)   # etag -> gzip bytes
         self.hits = 0
         self.misses = 0
 
@@ -192,11 +214,17 @@ class LayoutEncoder:
         """The size of the encoded layouts kept (bounded by ``cache_bytes``)."""
         return self._layouts.size
 
-    def encode(self, body: dict[str, Any], options_key: Any = None) -> EncodedBody:
+    def encode(self, body: Mapping[str, object], options_key: OptionsKey | None = None) -> EncodedBody:
+        """``body``: {"tabs": [entry, ...], ...}, each entry a mapping (shapes.TabEntry)."""
         # Pieces joined once at the end: a layout is megabytes, each "+" of it would copy it.
         parts: list[bytes] = [b'{"tabs":[']
         digest = hashlib.blake2b(digest_size=12)
-        for tab in body["tabs"]:
+        tabs = body["tabs"]
+        if not isinstance(tabs, Sequence):
+            raise TypeError(f'a layout body\'s "tabs" is a list, not {type(tabs).__name__}')
+        for tab in tabs:
+            if not isinstance(tab, Mapping):
+                raise TypeError(f"a layout body's tab is a mapping, not {type(tab).__name__}")
             layout = tab.get("layout")
             if len(parts) > 1:
                 parts.append(b",")
@@ -218,11 +246,12 @@ class LayoutEncoder:
         data = b"".join(parts)
         return EncodedBody(data, f'"{self._token}-{digest.hexdigest()}"')
 
-    def prime(self, tab_id: Any, options_key: Any, layout: dict) -> None:
+    def prime(self, tab_id: str, options_key: OptionsKey | None, layout: Mapping[str, object]) -> None:
         """Encode a tab's layout ahead of the request (after a background refresh)."""
         self._layout_bytes(tab_id, options_key, layout)
 
-    def _layout_bytes(self, tab_id: Any, options_key: Any, layout: dict) -> tuple[bytes, int]:
+    def _layout_bytes(self, tab_id: object, options_key: OptionsKey | None, layout: Mapping[str, object],
+                      ) -> tuple[bytes, int]:
         key = (tab_id, options_key)
         cached = self._layouts.get(key)
         if cached is not None and cached[0][0] is layout:

@@ -2,7 +2,7 @@
 
 This is the hot loop of every request after a scroll, a full capture or a patch that moved part
 of the page (a mid-page insert moves half of it). A node whose record and placement equal those
-of the tab's last answer for the same view keeps its JSON. Any other node gets its geometry by
+of the tab's last answer for the same view keeps its JSON. Every other node gets its geometry by
 plain float arithmetic (the maths of geometry.View) and its JSON from one template: the same
 bytes ``json.dumps`` writes (the tests re-encode decoded nodes and compare), at about half the
 cost of building and dumping nested dicts. No dict is built: the answer is the JSON
@@ -12,13 +12,15 @@ cost of building and dumping nested dicts. No dict is built: the answer is the J
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from httpapi.json_types import JSONObject
 
 from ..records.axtree import Record
 from .encoding import DecodedNodes, dumps as json_bytes
 from ..geometry.click_point import click_point
 from ..geometry.spaces import Placement, View, content_box
 from ..runtime.memory import release_later
+from ...cdp.protocol.cdp_commands import PageGetLayoutMetricsResult
 
 
 @dataclass
@@ -69,8 +71,8 @@ _OMITTED_WHEN_NULL = frozenset({"parentId", "backendDOMNodeId"})
 def record_bytes(record: Record) -> bytes:
     """A record's JSON: its members, less those the reference schema wants absent, not null."""
     if record["parentId"] is None or record["backendDOMNodeId"] is None:
-        record = {key: value for key, value in record.items()
-                  if value is not None or key not in _OMITTED_WHEN_NULL}
+        return json_bytes({key: value for key, value in record.items()
+                           if value is not None or key not in _OMITTED_WHEN_NULL})
     return json_bytes(record)
 _JSON_BOOL = {True: "true", False: "false"}
 _JSON_HIT = {True: "true", False: "false", None: "null"}
@@ -173,7 +175,7 @@ def _moved_bounds(space: str, x: float, y: float, w: float, h: float,
     return values
 
 
-def viewport_json(metrics: dict, view: View) -> dict[str, Any]:
+def viewport_json(metrics: PageGetLayoutMetricsResult, view: View) -> JSONObject:
     """The layout's "viewport" member: Page.getLayoutMetrics' CSS boxes and the view's scales."""
     layout = metrics.get("cssLayoutViewport", {})
     visual = metrics.get("cssVisualViewport", {})

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, cast
 
 from ..runtime.aio import or_exception
 from .probe import PROBE_PARAMS, SETTLE_PARAMS, ProbeResult, parse_probe
 from ..runtime.seams import ChildSession, Page, Session
-from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ...cdp.protocol.cdp_commands import PageGetLayoutMetricsResult, RuntimeEvaluateParams, RuntimeEvaluateResult
+from ...cdp.protocol.cdp_types import PageLayoutViewport
 
 SETTLE_WAIT_S = 0.1         # longest wait for a due recount (two animation frames, normally)
 
 
 class Probed(NamedTuple):
     probe: ProbeResult
-    metrics: dict
+    metrics: PageGetLayoutMetricsResult
     child_probes: list[ProbeResult | None]
-    take_reply: dict | None
+    take_reply: RuntimeEvaluateResult | None
     sent_at: float            # time.monotonic() before its calls went out
 
 
@@ -138,7 +139,7 @@ def view_key(probe_result: ProbeResult) -> tuple[float, float, float]:
 SCROLL_EPSILON = 0.01
 
 
-def layout_scroll(metrics: Mapping[str, Any]) -> tuple[float, float]:
+def layout_scroll(metrics: PageGetLayoutMetricsResult) -> tuple[float, float]:
     """The top-level document's scroll (CSS px, exact) from Page.getLayoutMetrics. Not the
     layout viewport's pageX/Y: CDP rounds those to whole CSS px, and under page zoom a scroll
     is fractional (one device px at 150 % is 0.67 CSS px: a sticky box that far off)."""
@@ -151,7 +152,8 @@ def same_scroll(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return abs(a[0] - b[0]) < SCROLL_EPSILON and abs(a[1] - b[1]) < SCROLL_EPSILON
 
 
-def at_scroll(metrics: dict, scroll: tuple[float, float] | None) -> dict:
+def at_scroll(metrics: PageGetLayoutMetricsResult, scroll: tuple[float, float] | None,
+              ) -> PageGetLayoutMetricsResult:
     """``metrics`` (Page.getLayoutMetrics) as they were at the top-level ``scroll``."""
     if scroll is None:
         return metrics
@@ -159,7 +161,10 @@ def at_scroll(metrics: dict, scroll: tuple[float, float] | None) -> dict:
     visual = metrics.get("cssVisualViewport", {})
     now = layout_scroll(metrics)
     dx, dy = scroll[0] - now[0], scroll[1] - now[1]
+    # CDP types the layout viewport's offset in whole px; this one is the exact scroll (under
+    # zoom a fraction), as the answer's "layoutViewport" reports it.
+    layout_at = cast(PageLayoutViewport, {**layout, "pageX": scroll[0], "pageY": scroll[1]})
     return {**metrics,
-            "cssLayoutViewport": {**layout, "pageX": scroll[0], "pageY": scroll[1]},
+            "cssLayoutViewport": layout_at,
             "cssVisualViewport": {**visual, "pageX": float(visual.get("pageX", 0)) + dx,
                                   "pageY": float(visual.get("pageY", 0)) + dy}}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from sidecar.errors import PageChanging
 
@@ -12,12 +11,14 @@ from ..geometry.spaces import Placement, View
 from ..snapshot.ancestry import Ancestry
 from ..runtime.memory import gc_paused, release_later
 from ..output.options import LayoutOptions
+from ..output.shapes import Layout
 from ..probing.probe import ProbeResult
 from ..probing.change_signal import Probed, layout_scroll, same_scroll
 from ..output.render import NodeCache
 from ..snapshot.restyle import RenderState
 from ..runtime.seams import ChildSession, Page, Session
 from ..snapshot.dom_boxes import CAPTURE_PARAMS, TOP_LEVEL, DocumentPlacement, Snapshot
+from ...cdp.protocol.cdp_commands import PageGetLayoutMetricsResult
 
 
 class PageChanged(PageChanging):
@@ -38,7 +39,7 @@ class Capture:
     filtered: dict[tuple, tuple[list[Record], list[Placement | None]]] = field(default_factory=dict)
     # Per query options: the last answer and the view it was built for. Returning the very same
     # dict while nothing moved lets the route reuse its encoded bytes (sidecar.layout.output.encoding).
-    rendered: dict[LayoutOptions, tuple[View, dict[str, Any]]] = field(default_factory=dict)
+    rendered: dict[LayoutOptions, tuple[View, Layout]] = field(default_factory=dict)
     # Whether the tab was the one shown in its window at the last probe (the tab entry's
     # "visible"; outside the layout so a tab switch does not re-encode it).
     visible: bool | None = None
@@ -65,9 +66,9 @@ class Capture:
     view_key: tuple[float, float, float] | None = None     # change_signal.view_key of its after-check
     # The probe and layout metrics of the last answer given from it: the view a person still
     # sees while a navigation to a new document is pending (answer.previous_document).
-    shown: tuple[ProbeResult, dict] | None = None
+    shown: tuple[ProbeResult, PageGetLayoutMetricsResult] | None = None
 
-    def holds_at(self, metrics: dict) -> bool:
+    def holds_at(self, metrics: PageGetLayoutMetricsResult) -> bool:
         """Sticky content moves with scroll: a capture with some is right only at the scroll its
         snapshot was taken at (not the one read after it: a scroll during the read must not
         leave sticky boxes cached for a scroll position they are not right for)."""

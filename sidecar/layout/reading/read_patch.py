@@ -11,7 +11,7 @@ from ..runtime.memory import release_later
 from ..probing.probe import document_token
 from ..probing.change_signal import AfterCheck, Probed, view_key
 from ..runtime.seams import Page
-from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams, RuntimeEvaluateResult
 
 
 def patchable(capture: Capture, probed: Probed, has_children: bool) -> bool:
@@ -34,7 +34,7 @@ def take_params(capture: Capture | None) -> RuntimeEvaluateParams | None:
     return patch.take_params(capture.frames[0])
 
 
-async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: dict,
+async def read_patch(page: Page, dpr: float, capture: Capture, roots_reply: RuntimeEvaluateResult,
                      after_check: AfterCheck,
                      ) -> tuple[Capture, asyncio.Future[Probed | Exception] | None] | None:
     """The capture with only the changed subtrees read again and fresh boxes, and the

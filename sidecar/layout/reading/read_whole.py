@@ -227,7 +227,8 @@ def link_frames(snapshot: Snapshot, records: list[Record]) -> None:
         if record["parentId"] is not None:
             continue
         doc_index = frame_doc.get(record["frameId"])
-        owner = by_backend.get(owner_of_doc.get(doc_index)) if doc_index else None
+        owner_id = owner_of_doc.get(doc_index) if doc_index else None
+        owner = by_backend.get(owner_id) if owner_id is not None else None
         if owner is not None and owner is not record:
             record["parentId"] = owner["nodeId"]
             owner["childIds"].append(record["nodeId"])

@@ -6,8 +6,12 @@ added per request by the readers. Records are plain dicts in tree pre-order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Required, TypedDict
+
+from httpapi.json_types import JSONValue
+
+from ...cdp.protocol.cdp_types import AccessibilityAXNode as AXNode, AccessibilityAXProperty, AccessibilityAXValue
 
 # AX properties reported as node states; their values are booleans, "mixed" (checked, pressed)
 # or a token (editable: "plaintext"/"richtext", invalid: "grammar"/"spelling").
@@ -22,7 +26,29 @@ OTHER_PROPERTIES = ("level", "url", "valuemin", "valuemax", "valuetext", "autoco
 UNINTERESTING_ROLES = frozenset({"generic", "none", "presentation", "inlinetextbox",
                                  "linebreak", "ignored"})
 
-Record = dict[str, Any]
+
+class Record(TypedDict, total=False):
+    """A node's record: CDP's shapes under CDP's names (the reference contract: role, name,
+    value, description and properties as AXValues), our plain forms beside them under names of
+    their own. Members in the order a node's JSON has them."""
+
+    nodeId: Required[str]
+    role: Required[dict[str, str]]               # {"type", "value"}; shared: never mutated
+    name: Required[dict[str, str]]               # {"type", "value"}, without "sources"
+    valueText: Required[str | None]
+    descriptionText: Required[str | None]
+    states: Required[dict[str, JSONValue]]       # STATE_PROPERTIES: booleans, "mixed" or a token
+    properties: Required[list[AccessibilityAXProperty]]
+    propertyValues: Required[dict[str, JSONValue]]   # OTHER_PROPERTIES' scalar values
+    ignored: Required[bool]
+    parentId: Required[str | None]
+    childIds: Required[list[str]]
+    backendDOMNodeId: Required[int | None]
+    frameId: Required[str]
+    value: AccessibilityAXValue                  # left out when the node has none
+    description: AccessibilityAXValue
+    ignoredReasons: list[AccessibilityAXProperty]
+    targetId: str                                # the session whose DOM holds the node
 
 # role and name keep CDP's AXValue shape ({"type", "value"}), as the reference API returns them,
 # without the name's "sources" list (how it was computed: large, and not what clients read).
@@ -52,12 +78,14 @@ def role_of(record: Record) -> str:
     return record["role"]["value"]
 
 
-def _ax_value(field: dict[str, Any]) -> dict[str, Any]:
+def _ax_value(field: AccessibilityAXValue) -> AccessibilityAXValue:
     """An AXValue as CDP gives it, without "sources" (how it was computed: large, and not what
     clients read). The reply's own object when it has none: records never mutate it."""
     if "sources" not in field:
         return field
-    return {key: item for key, item in field.items() if key != "sources"}
+    without = field.copy()
+    del without["sources"]
+    return without
 
 
 # Chromium's per-line text fragments: they repeat their StaticText parent's text, have no DOM
@@ -72,7 +100,7 @@ _OTHER_NAMES = frozenset(OTHER_PROPERTIES)
 _BOOLEAN_STATES = {"true": True, "false": False}
 
 
-def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str = "",
+def ax_records(nodes: Iterable[AXNode], frame_id: str, id_prefix: str = "",
                target_id: str | None = None, inline_text_boxes: bool = False) -> list[Record]:
     """Records of one frame's AX tree; ``id_prefix`` keeps ids unique across frames;
     ``target_id``, when known, is each record's "targetId" from the start;
@@ -90,31 +118,30 @@ def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str
     dropped = frozenset() if inline_text_boxes else DROPPED_ROLES
     role_types, shared_roles = _ROLE_TYPES, _role_values
     for node in nodes:
-        get = node.get
-        role = get("role")
+        role = node.get("role")
         role_text = role.get("value") if role else None
         if role_text in dropped:
             left_out.add(id_prefix + str(node["nodeId"]))
             continue
-        states: dict[str, Any] = {}
-        plain: dict[str, Any] = {}
-        cdp_properties = get("properties") or []
+        states: dict[str, JSONValue] = {}
+        plain: dict[str, JSONValue] = {}
+        cdp_properties = node.get("properties") or []
         for prop in cdp_properties:
             field = prop.get("value")
             value = field.get("value") if field else None
             if isinstance(value, (list, dict)):
                 continue
-            name = prop.get("name")
-            if name in state_names:
-                states[name] = booleans.get(value, value) if value.__class__ is str else value
-            elif name in other_names:
-                plain[name] = value
-        value_field = get("value")
+            property_name = prop.get("name")
+            if property_name in state_names:
+                states[property_name] = booleans.get(value, value) if value.__class__ is str else value
+            elif property_name in other_names:
+                plain[property_name] = value
+        value_field = node.get("value")
         value = value_field.get("value") if value_field else None
-        description_field = get("description")
+        description_field = node.get("description")
         description = description_field.get("value") if description_field else None
-        parent = get("parentId")
-        name = get("name") or {}
+        parent = node.get("parentId")
+        name: AccessibilityAXValue | dict[str, str] = node.get("name") or {}
         role_kind = role.get("type") if role else None
         role_key = (role_kind if role_kind in role_types else "role", str(role_text or ""))
         role_object = shared_roles.get(role_key)
@@ -122,7 +149,7 @@ def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str
             role_object = role_value(*role_key)
         # CDP's shapes under CDP's names (the reference contract: value, description and
         # properties as AXValues); our plain forms beside them under names of their own.
-        record = {
+        record: Record = {
             "nodeId": id_prefix + str(node["nodeId"]),
             "role": role_object,
             "name": {"type": str(name.get("type") or NO_NAME_TYPE), "value": str(name.get("value") or "")},
@@ -131,11 +158,11 @@ def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str
             "states": states,
             "properties": cdp_properties,
             "propertyValues": plain,
-            "ignored": bool(get("ignored", False)),
+            "ignored": bool(node.get("ignored", False)),
             "parentId": None if parent is None else id_prefix + str(parent),
-            "childIds": [id_prefix + c for c in map(str, get("childIds", ()))] if id_prefix
-                        else list(map(str, get("childIds", ()))),
-            "backendDOMNodeId": get("backendDOMNodeId"),
+            "childIds": [id_prefix + c for c in map(str, node.get("childIds", ()))] if id_prefix
+                        else list(map(str, node.get("childIds", ()))),
+            "backendDOMNodeId": node.get("backendDOMNodeId"),
             "frameId": frame_id,
         }
         # Left out when the node has none, as the reference schema's consumers expect.
@@ -143,7 +170,7 @@ def ax_records(nodes: Iterable[Mapping[str, Any]], frame_id: str, id_prefix: str
             record["value"] = _ax_value(value_field)
         if description_field and description:
             record["description"] = _ax_value(description_field)
-        reasons = get("ignoredReasons")
+        reasons = node.get("ignoredReasons")
         if reasons:
             record["ignoredReasons"] = reasons
         if target_id is not None:
@@ -184,7 +211,8 @@ def filter_tree(records: list[Record], keep: Callable[[Record], bool]) -> list[R
             continue                              # a malformed tree must not loop
         seen.add(record["nodeId"])
         if keep(record):
-            copy = dict(record, parentId=ancestor, childIds=[])
+            copy = record.copy()
+            copy["parentId"], copy["childIds"] = ancestor, []
             kept.append(copy)
             new_children.setdefault(ancestor, []).append(copy["nodeId"])
             ancestor = copy["nodeId"]
@@ -201,13 +229,15 @@ def truncate(records: list[Record], limit: int) -> list[Record]:
     """The first ``limit`` records in pre-order, with links to dropped nodes removed."""
     head = records[:limit]
     ids = {r["nodeId"] for r in head}
-    result = []
+    result: list[Record] = []
     for record in head:
         if all(c in ids for c in record["childIds"]) and (record["parentId"] in ids or record["parentId"] is None):
             result.append(record)
         else:
-            result.append(dict(record, childIds=[c for c in record["childIds"] if c in ids],
-                               parentId=record["parentId"] if record["parentId"] in ids else None))
+            linked = record.copy()
+            linked["childIds"] = [c for c in record["childIds"] if c in ids]
+            linked["parentId"] = record["parentId"] if record["parentId"] in ids else None
+            result.append(linked)
     return result
 
 

@@ -7,7 +7,7 @@ value, or the element's own text. Responses built this way say ``"source": "dom"
 
 from __future__ import annotations
 
-from typing import Any
+from httpapi.json_types import JSONValue
 
 from .axtree import Record, name_value, role_value
 from ..snapshot.dom_boxes import Document
@@ -55,7 +55,7 @@ def dom_records(doc: Document, strings: list[str], id_prefix: str = "") -> list[
         attr = {text(attrs[k]).lower(): text(attrs[k + 1]) for k in range(0, len(attrs) - 1, 2)}
         role = attr.get("role") or _implicit_role(tag, attr)
         name = next((attr[a] for a in _NAME_ATTRIBUTES if attr.get(a)), "")
-        states: dict[str, Any] = {}
+        states: dict[str, JSONValue] = {}
         if "disabled" in attr:
             states["disabled"] = True
         if "checked" in attr:

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
+
+from httpapi.json_types import JSONObject
 
 from sidecar.cdp.connection import CDPError
 
@@ -39,8 +41,11 @@ from .axtree import Record
 from ..runtime.seams import Session
 from ..probing.probe import OPEN_SELECT, TRACKER_KEY
 from ...page_js import load_js
-from ...cdp.protocol.cdp_commands import RuntimeEvaluateParams
+from ...cdp.protocol.cdp_commands import (AccessibilityGetAXNodeAndAncestorsResult, RuntimeEvaluateParams,
+                                          RuntimeEvaluateResult)
+from ...cdp.protocol.cdp_types import AccessibilityAXNode as AXNode, AccessibilityAXValue
 
+AncestorsReply = AccessibilityGetAXNodeAndAncestorsResult
 MAX_ROOTS = 64              # more separate changed subtrees than this: read the whole tree
 MAX_REFERRERS = 512         # more aria-labelledby/-describedby users than this: the same
 
@@ -73,7 +78,7 @@ class Take:
     top: int | None = None
 
 
-def parse_take(reply: dict[str, Any]) -> Take | None:
+def parse_take(reply: RuntimeEvaluateResult) -> Take | None:
     """A ``take_params`` evaluation ([top or null, ...roots]); None: read the whole tree."""
     items = _serialized_items(reply)
     if not items:
@@ -89,16 +94,17 @@ def parse_take(reply: dict[str, Any]) -> Take | None:
     return Take([root for root in roots if root is not None], top)   # drops nothing (checked above)
 
 
-def _serialized_items(reply: dict[str, Any]) -> list[dict[str, Any]] | None:
+def _serialized_items(reply: RuntimeEvaluateResult) -> list[JSONObject] | None:
     if "exceptionDetails" in reply:
         return None
-    value = reply.get("result", {}).get("deepSerializedValue") or {}
-    if value.get("type") != "array":
+    result = reply.get("result")
+    value = result.get("deepSerializedValue") if result is not None else None
+    if value is None or value.get("type") != "array":
         return None
     return [item for item in value.get("value", []) if isinstance(item, dict)]
 
 
-def _backend_id(item: dict[str, Any]) -> int | None:
+def _backend_id(item: JSONObject) -> int | None:
     node = item.get("value") if item.get("type") == "node" else None
     backend_id = node.get("backendNodeId") if isinstance(node, dict) else None
     return backend_id if isinstance(backend_id, int) else None
@@ -148,12 +154,12 @@ def old_subtree_nodes(records: list[Record], roots: list[int]) -> int:
 class Reads:
     """One patch's accessibility reads, in flight (start_reads)."""
 
-    futures: list[asyncio.Future]             # per root: its node and ancestors
+    futures: list[asyncio.Future[AncestorsReply]]     # per root: its node and ancestors
     budget: NodeBudget                        # the nodes the subtree reads may still read
-    top: asyncio.Future | None = None         # Take.top's node and ancestors
+    top: asyncio.Future[AncestorsReply] | None = None     # Take.top's node and ancestors
     # The first roots' (subtree, chain), settled once: a splice of the same reads again (with
     # roots added) does not repeat their reads.
-    settled: list[tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None] = field(default_factory=list)
+    settled: list[tuple[list[AXNode], list[AXNode]] | None] = field(default_factory=list)
 
 
 def start_reads(session: Session, roots: list[int], budget: NodeBudget, top: int | None = None) -> Reads:
@@ -170,12 +176,12 @@ def add_reads(session: Session, reads: Reads, roots: list[int]) -> None:
     reads.futures.extend(_sent(session, roots))
 
 
-def _sent(session: Session, roots: list[int]) -> list[asyncio.Future]:
+def _sent(session: Session, roots: list[int]) -> list[asyncio.Future[AncestorsReply]]:
     return [asyncio.ensure_future(session.send(ANCESTORS, {"backendNodeId": root})) for root in roots]
 
 
 async def _settled(session: Session, reads: Reads,
-                   ) -> list[tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None]:
+                   ) -> list[tuple[list[AXNode], list[AXNode]] | None]:
     """Every root's (subtree, chain) (see subtree_of); those settled by an earlier call kept."""
     replies = await asyncio.gather(*reads.futures[len(reads.settled):])
     reads.settled.extend(await asyncio.gather(*(subtree_of(session, reply, reads.budget)
@@ -183,8 +189,8 @@ async def _settled(session: Session, reads: Reads,
     return reads.settled
 
 
-async def subtree_of(session: Session, chain_reply: Mapping[str, Any], budget: NodeBudget,
-                     ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None:
+async def subtree_of(session: Session, chain_reply: AncestorsReply, budget: NodeBudget,
+                     ) -> tuple[list[AXNode], list[AXNode]] | None:
     """A root's accessibility subtree (its node first, ignored nodes included) and the chain from
     it to the document's node. A root that is not in the tree itself (e.g. a plain <span>: its
     text hangs under the parent's node) is read from its nearest ancestor that is; None if that
@@ -198,13 +204,13 @@ async def subtree_of(session: Session, chain_reply: Mapping[str, Any], budget: N
     return None if subtree is None else (subtree, chain[index:])
 
 
-async def descendants(session: Session, node: Mapping[str, Any], budget: NodeBudget,
-                      ) -> list[Mapping[str, Any]] | None:
+async def descendants(session: Session, node: AXNode, budget: NodeBudget,
+                      ) -> list[AXNode] | None:
     """``node`` and every node below it, read level by level (each level's reads pipelined):
     a reply holds a node's children, and the whole subtree of each ignored child. None when
     deeper than MAX_LEVELS reads, or when the nodes read overdraw ``budget``."""
-    found: list[Mapping[str, Any]] = [node]
-    level: list[Mapping[str, Any]] = [node]
+    found: list[AXNode] = [node]
+    level: list[AXNode] = [node]
     known = {str(node.get("nodeId"))}
     for _ in range(MAX_LEVELS):
         if not budget.spend(len(level)):
@@ -239,7 +245,7 @@ async def patched_records(session: Session, records: list[Record], reads: Reads,
         return None
     positions = {record["nodeId"]: index for index, record in enumerate(records)}
     top_id = records[0]["nodeId"] if records else None
-    fresh: dict[str, Mapping[str, Any]] = {}
+    fresh: dict[str, AXNode] = {}
     replaced: set[str] = set()
     tops: dict[str, int] = {}         # each re-read subtree's top -> its old subtree's size
     for read in settled:
@@ -271,22 +277,23 @@ async def patched_records(session: Session, records: list[Record], reads: Reads,
     return axtree.preorder(kept + new)
 
 
-def in_tree(chain: list[dict], index: int) -> bool:
+def in_tree(chain: list[AXNode], index: int) -> bool:
     """Whether chain[index] is one of its parent's children (the last one is the root)."""
     if index + 1 >= len(chain):
         return True
     return str(chain[index].get("nodeId")) in map(str, chain[index + 1].get("childIds", ()))
 
 
-_NO_ROLE = {"type": "role", "value": "none"}
+_NO_ROLE: AccessibilityAXValue = {"type": "role", "value": "none"}
 
 
-def as_in_full_tree(nodes: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
+def as_in_full_tree(nodes: Iterable[AXNode]) -> Iterable[AXNode]:
     """An ignored node as getFullAXTree reports it (role "none", no name), whichever call read
     it, so a patched tree equals a full read."""
     for node in nodes:
         if node.get("ignored"):
-            unnamed = dict(node, role=_NO_ROLE)
+            unnamed = node.copy()
+            unnamed["role"] = _NO_ROLE
             unnamed.pop("name", None)
             node = unnamed
         yield node

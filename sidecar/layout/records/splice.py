@@ -13,9 +13,9 @@ overlapping reads); the caller then orders the whole tree.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .axtree import Record
+from ...cdp.protocol.cdp_types import AccessibilityAXNode as AXNode
 
 
 def subtree_ids(records: list[Record], positions: dict[str, int], top: str) -> set[str]:
@@ -33,7 +33,7 @@ def subtree_ids(records: list[Record], positions: dict[str, int], top: str) -> s
     return found
 
 
-def accounted(records: list[Record], positions: dict[str, int], fresh: Mapping[str, Mapping[str, Any]],
+def accounted(records: list[Record], positions: dict[str, int], fresh: Mapping[str, AXNode],
               replaced: set[str]) -> bool:
     """Whether the patched tree holds every node it links to: each child id of the nodes read
     again (``fresh``: raw AX nodes by id) is read again or kept, and no kept node points at one

@@ -18,14 +18,13 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Iterator
-from typing import Any
 
 RELEASE_DELAY = 0.05          # s; an agent's next request rarely comes sooner
 MAX_HOLD = 0.5                # s; a client polling non-stop still gets its memory back
 
 _pauses = 0                   # gc_paused() stretches and pending releases in progress
 _was_enabled = False
-_held: list[Any] = []
+_held: list[object] = []
 _release: asyncio.TimerHandle | None = None
 _release_loop: asyncio.AbstractEventLoop | None = None
 _held_since = 0.0
@@ -58,7 +57,7 @@ def gc_paused() -> Iterator[None]:
         _resume()
 
 
-def release_later(*objects: Any) -> None:
+def release_later(*objects: object) -> None:
     """Hold ``objects`` (and a pause of the collector) until RELEASE_DELAY after the last call
     (at most MAX_HOLD after the first), then drop them. Without a running event loop they are
     dropped at once."""

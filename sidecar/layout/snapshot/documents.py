@@ -4,10 +4,10 @@ placing one of its boxes there (with its clip and line fragments)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..geometry import clipping
 from ..geometry.spaces import Placement, Rect
+from ...cdp.protocol.cdp_types import DOMSnapshotDocumentSnapshot
 
 
 @dataclass
@@ -19,6 +19,7 @@ class Document:
     url: str
     scroll_x: float
     scroll_y: float
+    raw: DOMSnapshotDocumentSnapshot = field(repr=False)   # its part of the reply (the DOM fallback)
     boxes: dict[int, Rect] = field(default_factory=dict)        # backendNodeId -> border box
     # backendNodeId -> (top, right, bottom, left) border + padding, CSS px; only elements with
     # some (a text node reports its parent's style, and has no padding of its own).
@@ -30,7 +31,6 @@ class Document:
     content_origin: dict[int, tuple[float, float]] = field(default_factory=dict)  # iframes
     child_documents: dict[int, int] = field(default_factory=dict)   # iframe backendId -> doc index
     has_sticky: bool = False
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)   # for the DOM fallback
 
 
 @dataclass(frozen=True)

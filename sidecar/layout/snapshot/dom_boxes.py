@@ -9,15 +9,15 @@ box + border + padding), minus the iframe document's own scroll offset, recursiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from ..geometry import clipping
 from ..geometry.fragments import line_fragments
 from .documents import TOP_LEVEL, Document, DocumentPlacement, place, visible_clip
 from ..geometry.spaces import Placement, Rect
 from .restyle import RENDER_STYLES, RenderState
-from ...cdp.protocol.cdp_commands import DOMSnapshotCaptureSnapshotParams
+from ...cdp.protocol.cdp_commands import DOMSnapshotCaptureSnapshotParams, DOMSnapshotCaptureSnapshotResult
+from ...cdp.protocol.cdp_types import DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot
 
 __all__ = ["CAPTURE_PARAMS", "STYLES", "TOP_LEVEL", "Document", "DocumentPlacement", "Snapshot"]
 
@@ -46,7 +46,7 @@ CAPTURE_PARAMS: DOMSnapshotCaptureSnapshotParams = {"computedStyles": list(STYLE
 class Snapshot:
     """A parsed captureSnapshot reply of one session (a page, or an out-of-process iframe)."""
 
-    def __init__(self, reply: Mapping[str, Any], device_pixel_ratio: float = 1.0) -> None:
+    def __init__(self, reply: DOMSnapshotCaptureSnapshotResult, device_pixel_ratio: float = 1.0) -> None:
         # Layout bounds and scroll offsets in a snapshot are device pixels (CSS px times page
         # zoom times device scale factor); computed styles stay CSS px.
         self.scale = 1.0 / (device_pixel_ratio or 1.0)
@@ -60,7 +60,7 @@ class Snapshot:
         self._root_names = self._indices(("HTML", "BODY"))
         self._unzoomed = self._indices(("1", "normal", ""))
         self._frame_names = self._indices(_FRAME_NAMES)
-        self._raw_documents: list[dict[str, Any]] = reply.get("documents", [])
+        self._raw_documents: list[DOMSnapshotDocumentSnapshot] = reply.get("documents", [])
         self._documents: list[Document] | None = None
         self._owner_document: dict[int, int] = {}
         self._text_boxes_of: dict[int, dict[int, list[Rect]]] = {}
@@ -109,7 +109,7 @@ class Snapshot:
     def _string(self, index: int) -> str:
         return self.strings[index] if 0 <= index < len(self.strings) else ""
 
-    def _read_document(self, index: int, data: dict[str, Any]) -> Document:
+    def _read_document(self, index: int, data: DOMSnapshotDocumentSnapshot) -> Document:
         doc = Document(index=index, frame_id=self._string(data.get("frameId", -1)),
                        url=self._string(data.get("documentURL", -1)),
                        scroll_x=float(data.get("scrollOffsetX", 0.0)) * self.scale,
@@ -227,7 +227,8 @@ class Snapshot:
                 top, right, bottom, left = insets
                 doc.insets[backend_id] = (top * factor, right * factor, bottom * factor, left * factor)
 
-    def _read_content_origins(self, doc: Document, backend_ids: list[int], layout: dict) -> None:
+    def _read_content_origins(self, doc: Document, backend_ids: list[int],
+                              layout: DOMSnapshotLayoutTreeSnapshot) -> None:
         """Content-box origin of every iframe/frame element (where its document is drawn)."""
         if not self._frame_names:
             return

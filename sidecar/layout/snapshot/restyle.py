@@ -21,7 +21,8 @@ patches with full reads.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+
+from ...cdp.protocol.cdp_types import DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot
 
 RENDER_STYLES = ("display", "visibility", "content-visibility", "overflow")   # overflow: both axes
 MAX_RESTYLED = 64             # more separate re-rendered subtrees than this: read the whole tree
@@ -41,7 +42,7 @@ class RenderState:
     __slots__ = ("_strings", "_backend_ids", "_parents", "_kinds", "_names", "_layout_nodes",
                  "_texts", "_styles", "_first_style", "_signatures")
 
-    def __init__(self, strings: list[str], nodes: dict[str, Any], layout: dict[str, Any],
+    def __init__(self, strings: list[str], nodes: DOMSnapshotNodeTreeSnapshot, layout: DOMSnapshotLayoutTreeSnapshot,
                  first_style: int) -> None:
         self._strings = strings
         self._backend_ids: list[int] = nodes.get("backendNodeId", [])
