@@ -3,7 +3,7 @@
 This is the hot loop of every request after a scroll, a full capture or a patch that moved part
 of the page (a mid-page insert moves half of it). A node whose record and placement equal those
 of the tab's last answer for the same view keeps its JSON. Every other node gets its geometry by
-plain float arithmetic (the maths of geometry.View) and its JSON from one template: the same
+plain float arithmetic (the maths of spaces.View) and its JSON from one template: the same
 bytes ``json.dumps`` writes (the tests re-encode decoded nodes and compare), at about half the
 cost of building and dumping nested dicts. No dict is built: the answer is the JSON
 (encoding.NodeList decodes it for in-process readers).

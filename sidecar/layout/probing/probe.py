@@ -99,7 +99,7 @@ class ProbeResult:
     # the popup's highlighted option in Chromium's tree with no event or mutation in the page.
     popup_open: bool = False
     # A frame's tracker counts its changed nodes again within two animation frames: a read
-    # taken now would be taken again (probing.settled waits for it instead).
+    # taken now would be taken again (change_signal.settled waits for it instead).
     settling: bool = False
 
     @property

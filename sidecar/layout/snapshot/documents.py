@@ -35,7 +35,7 @@ class Document:
 
 @dataclass(frozen=True)
 class DocumentPlacement:
-    """How one document's coordinates map into the tab's space (see geometry.Placement)."""
+    """How one document's coordinates map into the tab's space (see spaces.Placement)."""
 
     dx: float
     dy: float
