@@ -15,14 +15,14 @@ from httpapi.guard import add_guard_arguments, guard_arguments, guard_problem
 from httpapi.middlewares import read_token
 
 from .browser.launcher import LaunchOptions, default_chromium_path, parse_flags
-from .layout.options import BOUNDS_SPACES, TAB_ORDERS
+from .layout.output.options import BOUNDS_SPACES, TAB_ORDERS
 from .browser.url_policy import default_file_roots
 
 DEFAULT_PORT = 8122
 # The start pages (start_pages.py): on loopback only, a port of their own so that no page of
 # theirs shares an origin with the API (the browser guard lets same-origin requests through).
 DEFAULT_START_PAGES_PORT = 8124
-# /layout's optimisations, each switchable (sidecar/layout/readers.py; "refresh": the background
+# /layout's optimisations, each switchable (sidecar/layout/reading/readers.py; "refresh": the background
 # read after a page's change, refresh.py). The whole read, ?fresh=true's, is always there.
 LAYOUT_STRATEGIES = ("reuse", "rescan", "patch", "frames", "refresh")
 # Strategies that were dropped, and why: an operator's setting that still names one keeps

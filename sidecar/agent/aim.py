@@ -34,10 +34,10 @@ from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
 from ..cdp.targets import ChildTarget
-from ..layout.answer import view_of
-from ..layout.click_point import largest_centre, screen_point
-from ..layout.geometry import Rect, View
-from ..layout.probe import parse_probe
+from ..layout.answering.answer import view_of
+from ..layout.geometry.click_point import largest_centre, screen_point
+from ..layout.geometry.spaces import Rect, View
+from ..layout.probing.probe import parse_probe
 from .page_scripts import CENTRE, NEXT_FRAME, TO_MIDDLE
 from .resolve import Element
 from ..page_js import load_js

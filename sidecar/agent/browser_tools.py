@@ -11,7 +11,7 @@ from httpapi.errors import ApiError
 
 from ..cdp.protocol.cdp_commands import PageCaptureScreenshotParams
 from ..cdp.targets import PageTarget
-from ..layout.seams import TabHealth
+from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents
 from .page_snapshot import visibility

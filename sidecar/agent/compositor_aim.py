@@ -21,7 +21,7 @@ from typing import TypedDict, TypeVar
 from httpapi.errors import ApiError
 
 from ..cdp.connection import CDPError
-from ..layout.seams import Page, WindowCheck
+from ..layout.runtime.seams import Page, WindowCheck
 from ..page_js import load_js
 from .page_scripts import PAINTED
 from .pointer import Input

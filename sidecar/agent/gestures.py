@@ -15,7 +15,7 @@ from httpapi.errors import ApiError
 from ..cdp.connection import CDPConnection, CDPError
 from ..cdp.pages import visibility_state
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
-from ..layout.seams import TabHealth
+from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutService
 from .key_combos import MODIFIERS, parse_combo
 from .pointer import CdpInput, Input, VisibleInput

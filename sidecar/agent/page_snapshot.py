@@ -12,9 +12,9 @@ from httpapi.errors import ApiError
 from ..cdp.connection import CDPError
 from ..cdp.pages import visibility_state
 from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
-from ..layout.seams import TabHealth
+from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutOptions, LayoutService
-from ..layout.memory import gc_paused
+from ..layout.runtime.memory import gc_paused
 from .refs import RefTable
 from .tree_text import Rendered, RenderOptions, render
 from .session import AgentSession

@@ -11,7 +11,7 @@ from httpapi.errors import ApiError
 from ..cdp.connection import CDPError
 from ..cdp.pages import exception_text
 from ..cdp.targets import ChildTarget, PageTarget
-from ..layout.seams import TabHealth
+from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutService
 from .refs import ElementKey
 from .session import AgentSession

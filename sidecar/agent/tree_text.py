@@ -83,7 +83,7 @@ def line_of(node: AgentNode) -> str:
 
 class LineCache:
     """One tab's lines of its last snapshot, by /layout node: a node unchanged since keeps the
-    very same node dict (sidecar.layout.encoding.DecodedNodes) and, its ref being the same, its
+    very same node dict (sidecar.layout.output.encoding.DecodedNodes) and, its ref being the same, its
     line; so a snapshot after a change formats only the nodes that changed. Holds only the
     last snapshot's."""
 

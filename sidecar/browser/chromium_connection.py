@@ -12,8 +12,8 @@ from ..agent.session import AgentConfig, AgentSession
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from ..cdp.targets import TargetTracker
-from ..layout.readers import readers_named
-from ..layout.seams import WindowCheck
+from ..layout.reading.readers import readers_named
+from ..layout.runtime.seams import WindowCheck
 from ..layout.service import LayoutService
 from .crash_recovery import CrashRecovery
 from .tab_health import TabHealth

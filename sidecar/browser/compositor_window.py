@@ -2,7 +2,7 @@
 
 On Wayland Chromium draws its own frame: its outer size counts a shadow on every side of the
 window the compositor places, and the sidecar's screen bounds assume the window's top-left at the
-screen's (layout/geometry.py). That holds for a tiled window at the output's corner once Chromium
+screen's (layout/geometry/spaces.py). That holds for a tiled window at the output's corner once Chromium
 has taken Sway's configure. Right after Sway tiles (or floats) the window, Chromium still reports
 the old window for a moment, with its old shadow, and maps input with it; a box computed then is
 off by the difference. So the evidence asked for is: the outer size a page reports is Sway's
@@ -22,7 +22,7 @@ from swayipc.ipc import IpcError, SwayIpc, find_socket
 from swayipc.tree import window_nodes
 
 from ..cdp.connection import CDPError, CDPTimeout
-from ..layout.seams import Page
+from ..layout.runtime.seams import Page
 
 SETTLE_S = 1.0   # the longest /layout waits for Chromium to take Sway's window
 # The page's window size now, and after two animation frames (null in a tab not shown: it has none).
@@ -72,7 +72,7 @@ def mismatch(outer: Size, windows: tuple[Rect, ...]) -> str | None:
 
 
 class SwayWindowCheck:
-    """The layout service's window check (layout/seams.py WindowCheck) for Chromium on Sway."""
+    """The layout service's window check (layout/runtime/seams.py WindowCheck) for Chromium on Sway."""
 
     def __init__(self, pid: Callable[[], int | None], settle_s: float = SETTLE_S,
                  windows: Callable[[int], tuple[Rect, ...]] = sway_windows) -> None:

@@ -21,7 +21,7 @@ from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
 from ..cdp.targets import PageTarget
-from ..layout.geometry import chromium_on_wayland
+from ..layout.geometry.spaces import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
 from .compositor_window import SwayWindowCheck
 from .episode_context import close_previous, empty_directory, open_episode

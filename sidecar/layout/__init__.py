@@ -5,23 +5,21 @@
 field's coordinate space, is ``layout_schema.jsonc`` at the root. docs/sidecar.md draws the
 modules and the freshness loop.
 
-The service and its loop: ``service`` (one per connection: the tabs' state, the counters, error
-per tab), ``tab`` (one tab's lock, capture and refresh state), ``freshness`` (check, read, check
-again, keep), ``readers`` (the ways to read a tab behind one interface, each switchable),
-``answer`` (a capture rendered for the view now), ``refresh`` (background reads on the page's
-change notifications), ``encoding`` (bodies as bytes, reused while unchanged; ETag, gzip).
+``service`` (one per connection: the tabs' state, the counters, error per tab) is the entry; the
+subpackages, each importing only those below it:
 
-The readers: ``read_whole`` (the reference read, and the rescan after scrolling), ``read_patch``
-with ``patch``, ``splice`` and ``restyle`` (only the changed subtrees), ``read_frames`` (a
-page's top document alone).
-
-What they stand on: ``seams`` (the Protocols of sessions, tabs, tracker), ``probing`` and
-``probe`` (the in-page change signal), ``capture`` (what a read makes; placing nodes),
-``snapshot`` and ``geometry`` (DOM boxes and the three spaces), ``axtree`` and ``dom_fallback``
-(records), ``render`` (node JSON), ``hits``, ``memory``, ``options``, ``aio``.
+  freshness/   the loop (check, read, check again, keep), one tab's state, background refresh
+  answering/   a capture rendered for the view now, its nodes hit-tested
+  reading/     the capture, the readers behind one interface, the whole, patch and frames reads
+  output/      the query options, node JSON, bodies as bytes (ETag, gzip)
+  records/     accessibility records, the DOM fallback, patches of changed subtrees, splicing
+  probing/     the in-page change signal and the freshness check made of it
+  snapshot/    DOM snapshots read into boxes, frames placed, parent links, render state
+  geometry/    rectangles, the three spaces, clipping, line fragments, click points
+  runtime/     the browser side's Protocols (seams), asyncio helpers, memory timing
 """
 
-from .options import LayoutOptions
+from .output.options import LayoutOptions
 from .service import LayoutService
 
 __all__ = ["LayoutOptions", "LayoutService"]

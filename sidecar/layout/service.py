@@ -5,7 +5,7 @@ with the connection: nothing about layouts outlives the connection it was read o
 one ``TabLayout`` per tab holds that tab's lock, its capture and its background refresh.
 
 ``await service.build(options, health)`` is the /layout body: every tab asked for, read through
-the freshness loop (freshness.py); a tab that fails carries its error in the HTTP form a route
+the freshness loop (freshness/loop.py); a tab that fails carries its error in the HTTP form a route
 would give it (sidecar/errors.py) while the others answer.
 """
 
@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from httpapi.bounded import within
@@ -25,16 +25,17 @@ from sidecar.cdp.targets import commit_time_left
 from sidecar.errors import (ChromiumUnavailable, LayoutUnavailable, NavigationPending, PageChanging,
                             RendererCrashed, TabNotFound, TabUnresponsive, as_api_error)
 
-from .answer import answer, previous_document
-from .aio import or_exception
-from .encoding import EncodedBody, LayoutEncoder, options_key
-from .freshness import read_tab
-from .options import LayoutOptions
-from .change_signal import unprovable
-from .readers import ALL, Reader
-from .refresh import EagerRefresher
-from .seams import Connection, Page, TabHealth, Tracker, WindowCheck
-from .tab import LayoutCounters, TabLayout
+from .answering.answer import answer, previous_document
+from .runtime.aio import or_exception
+from .output.encoding import EncodedBody, LayoutEncoder, options_key
+from .freshness.loop import read_tab
+from .output.options import LayoutOptions
+from .output.shapes import FailedLayout, Layout, TabEntry
+from .probing.change_signal import unprovable
+from .reading.readers import ALL, Reader
+from .freshness.refresh import EagerRefresher
+from .runtime.seams import Connection, Page, TabHealth, Tracker, WindowCheck
+from .freshness.tab import LayoutCounters, TabLayout
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ class LayoutService:
         """The /layout body. Raises a domain exception (sidecar/errors.py) for a bad ``tab``, or
         when the one asked for fails. With ``health``, a tab that already stopped answering is
         reported at once, and one that does not answer within the health's budget is reported
-        and marked, while the others answer."""
+        and marked, while the others answer. Its "tabs" are output.shapes.TabEntry; the body
+        stays a plain dict for the in-process readers that index into it (the agent)."""
         if not self.conn.connected:
             raise ChromiumUnavailable("not connected to Chromium")
         pages = self._pages(options.tab)
@@ -86,20 +88,20 @@ class LayoutService:
             if self.window_check is not None else None
         # Titles are re-read alongside (Chromium sends no event when a page sets document.title):
         # each tab's entry names its current title.
-        _, *results = await asyncio.gather(or_exception(self.tracker.refresh_titles()),
-                                           *(self._tab_or_error(page, options, health) for page in pages))
+        _, results = await asyncio.gather(or_exception(self.tracker.refresh_titles()), asyncio.gather(
+            *(self._tab_or_error(page, options, health) for page in pages)))
         if options.tab is not None and isinstance(results[0], Exception):
             raise results[0]
-        tabs = [self._entry(page, result, options) for page, result in zip(pages, results)]
+        tabs: list[TabEntry] = [self._entry(page, result, options) for page, result in zip(pages, results)]
         if unsettled is not None:
             for entry, reason in zip(tabs, unsettled):
                 entry["screenBounds"] = {"exact": True} if reason is None else {"exact": False, "reason": reason}
         if options.order == "front":
             # The tab in front first (as CDP's /json lists them), then the rest in tab-strip order.
-            tabs.sort(key=lambda entry: entry["visible"] is not True)
+            tabs.sort(key=lambda entry: entry.get("visible") is not True)
         return {"tabs": tabs}
 
-    def encode(self, body: dict[str, Any], options: LayoutOptions) -> EncodedBody:
+    def encode(self, body: Mapping[str, object], options: LayoutOptions) -> EncodedBody:
         """The body as bytes (encoding.py): each tab's layout encoded once while unchanged."""
         return self.encoder.encode(body, options_key(options))
 
@@ -116,15 +118,17 @@ class LayoutService:
         for gone in set(self.tabs) - live:
             self.tabs.pop(gone).refresh.cancel()
 
-    def _entry(self, page: Page, result: dict[str, Any] | Exception, options: LayoutOptions) -> dict[str, Any]:
-        entry: dict[str, Any] = {"id": page.target_id, "url": page.url, "title": page.title}
+    def _entry(self, page: Page, result: Layout | Exception, options: LayoutOptions) -> TabEntry:
         pending = page.pending_navigation
-        entry["pendingNavigation"] = {"url": pending} if pending is not None else None
+        entry: TabEntry = {"id": page.target_id, "url": page.url, "title": page.title,
+                           "pendingNavigation": {"url": pending} if pending is not None else None}
         if isinstance(result, Exception):
             # The reference's shape ({"error": message}) with our error object beside it, in
             # the HTTP form a route would give the same failure (sidecar/errors.py).
             error = as_api_error(result)
-            entry.update(visible=None, layout=failed_layout(error), error=error.body())
+            entry["visible"] = None
+            entry["layout"] = failed_layout(error)
+            entry["error"] = error.body()
             return entry
         tab = self.tabs.get(page.target_id)
         capture = tab.capture if tab is not None else None
@@ -135,7 +139,7 @@ class LayoutService:
         return entry
 
     async def _tab_or_error(self, page: Page, options: LayoutOptions,
-                            health: TabHealth | None) -> dict[str, Any] | Exception:
+                            health: TabHealth | None) -> Layout | Exception:
         """The tab's layout, or the domain exception (sidecar/errors.py) saying why not."""
         tab = self.tab(page.target_id)
         if page.pending_navigation is not None and not page.crashed:
@@ -182,7 +186,7 @@ class LayoutService:
         return NavigationPending(f"the tab is loading {page.pending_navigation}, and its previous "
                                  "document was never read: nothing is read until the navigation ends")
 
-    async def _locked_read(self, page: Page, options: LayoutOptions) -> dict[str, Any]:
+    async def _locked_read(self, page: Page, options: LayoutOptions) -> Layout:
         """One read of a tab at a time: a request waits for a background refresh (or another
         request) in flight. If that one's check that the page is as captured went out after this
         request arrived, the check holds for this request too: the answer comes from the capture
@@ -199,7 +203,7 @@ class LayoutService:
             tab.read_url = page.url
             return layout
 
-    async def _read(self, page: Page, tab: TabLayout, options: LayoutOptions) -> dict[str, Any]:
+    async def _read(self, page: Page, tab: TabLayout, options: LayoutOptions) -> Layout:
         if page.crashed:
             raise RendererCrashed("the tab's renderer crashed; it is reloaded (or POST /tabs/{id}/reload)")
         return await read_tab(page, tab, options, self.readers, self.counters)
@@ -243,7 +247,7 @@ async def _tab_locked(tab: TabLayout) -> AsyncIterator[None]:
         tab.lock.release()
 
 
-def failed_layout(error: ApiError) -> dict[str, Any]:
+def failed_layout(error: ApiError) -> FailedLayout:
     """A tab's "layout" when it could not be read: the reference's {"error": message}."""
     detail = error.detail if isinstance(error.detail, str) else error.error
     return {"error": f"{error.error}: {detail}", "code": error.error}

@@ -31,7 +31,7 @@ from ..cdp.targets import PageTarget
 from ..errors import ChromiumUnavailable, as_api_error
 from ..browser.crash_recovery import revive
 from ..layout import LayoutOptions
-from ..layout.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
+from ..layout.output.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
 from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
                      RESET_BODY, NavigateBody, OpenTabBody, ReloadBody, ResetBody)
 from ..browser.url_policy import UrlPolicy, UrlRefused
@@ -311,7 +311,7 @@ async def reset(request: web.Request, body: ResetBody) -> web.Response:
 async def layout(request: web.Request) -> web.Response:
     """Delegates to the connection's sidecar.layout service; the whole request is time-bounded.
 
-    The body is reused while the tabs' layouts are unchanged (see sidecar.layout.encoding); it
+    The body is reused while the tabs' layouts are unchanged (see sidecar.layout.output.encoding); it
     carries an ETag (If-None-Match -> 304) and is gzipped when the client accepts gzip."""
     settings = request.app[keys.SETTINGS]
     options = LayoutOptions.from_query(request.query, settings.bounds_space, settings.tab_order)

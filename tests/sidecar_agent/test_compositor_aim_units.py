@@ -14,7 +14,7 @@ from sidecar.agent import compositor_aim
 from sidecar.agent.compositor_aim import PointerSeen, confirm_pointer
 from sidecar.agent.refs import ElementKey
 from sidecar.agent.resolve import Element
-from sidecar.layout.seams import Page
+from sidecar.layout.runtime.seams import Page
 
 INSIDE: PointerSeen = {"x": 60, "y": 45, "inside": True}
 BESIDE: PointerSeen = {"x": 59, "y": 45, "inside": True}             # the step before it

@@ -137,6 +137,6 @@ def validate_reference(body: Any) -> None:
 
     import jsonschema
 
-    from sidecar.layout.encoding import dumps
+    from sidecar.layout.output.encoding import dumps
 
     jsonschema.Draft202012Validator(REFERENCE_LAYOUT_SCHEMA).validate(json.loads(dumps(body)))

@@ -26,7 +26,7 @@ def validate_layout(body: Any) -> None:
         require(False, "jsonschema (pip install -e .[test])")
         raise
 
-    from sidecar.layout.encoding import dumps
+    from sidecar.layout.output.encoding import dumps
 
     # What a client receives: an in-process layout is validated in its JSON form.
     jsonschema.Draft202012Validator(layout_schema()).validate(json.loads(dumps(body)))

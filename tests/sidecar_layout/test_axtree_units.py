@@ -3,7 +3,7 @@ the interesting filter."""
 
 from __future__ import annotations
 
-from sidecar.layout import axtree
+from sidecar.layout.records import axtree
 
 from .unit_inputs import TREE, _ax
 

@@ -4,9 +4,9 @@ and roles."""
 from __future__ import annotations
 
 
-from sidecar.layout import axtree
-from sidecar.layout.dom_fallback import dom_records
-from sidecar.layout.dom_boxes import Snapshot
+from sidecar.layout.records import axtree
+from sidecar.layout.records.dom_fallback import dom_records
+from sidecar.layout.snapshot.dom_boxes import Snapshot
 
 from .unit_inputs import TREE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout.refresh import BINDING
+from sidecar.layout.freshness.refresh import BINDING
 
 from .clicking import NEXT_FRAME_JS
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from sidecar.layout.encoding import LayoutEncoder, accepts_gzip, etag_matches
+from sidecar.layout.output.encoding import LayoutEncoder, accepts_gzip, etag_matches
 
 
 def _body(layout_a: dict, layout_b: dict | None = None, title: str = "A") -> dict:

@@ -4,7 +4,7 @@ visibility inside frame clips, content boxes."""
 from __future__ import annotations
 
 
-from sidecar.layout.geometry import Placement, Rect, WindowMetrics, chromium_on_wayland, viewport_origin
+from sidecar.layout.geometry.spaces import Placement, Rect, WindowMetrics, chromium_on_wayland, viewport_origin
 
 from .unit_inputs import _view
 
@@ -48,7 +48,7 @@ def test_visibility_takes_the_frame_clip_into_account():
 # -- AX records and filters -------------------------------------------------------------------
 
 def test_content_box_insets_and_never_negative():
-    from sidecar.layout.geometry import content_box
+    from sidecar.layout.geometry.spaces import content_box
     assert content_box(20, 20, 100, 40, (5, 7, 5, 7)) == (27, 25, 86, 30)
     assert content_box(0, 0, 10, 10, (8, 8, 8, 8)) == (8, 8, 0.0, 0.0)
     assert content_box(1, 2, 3, 4, None) == (1, 2, 3, 4)

@@ -1,4 +1,4 @@
-"""Incremental /layout (sidecar/layout/patch.py): after a change, only the changed subtrees are
+"""Incremental /layout (sidecar/layout/records/patch.py): after a change, only the changed subtrees are
 read again, and the result equals a full read of the page (?fresh=true), node for node."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from sidecar.layout import patch
+from sidecar.layout.records import patch
 
 pytestmark = [pytest.mark.x11, pytest.mark.chromium]
 
@@ -151,7 +151,7 @@ async def test_a_closed_shadow_root_its_page_attached_early_is_followed(chromium
     """A page's own script attaches a closed shadow root before any tracker exists: only the
     root attachShadow returned reaches its content. The sidecar's early script (registered once
     the tab was asked for) keeps it for the tracker, so a change inside is read again."""
-    from sidecar.layout.probe import SHADOW_KEY
+    from sidecar.layout.probing.probe import SHADOW_KEY
 
     page = await _open(chromium, page_server)          # asked for: later documents are followed
     await chromium.navigate(page, page_server.url("/closed-shadow.html"))
@@ -272,7 +272,7 @@ async def test_a_window_resize_is_read_whole_with_what_its_media_queries_hid(chr
 
 
 async def test_unchanged_nodes_are_reused_and_the_spliced_json_is_exact(chromium, page_server):
-    from sidecar.layout.encoding import LayoutEncoder, dumps
+    from sidecar.layout.output.encoding import LayoutEncoder, dumps
 
     page = await _open(chromium, page_server)
     first = await chromium.layout(tab=page.target_id)

@@ -1,4 +1,4 @@
-"""sidecar.layout.memory: garbage held past the request, the collector paused meanwhile, and
+"""sidecar.layout.runtime.memory: garbage held past the request, the collector paused meanwhile, and
 both always given back (after the delay, at MAX_HOLD under steady load, or when the loop that
 held them has closed)."""
 
@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from sidecar.layout import memory
+from sidecar.layout.runtime import memory
 
 
 class Garbage:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from httpapi.errors import ApiError
-from sidecar.layout.options import LayoutOptions
+from sidecar.layout.output.options import LayoutOptions
 
 
 def test_options_parse_every_parameter():

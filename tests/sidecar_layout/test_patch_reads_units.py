@@ -1,4 +1,4 @@
-"""sidecar.layout.patch's subtree reads: a root's subtree is read with calls Chromium answers at
+"""sidecar.layout.records.patch's subtree reads: a root's subtree is read with calls Chromium answers at
 once (getAXNodeAndAncestors, getChildAXNodes), level by level, never with queryAXTree (answered
 only at the document's next accessibility update: never, when a navigation commits first)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sidecar.layout import patch
+from sidecar.layout.records import patch
 
 # document > main > (list (ignored) > (item1 > text1, item2), span-text), footer
 TREE: dict[str, dict] = {

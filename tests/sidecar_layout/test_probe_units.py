@@ -8,7 +8,7 @@ import pytest
 
 @pytest.mark.parametrize("state, visible", [("visible", True), ("hidden", False), (None, None)])
 def test_probe_reports_whether_the_tab_is_in_front(state, visible):
-    from sidecar.layout.probe import parse_probe
+    from sidecar.layout.probing.probe import parse_probe
     value = {"frames": ["t:0:0"], "dpr": 1} | ({} if state is None else {"visibility": state})
     assert parse_probe({"result": {"value": value}}).visible is visible
 
@@ -21,7 +21,7 @@ def _metrics(layout_y: int, visual_y: float, offset_y: float = 0.0) -> dict:
 
 
 def test_a_sticky_capture_holds_only_at_its_exact_scroll():
-    from sidecar.layout.capture import Capture
+    from sidecar.layout.reading.capture import Capture
     # At 150 % zoom one device px of scroll is 0.67 CSS px; CDP says pageY 1 for it.
     capture = Capture(signal=(), records=[], placements=[], source="accessibility", sticky=True,
                       sessions=[], scroll=(0.0, 0.6666666865348816))
@@ -33,8 +33,8 @@ def test_a_sticky_capture_holds_only_at_its_exact_scroll():
 
 
 def test_an_open_select_popup_makes_the_page_unprovable():
-    from sidecar.layout.probe import parse_probe
-    from sidecar.layout.change_signal import Probed, unprovable
+    from sidecar.layout.probing.probe import parse_probe
+    from sidecar.layout.probing.change_signal import Probed, unprovable
     closed = parse_probe({"result": {"value": {"frames": ["t:0:0"], "dpr": 1}}})
     opened = parse_probe({"result": {"value": {"frames": ["t:0:0"], "dpr": 1, "popupOpen": True}}})
     assert not unprovable(Probed(closed, {}, [], None, 0.0))
@@ -50,7 +50,7 @@ class _Session:
 
 
 def _probe_result(settling: bool, visibility: str = "visible"):
-    from sidecar.layout.probe import parse_probe
+    from sidecar.layout.probing.probe import parse_probe
     value = {"frames": ["t:1:0"], "dpr": 1, "visibility": visibility, "settling": settling}
     return parse_probe({"result": {"value": value}})
 
@@ -60,8 +60,8 @@ def _probe_result(settling: bool, visibility: str = "visible"):
     (True, True, "visible", ["page", "child"]), (False, False, "visible", []),
     (True, True, "hidden", [])])          # a hidden tab has no animation frames: no wait
 async def test_a_read_waits_only_for_sessions_with_a_recount_due(page_due, child_due, visibility, waited):
-    from sidecar.layout.probe import SETTLE_PARAMS
-    from sidecar.layout.change_signal import SETTLE_WAIT_S, Probed, settled
+    from sidecar.layout.probing.probe import SETTLE_PARAMS
+    from sidecar.layout.probing.change_signal import SETTLE_WAIT_S, Probed, settled
     page, child = _Session(), _Session()
     probed = Probed(_probe_result(page_due, visibility), {}, [_probe_result(child_due)], None, 0.0)
     assert await settled(page, [child], probed) is bool(waited)

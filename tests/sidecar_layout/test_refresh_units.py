@@ -10,12 +10,12 @@ import dataclasses
 import time
 
 from sidecar.layout import LayoutService, service as service_module
-from sidecar.layout.capture import Capture
-from sidecar.layout.options import LayoutOptions
-from sidecar.layout.probe import ProbeResult
-from sidecar.layout.change_signal import Probed
-from sidecar.layout.refresh import BINDING, EagerRefresher
-from sidecar.layout.tab import TabLayout
+from sidecar.layout.reading.capture import Capture
+from sidecar.layout.output.options import LayoutOptions
+from sidecar.layout.probing.probe import ProbeResult
+from sidecar.layout.probing.change_signal import Probed
+from sidecar.layout.freshness.refresh import BINDING, EagerRefresher
+from sidecar.layout.freshness.tab import TabLayout
 
 
 class FakeConn:

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from sidecar.layout import axtree, render
-from sidecar.layout.encoding import NodeList, dumps, dumps_layout
-from sidecar.layout.geometry import Placement, Rect
+from sidecar.layout.records import axtree
+from sidecar.layout.output import render
+from sidecar.layout.output.encoding import NodeList, dumps, dumps_layout
+from sidecar.layout.geometry.spaces import Placement, Rect
 
 from .unit_inputs import TREE, _view
 

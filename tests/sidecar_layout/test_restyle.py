@@ -1,10 +1,10 @@
-"""sidecar.layout.restyle: which elements a page-wide change re-rendered, from two DOM snapshots
+"""sidecar.layout.snapshot.restyle: which elements a page-wide change re-rendered, from two DOM snapshots
 (made here as Chromium's captureSnapshot replies, small enough to read)."""
 
 from __future__ import annotations
 
-from sidecar.layout import restyle
-from sidecar.layout.dom_boxes import STYLES, Snapshot
+from sidecar.layout.snapshot import restyle
+from sidecar.layout.snapshot.dom_boxes import STYLES, Snapshot
 
 # A page: <html><body><main><p>text</p><ul><li>::marker "a"</li>...</ul></main></body></html>
 ELEMENT, TEXT, DOCUMENT = 1, 3, 9

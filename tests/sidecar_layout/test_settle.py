@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout.probe import PROBE_PARAMS, SETTLE_PARAMS
+from sidecar.layout.probing.probe import PROBE_PARAMS, SETTLE_PARAMS
 
 from .clicking import NEXT_FRAME_JS
 

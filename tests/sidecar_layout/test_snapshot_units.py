@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.layout import capture
-from sidecar.layout.geometry import Placement, Rect
-from sidecar.layout.dom_boxes import TOP_LEVEL, DocumentPlacement
+from sidecar.layout.reading import capture
+from sidecar.layout.geometry.spaces import Placement, Rect
+from sidecar.layout.snapshot.dom_boxes import TOP_LEVEL, DocumentPlacement
 
 from .unit_inputs import _boxed_snapshot, _snapshot
 

@@ -1,11 +1,11 @@
-"""sidecar.layout.splice: re-read subtrees put into a pre-order list by slices give the very
+"""sidecar.layout.records.splice: re-read subtrees put into a pre-order list by slices give the very
 list a whole re-ordering (axtree.preorder) gives, and None where slices cannot follow."""
 
 from __future__ import annotations
 
 import copy
 
-from sidecar.layout import axtree, splice
+from sidecar.layout.records import axtree, splice
 
 
 def record(node_id: str, parent: str | None, children: list[str], name: str = "") -> dict:

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from sidecar.layout import LayoutOptions, LayoutService
-from sidecar.layout.readers import readers_named
+from sidecar.layout.reading.readers import readers_named
 
 from .test_incremental import _comparable, _first_difference
 

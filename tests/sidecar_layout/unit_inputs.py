@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sidecar.layout.geometry import View
-from sidecar.layout.dom_boxes import Snapshot
+from sidecar.layout.geometry.spaces import View
+from sidecar.layout.snapshot.dom_boxes import Snapshot
 
 
 def _view(**overrides) -> View:

@@ -101,7 +101,7 @@ def test_cdp_is_exposed_on_the_network_only_with_a_token_and_bounds_and_order_de
 
 
 def test_layout_strategies_are_switched_by_name_and_a_wrong_name_is_refused():
-    from sidecar.layout.readers import NAMES, readers_named
+    from sidecar.layout.reading.readers import NAMES, readers_named
     from sidecar.settings import LAYOUT_STRATEGIES
 
     assert parse_settings([], {}).layout_strategies == LAYOUT_STRATEGIES
