@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
+from httpapi.json_types import JSONObject
 from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
 from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 
@@ -65,7 +66,7 @@ BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                               "within settle are waited for. false: screen damage alone.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
-SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
+SETTLED_SCHEMA: JSONObject = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
                "description": "quiet: no change for settle_quiet; max: the maximum came first "
                               "(still changing: an animation; or settle < settle_quiet); skipped: "

@@ -45,7 +45,7 @@ TOOL_QUERY = Model("AnthropicToolQuery", [
     F("version", Enum(TOOL_VERSIONS), default=TOOL_VERSIONS[0], description="The tool type."),
 ], check=display_pair)
 
-RESULT = {"type": "object", "required": ["content"], "properties": {
+RESULT: JSONObject = {"type": "object", "required": ["content"], "properties": {
     "content": {"type": "array", "description": "The tool_result's content blocks.", "items": {"oneOf": [
         {"type": "object", "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
         {"type": "object", "properties": {"type": {"const": "image"}, "source": {
@@ -56,7 +56,7 @@ RESULT = {"type": "object", "required": ["content"], "properties": {
     "executed": {"type": "object", "description": "What ran, in screen pixels."},
     "settled": SETTLED_SCHEMA,
     "screen": {"type": "object"}, "display": {"type": "object"}}}
-TOOL_DEFINITION = {"type": "object", "properties": {
+TOOL_DEFINITION: JSONObject = {"type": "object", "properties": {
     "type": {"enum": list(TOOL_VERSIONS)}, "name": {"const": "computer"},
     "display_width_px": {"type": "integer"}, "display_height_px": {"type": "integer"},
     "display_number": {"type": ["integer", "null"]}, "enable_zoom": {"type": "boolean"}}}
@@ -107,7 +107,7 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str 
         await steps.check_keys(xs, [(where, m) for m in modifiers])
         button, count = CLICKS[action]
         executed["x"], executed["y"] = await steps.click(xs, at, button, count, modifiers)
-        executed.update(button=button, clicks=count, modifiers=modifiers)
+        executed.update(button=button, clicks=count, modifiers=list(modifiers))
     elif action == "left_click_drag":
         end = _required_point(display, act["coordinate"], "coordinate")
         start = _point(display, act["start_coordinate"], "start_coordinate") \
@@ -126,12 +126,12 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str 
         ux, uy = SCROLL_DIRECTIONS[act["scroll_direction"]]
         amount = act["scroll_amount"]
         executed["x"], executed["y"] = await steps.scroll(xs, at, ux * amount, uy * amount, modifiers)
-        executed.update(dx=ux * amount, dy=uy * amount, modifiers=modifiers)
+        executed.update(dx=ux * amount, dy=uy * amount, modifiers=list(modifiers))
     elif action == "hold_key":
         names = steps.modifier_names(act["text"], "text")
         await steps.check_keys(xs, [("text", n) for n in names])
         await steps.hold(xs, names, act["duration"])
-        executed.update(keys=names, seconds=act["duration"])
+        executed.update(keys=list(names), seconds=act["duration"])
     elif action == "wait":
         await asyncio.sleep(act["duration"])
         executed["seconds"] = act["duration"]
@@ -166,7 +166,7 @@ async def computer_action(request: web.Request, q: dict[str, Any]) -> web.Respon
         content.append({"type": "text", "text": done.text})
     action = act["action"]
     if action == "zoom":
-        x, y, width, height = done.executed["region"]
+        x, y, width, height = _zoom_region(display, act["region"])   # as perform checked it
         png = await screenshot_png(xs, None, (x, y, width, height))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):

@@ -51,7 +51,7 @@ BODY = Model("OpenAIComputerCall", [
 
 QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, *SETTLE_FIELDS], check=display_pair)
 
-RESULT = {"type": "object", "required": ["type", "output"], "properties": {
+RESULT: JSONObject = {"type": "object", "required": ["type", "output"], "properties": {
     "type": {"const": "computer_call_output"}, "call_id": {"type": "string"},
     "output": {"type": "object", "properties": {"type": {"const": "computer_screenshot"},
                                                 "image_url": {"type": "string"}}},
@@ -111,7 +111,7 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str)
         names = [key_name(k) for k in act["keys"]]
         await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
         await xs.call(steps.press_combos, [names])   # all together: ["CTRL", "C"] is ctrl+c
-        done["keys"] = names
+        done["keys"] = list(names)
     elif kind == "type":
         await steps.type_text(xs, act["text"])
         done["typed"] = len(act["text"])
