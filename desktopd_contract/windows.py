@@ -48,6 +48,11 @@ class WindowActionResult(TypedDict, total=False):
     window: WindowInfo | None    # other actions: the window afterwards (None: it is gone)
 
 
+def as_window(described: Mapping[str, object]) -> WindowInfo:
+    """One window a backend described (Backend.window), typed: as as_windows."""
+    return cast(WindowInfo, described)
+
+
 def as_windows(listed: Sequence[Mapping[str, object]]) -> list[WindowInfo]:
     """The windows a backend listed, typed: the Backend protocol (desktopd/backend.py) hands them
     on as plain dicts, and both backends build them as WindowInfo."""
