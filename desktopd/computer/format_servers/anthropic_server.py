@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
@@ -153,7 +152,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return Clicks(started, count) if count and not act.get("text") and not act.get("key") else None
 
 
-async def computer_action(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def computer_action(request: web.Request, q: Mapping[str, object]) -> web.Response:
     act = await json_body(request, ACTIONS)
     xs = backend_service(request)
     display = await display_of(xs, q)
@@ -186,9 +185,9 @@ def _image(png: bytes) -> JSONObject:
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png)}}
 
 
-async def tool_definition(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def tool_definition(request: web.Request, q: Mapping[str, object]) -> web.Response:
     display = await display_of(backend_service(request), q)
-    tool: JSONObject = {"type": q["version"], "name": "computer",
+    tool: JSONObject = {"type": str(q["version"]), "name": "computer",
                             "display_width_px": display.advertised[0],
                             "display_height_px": display.advertised[1]}
     if q["version"] == "computer_20251124":

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
@@ -132,7 +131,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return None
 
 
-async def computer_call(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def computer_call(request: web.Request, q: Mapping[str, object]) -> web.Response:
     body = await json_body(request, BODY)
     xs = backend_service(request)
     display = await display_of(xs, q)
