@@ -175,7 +175,7 @@ class DesktopReader:
                                                deadline)
         timed_out = late or items_late
         wanted = {name.lower() for name in app_names} if app_names else None
-        kept = []
+        kept: list[tuple[Application, list[Accessible]]] = []
         for app in apps:
             nodes = item_lists.get(app.bus)
             if nodes is None:
@@ -247,7 +247,9 @@ class DesktopReader:
                 node.value = body[0]
         names, names_late = await _settle(unnamed, deadline)
         for (i, index), body in names.items():
-            nodes[i].actions[index] = body[0]
+            actions = nodes[i].actions
+            if actions is not None:   # it listed the unnamed one
+                actions[index] = body[0]
         for node in nodes:
             if node.actions is not None:
                 node.actions = [name for name in node.actions if name]

@@ -166,7 +166,8 @@ def _shaped(node: Node, flt: TreeFilter, depth: int) -> list[Node]:
 
 
 def _limit(nodes: list[Node], flt: TreeFilter, depth: int, budget: list[int]) -> tuple[list[Node], bool]:
-    out, cut = [], False
+    out: list[Node] = []
+    cut = False
     for node in nodes:
         if budget[0] <= 0:
             return out, True
