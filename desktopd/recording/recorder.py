@@ -123,7 +123,7 @@ class RecordingResult(RecordingDescription):
     duration: float
     wall_duration: float
     exit_code: int | None
-    sha256: str
+    sha256: str | None           # None: the file is gone
 
 
 class Deleted(TypedDict):
