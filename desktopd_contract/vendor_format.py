@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from httpapi.fields import Tagged
+from httpapi.json_types import JSONObject
 
 COMPUTER_PATH = "/api/v1/computer"
 
 # One action after validation: every field of its variant, defaults filled in.
 Action = dict[str, Any]
-# A JSON object as an endpoint answers it (and a schema as OpenAPI writes it).
-JSONObject = dict[str, Any]
 # An action as a client holds it, before validation (the kit's side).
 RawAction = Mapping[str, object]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-Observation = Mapping[str, Any]
-Action = Mapping[str, Any]
+Observation = Mapping[str, object]
+Action = Mapping[str, object]
 
 
 class StepEnv(Protocol):

@@ -73,7 +73,8 @@ def body(**values: object) -> dict[str, object]:
 
 
 def json_reply(reply: Reply) -> Any:
-    """The decoded body: Any as json.loads' is, its shape the one its endpoint documents."""
+    """The decoded body, as untyped as json.loads' (callers take it as the shape its endpoint
+    documents: a dict, a list)."""
     if not reply.body:
         return None
     try:

@@ -17,7 +17,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 R = TypeVar("R")
 # What an asyncio client's method returns: a coroutine of the result (await it, or make it a task).
-Pending = Coroutine[Any, Any, R]
+Pending = Coroutine[object, None, R]
 
 
 class RunsCalls(Protocol):

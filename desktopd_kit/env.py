@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, SupportsInt
 
 import gymnasium as gym
 import numpy as np
@@ -44,8 +44,15 @@ JSON_CHARSET = "".join(chr(c) for c in range(32, 127))   # json.dumps(ensure_asc
 TYPED_CHARSET = string.ascii_letters + string.digits + " "
 MAX_JSON_CHARS = 1 << 24
 
-RewardFn = Callable[[dict, Mapping[str, Any], dict], float]
+RewardFn = Callable[[dict, Mapping[str, object], dict], float]
 TerminateFn = Callable[[dict, dict], bool]
+
+
+def _space_int(value: object) -> int:
+    """An integer of an action_space sample (a NumPy integer, or an array of one)."""
+    if not isinstance(value, SupportsInt):
+        raise TypeError(f"an action_space integer, got {value!r}")
+    return int(value)
 
 
 def _json_text(value: object) -> str:
@@ -132,7 +139,7 @@ class DesktopEnv(gym.Env):
         return observation, {"reset": answer, "episode_id": self._writer.episode_id if self._writer else None,
                              "record_dir": str(self._writer.dir) if self._writer else None}
 
-    def step(self, action: Mapping[str, Any]) -> tuple[dict, float, bool, bool, dict]:
+    def step(self, action: Mapping[str, object]) -> tuple[dict, float, bool, bool, dict]:
         if self._last is None:
             raise RuntimeError("call reset() before step()")
         before = self._last
@@ -160,14 +167,14 @@ class DesktopEnv(gym.Env):
                 "pointer": list(self._last.pointer) if self._last and self._last.pointer else None}
 
     @staticmethod
-    def from_space(action: Mapping[str, Any]) -> Mapping[str, Any]:
+    def from_space(action: Mapping[str, object]) -> Mapping[str, object]:
         """A sample of action_space (``type`` an integer) as our own format; others unchanged."""
         kind = action.get("type")
         if isinstance(kind, (int, np.integer)) and not isinstance(kind, bool):
             name = SPACE_TYPES[int(kind)]
-            x, y = int(action["x"]), int(action["y"])
+            x, y = _space_int(action["x"]), _space_int(action["y"])
             if name == "scroll":
-                return {"type": "scroll", "x": x, "y": y, "dy": SCROLL_STEPS[int(action["scroll"])]}
+                return {"type": "scroll", "x": x, "y": y, "dy": SCROLL_STEPS[_space_int(action["scroll"])]}
             if name == "type":
                 return {"type": "type", "text": str(action["text"])}
             if name == "noop":

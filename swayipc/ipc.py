@@ -8,12 +8,33 @@ import json
 import os
 import socket
 import struct
-from typing import Any
+from typing import TypedDict
+
+from swayipc.tree import Rect, SwayNode
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")
 RUN_COMMAND, GET_WORKSPACES, GET_OUTPUTS, GET_TREE, GET_VERSION, GET_SEATS = 0, 1, 3, 4, 7, 101
 TIMEOUT_S = 10.0
+
+
+class CommandResult(TypedDict, total=False):
+    success: bool
+    error: str                   # when success is false
+
+
+class Output(TypedDict, total=False):
+    """GET_OUTPUTS' answer, one per output: the fields we read."""
+    name: str
+    active: bool
+    rect: Rect
+
+
+class Version(TypedDict, total=False):
+    human_readable: str
+    major: int
+    minor: int
+    patch: int
 
 
 class IpcError(Exception):
@@ -53,7 +74,8 @@ class SwayIpc:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def request(self, kind: int, payload: str = "") -> Any:
+    def request(self, kind: int, payload: str = "") -> bytes:
+        """The JSON text of Sway's answer to a ``kind`` message."""
         raw = payload.encode()
         try:
             self._sock.sendall(HEADER.pack(MAGIC, len(raw), kind) + raw)
@@ -63,23 +85,24 @@ class SwayIpc:
             raise IpcError(f"Sway's IPC failed: {exc}") from None
         if magic != MAGIC or reply_kind != kind:
             raise IpcError(f"Sway's IPC answered type {reply_kind} to {kind}")
-        return json.loads(body)
+        return body
 
-    def command(self, command: str) -> list[dict[str, Any]]:
-        """Run Sway commands; each result is {"success": bool, "error"?: str}."""
-        result: list[dict[str, Any]] = self.request(RUN_COMMAND, command)
+    # Each answer is declared by the TypedDict it is read as (json.loads checks no shape).
+    def command(self, command: str) -> list[CommandResult]:
+        """Run Sway commands; one result each."""
+        result: list[CommandResult] = json.loads(self.request(RUN_COMMAND, command))
         return result
 
-    def tree(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.request(GET_TREE)
+    def tree(self) -> SwayNode:
+        result: SwayNode = json.loads(self.request(GET_TREE))
         return result
 
-    def outputs(self) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self.request(GET_OUTPUTS)
+    def outputs(self) -> list[Output]:
+        result: list[Output] = json.loads(self.request(GET_OUTPUTS))
         return result
 
-    def version(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.request(GET_VERSION)
+    def version(self) -> Version:
+        result: Version = json.loads(self.request(GET_VERSION))
         return result
 
     def close(self) -> None:

@@ -30,6 +30,9 @@ GONE_ERRORS = frozenset({
     "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected",
 })
 
+# D-Bus values as dbus_next hands them over (a reply's body, a struct in it): each value's type
+# is what the member's signature says, known only at run time, so readers unpack them by it.
+DBusValues = list[Any]
 
 MAX_IN_FLIGHT = 64
 
@@ -156,7 +159,7 @@ class AtspiBus:
             return self._bus
 
     async def call(self, destination: str, path: str, interface: str, member: str,
-                   signature: str = "", body: Sequence[Any] = (), *, timeout: float | None = 5.0) -> list[Any]:
+                   signature: str = "", body: Sequence[object] = (), *, timeout: float | None = 5.0) -> DBusValues:
         """One method call; its reply's body. ObjectGone / CallFailed / CallTimedOut otherwise.
         timeout=None: the caller bounds it (a batch under one deadline cancels what is left)."""
         bus = await self.connection()

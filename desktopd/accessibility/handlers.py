@@ -7,16 +7,17 @@ gone node -> 404, unknown action -> 422 naming it, an application that refuses -
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.app_keys import backend_service
+from desktopd_contract.windows import WindowInfo, as_windows
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
-from .models import AccessibilityAction
+from .models import AccessibilityAction, AccessibilityQuery
 from .service import AccessibilityService, ActionFailed, NodeNotFound, TreeQuery, UnknownAction
 from .snapshot import TreeFilter
 
@@ -46,16 +47,16 @@ def _mapped(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     return run
 
 
-async def _x_windows(request: web.Request) -> list[dict[str, Any]]:
+async def _x_windows(request: web.Request) -> list[WindowInfo]:
     xs = backend_service(request)
     try:
-        return await xs.call(lambda desk: desk.windows())
+        return as_windows(await xs.call(lambda desk: desk.windows()))
     except ApiError:
         return []  # no X: the tree still comes, without window ids
 
 
 @_mapped
-async def accessibility_tree(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def accessibility_tree(request: web.Request, q: AccessibilityQuery) -> web.Response:
     roles = frozenset(r.strip().lower() for r in q["roles"].split(",") if r.strip()) if q["roles"] else None
     tree_query = TreeQuery(window=q["window"], pid=q["pid"], app=q["app"],
                            merge_browser=q["merge"] == "browser", seconds=q["timeout_ms"] / 1000,

@@ -12,17 +12,77 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import aiohttp
 
+from httpapi.json_types import JSONValue
+
 from .ids import web_id
-from .snapshot import Node, rect, walk
+from .snapshot import AXValue, Box, Node, Point, rect, walk
 
 DOCUMENT_ROLE = "document web"
 BROWSER_APP_NAMES = frozenset({"chromium", "google chrome", "chrome"})
 ORIGIN_SLACK = 2.0  # px: the tab's screenOrigin and the document's AT-SPI corner may differ by rounding
 TRUE_STRINGS = frozenset({"true", "mixed"})
+
+
+# The sidecar's GET /layout answer (sidecar/layout/), as far as the merge reads it.
+class ScreenPlace(TypedDict):
+    borderBox: Box
+    center: Point
+
+
+class AXText(TypedDict):
+    type: str
+    value: str
+
+
+class LayoutNode(TypedDict, total=False):
+    nodeId: str
+    parentId: str | None
+    childIds: list[str]
+    ignored: bool
+    role: AXText
+    name: AXText
+    description: AXValue
+    value: AXValue
+    states: dict[str, JSONValue]
+    screen: ScreenPlace | None
+    visible: bool
+
+
+class ScreenOrigin(TypedDict):
+    x: float
+    y: float
+
+
+class Viewport(TypedDict):
+    screenOrigin: ScreenOrigin
+
+
+class TabLayout(TypedDict, total=False):
+    nodes: list[LayoutNode]
+    viewport: Viewport
+    error: str               # instead of the others: why the tab could not be read
+
+
+class LayoutTab(TypedDict, total=False):
+    id: str
+    url: str | None
+    title: str | None
+    visible: bool
+    layout: TabLayout
+
+
+class Layout(TypedDict, total=False):
+    tabs: list[LayoutTab]
+
+
+class MergedDocument(TypedDict):
+    document: str
+    tab: str
+    url: str | None
 
 
 class LayoutUnavailable(Exception):
@@ -38,7 +98,7 @@ class LayoutSource:
     timeout: float = 10.0
     _session: aiohttp.ClientSession | None = None
 
-    async def layout(self, interesting: bool, seconds: float) -> dict[str, Any]:
+    async def layout(self, interesting: bool, seconds: float) -> Layout:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession()
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
@@ -49,7 +109,8 @@ class LayoutSource:
                 text = await resp.text()
                 if resp.status != 200:
                     raise LayoutUnavailable(f"{self.url}/layout answered {resp.status}: {text[:200]}")
-                return json.loads(text)
+                layout: Layout = json.loads(text)   # the sidecar's shape, not checked here
+                return layout
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise LayoutUnavailable(f"{self.url}/layout: {type(exc).__name__}: {exc}") from None
 
@@ -59,12 +120,12 @@ class LayoutSource:
             self._session = None
 
 
-def _states(states: dict[str, Any]) -> list[str]:
+def _states(states: dict[str, JSONValue]) -> list[str]:
     return [name for name, value in states.items()
             if value is True or (isinstance(value, str) and value.lower() in TRUE_STRINGS)]
 
 
-def web_nodes(tab: dict[str, Any]) -> list[Node]:
+def web_nodes(tab: LayoutTab) -> list[Node]:
     """The tab's /layout nodes as tree nodes: the children of its root (the document itself is
     the AT-SPI node they replace). Ignored nodes give their place to their children."""
     layout = tab.get("layout") or {}
@@ -97,12 +158,12 @@ def web_nodes(tab: dict[str, Any]) -> list[Node]:
     return out
 
 
-def _shown_tabs(tabs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _shown_tabs(tabs: list[LayoutTab]) -> list[LayoutTab]:
     """The tabs shown in their windows that have a layout."""
     return [tab for tab in tabs if tab.get("visible") and tab.get("layout") and "viewport" in tab["layout"]]
 
 
-def _starts_at(bounds: dict[str, Any] | None, tab: dict[str, Any]) -> bool:
+def _starts_at(bounds: Box | None, tab: LayoutTab) -> bool:
     """Whether an object with ``bounds`` starts where the tab's viewport does."""
     if bounds is None:
         return False
@@ -110,13 +171,13 @@ def _starts_at(bounds: dict[str, Any] | None, tab: dict[str, Any]) -> bool:
     return abs(origin["x"] - bounds["x"]) <= ORIGIN_SLACK and abs(origin["y"] - bounds["y"]) <= ORIGIN_SLACK
 
 
-def _tab_for(document: Node, tabs: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _tab_for(document: Node, tabs: list[LayoutTab]) -> LayoutTab | None:
     """The visible tab whose viewport starts where the document object is (a document with no
     area on screen, such as a closed popup's, has none)."""
     return next((tab for tab in _shown_tabs(tabs) if _starts_at(document["bounds"], tab)), None)
 
 
-def containers_of_unplaced_tabs(apps: list[Node], layout: dict[str, Any]) -> list[Node]:
+def containers_of_unplaced_tabs(apps: list[Node], layout: Layout) -> list[Node]:
     """The browser's showing objects that start where a shown tab's page does when no document
     does: where the page's document is, though the tree read from the application's cache lacks
     it (reader.DesktopReader.uncached_children finds it)."""
@@ -135,9 +196,9 @@ def browser_documents(apps: list[Node]) -> list[Node]:
             if node["role"] == DOCUMENT_ROLE and "showing" in node["states"]]
 
 
-def merge_layout(apps: list[Node], layout: dict[str, Any]) -> list[dict[str, Any]]:
+def merge_layout(apps: list[Node], layout: Layout) -> list[MergedDocument]:
     """Replace each showing browser document's children with its tab's nodes; what was merged."""
-    merged = []
+    merged: list[MergedDocument] = []
     tabs = list(layout.get("tabs", []))
     for document in browser_documents(apps):
         tab = _tab_for(document, tabs)

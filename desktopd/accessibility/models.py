@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, Model, Str
@@ -16,7 +16,19 @@ def _roles_problem(value: str) -> str | None:
     return None
 
 
-ACCESSIBILITY_QUERY = Model("AccessibilityQuery", [
+class AccessibilityQuery(TypedDict):
+    window: int | None
+    pid: int | None
+    app: str | None
+    interesting: bool
+    roles: str | None
+    max_depth: int | None
+    max_nodes: int | None
+    timeout_ms: int
+    merge: Literal["browser"] | None
+
+
+ACCESSIBILITY_QUERY = Typed(Model("AccessibilityQuery", [
     F("window", Int(1, (1 << 32) - 1),
       description="Only the top-levels of this X window (client or frame id, decimal or 0x hex, "
                   "as /api/v1/tree gives them)."),
@@ -39,7 +51,7 @@ ACCESSIBILITY_QUERY = Model("AccessibilityQuery", [
     F("merge", Enum(("browser",)),
       description="browser: the Chromium window's page subtree comes from the sidecar's /layout "
                   "(ids web:<tab>:<node>)."),
-])
+]), AccessibilityQuery)
 
 
 class AccessibilityAction(TypedDict):

@@ -9,16 +9,26 @@ A box that cannot be placed exactly gets null bounds and says why, never a guess
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
-from .snapshot import rect, walk
+from desktopd_contract.windows import Bounds, WindowInfo
+
+from .snapshot import Node, rect, walk
 from .xwindows import window_summary
 
-Node = dict[str, Any]
 SCREEN = "screen"   # a backend's ``atspi_extents``: applications report screen pixels
 WINDOW = "window"   # ... or pixels relative to their window
 SCREEN_SOURCE = "atspi_screen"        # the application's own screen extents (X11)
 WINDOW_SOURCE = "compositor_window"   # window-relative extents + the compositor's window position
+
+
+class PlacementSummary(TypedDict, total=False):
+    """How the tree's boxes were placed: the source, and with window-relative extents the counts."""
+    source: str
+    placed_top_levels: int
+    unplaced_top_levels: int
+
+
 NO_WINDOW = ("no window of this process with this title in the compositor's window list: "
              "Wayland gives no position for it")
 
@@ -38,7 +48,7 @@ def _shift(node: Node, dx: int, dy: int) -> None:
             inner["bounds"], inner["center"] = rect(box["x"] + dx, box["y"] + dy, box["width"], box["height"])
 
 
-def _window_of(top: Node, own: list[dict[str, Any]], showing_tops: int) -> dict[str, Any] | None:
+def _window_of(top: Node, own: list[WindowInfo], showing_tops: int) -> WindowInfo | None:
     """The top-level's window among its process's windows: the one with its title, or the only
     window of a process whose one top-level on screen this is."""
     titled = [w for w in own if top["name"] and w.get("title") == top["name"]]
@@ -49,7 +59,7 @@ def _window_of(top: Node, own: list[dict[str, Any]], showing_tops: int) -> dict[
     return None
 
 
-def _inset(top: Node, client: dict[str, Any]) -> int | str:
+def _inset(top: Node, client: Bounds) -> int | str:
     """How far inside the top-level's extents its window's area starts: 0 when they are the
     same size; the border's width when the top-level is larger by the same even amount both ways
     (Chromium draws a shadow of one width on every side of its surface); else why it is unknown."""
@@ -58,14 +68,14 @@ def _inset(top: Node, client: dict[str, Any]) -> int | str:
         return 0   # nothing of its own to compare; its descendants are placed by the window
     extra_w, extra_h = box["width"] - client["width"], box["height"] - client["height"]
     if (box["x"], box["y"]) == (0, 0) and extra_w == extra_h >= 0 and extra_w % 2 == 0:
-        return extra_w // 2
+        return int(extra_w // 2)
     return (f"the top-level's window-relative extents {box['width']}x{box['height']} at "
             f"({box['x']},{box['y']}) are not its window's area {client['width']}x{client['height']} "
             f"with one border width around it (client-side decorations with an uneven shadow, or a "
             f"resize in flight): its offset is unknown")
 
 
-def place_in_windows(apps: list[Node], windows: list[dict[str, Any]]) -> dict[str, Any]:
+def place_in_windows(apps: list[Node], windows: list[WindowInfo]) -> PlacementSummary:
     """Window-relative extents moved to screen pixels, top-level by top-level; sets ``window``
     and ``placement`` on each top-level. Returns the counts of placed and unplaced top-levels."""
     placed = unplaced = 0

@@ -20,12 +20,13 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from .bus import REGISTRY, ROOT_PATH, AtspiBus, BusUnavailable, CallFailed, CallTimedOut, ObjectGone
+from .bus import REGISTRY, ROOT_PATH, AtspiBus, BusUnavailable, CallFailed, CallTimedOut, DBusValues, ObjectGone
 from .vocabulary import INTERACTIVE_ROLES, role_name, state_names
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 COMPONENT = "org.a11y.atspi.Component"
@@ -79,7 +80,7 @@ class DesktopRead:
     duration_ms: float
 
 
-def _accessible(item: list[Any]) -> Accessible:
+def _accessible(item: DBusValues) -> Accessible:
     (bus, path), _app, (parent_bus, parent_path), index, _count, interfaces, name, role, description, states = item
     return Accessible(bus=bus, path=path, parent=(parent_bus, parent_path), index=index,
                       interfaces=interfaces, name=name.strip(), role=role_name(role),
@@ -114,7 +115,7 @@ class Deadline:
         return max(0.0, self.end - time.monotonic())
 
 
-async def _settle(calls: dict[T, Awaitable[Any]], deadline: Deadline) -> tuple[dict[T, Any], bool]:
+async def _settle(calls: dict[T, Awaitable[R]], deadline: Deadline) -> tuple[dict[T, R], bool]:
     """Run every call at once; the results that came in before the deadline (failures left out)
     and whether any was still pending when it passed (those are cancelled)."""
     if not calls:
@@ -174,7 +175,7 @@ class DesktopReader:
                                                deadline)
         timed_out = late or items_late
         wanted = {name.lower() for name in app_names} if app_names else None
-        kept = []
+        kept: list[tuple[Application, list[Accessible]]] = []
         for app in apps:
             nodes = item_lists.get(app.bus)
             if nodes is None:
@@ -213,7 +214,7 @@ class DesktopReader:
 
     async def _details(self, nodes: list[Accessible], deadline: Deadline) -> bool:
         # Each call unbounded on its own: _settle cancels whatever the deadline leaves unanswered.
-        calls: dict[tuple[int, str], Awaitable[Any]] = {}
+        calls: dict[tuple[int, str], Awaitable[DBusValues]] = {}
         for i, node in enumerate(nodes):
             if COMPONENT in node.interfaces and node.showing:
                 calls[(i, "bounds")] = self.bus.call(node.bus, node.path, COMPONENT, "GetExtents", "u",
@@ -228,7 +229,7 @@ class DesktopReader:
                 calls[(i, "text")] = self.bus.call(node.bus, node.path, TEXT, "GetText", "ii",
                                                    [0, MAX_TEXT_VALUE], timeout=None)
         results, late = await _settle(calls, deadline)
-        unnamed: dict[tuple[int, int], Awaitable[Any]] = {}
+        unnamed: dict[tuple[int, int], Awaitable[DBusValues]] = {}
         for (i, kind), body in results.items():
             node = nodes[i]
             if kind == "bounds":
@@ -246,7 +247,9 @@ class DesktopReader:
                 node.value = body[0]
         names, names_late = await _settle(unnamed, deadline)
         for (i, index), body in names.items():
-            nodes[i].actions[index] = body[0]
+            actions = nodes[i].actions
+            if actions is not None:   # it listed the unnamed one
+                actions[index] = body[0]
         for node in nodes:
             if node.actions is not None:
                 node.actions = [name for name in node.actions if name]
@@ -316,7 +319,7 @@ class DesktopReader:
                                                            timeout=None)
                                       for index, child_path in unknown.items()}, deadline)
         found = {index: unknown[index] for index, reply in roles.items() if role_name(reply[0]) == role}
-        calls: dict[tuple[int, str], Awaitable[Any]] = {}
+        calls: dict[tuple[int, str], Awaitable[DBusValues]] = {}
         for index, child_path in found.items():
             calls[(index, "states")] = self.bus.call(bus_name, child_path, ACCESSIBLE, "GetState",
                                                      timeout=None)
@@ -356,5 +359,5 @@ async def action_names(bus: AtspiBus, bus_name: str, path: str, timeout: float) 
     return listed
 
 
-def _number_text(value: Any) -> str:
+def _number_text(value: object) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)

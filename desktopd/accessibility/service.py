@@ -6,18 +6,62 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
+
+from desktopd_contract.windows import WindowInfo
 
 from .bus import AtspiBus, CallFailed, CallTimedOut, NoSuchInterface, ObjectGone
 from .ids import parse_atspi_id
-from .merge import DOCUMENT_ROLE, LayoutSource, LayoutUnavailable, containers_of_unplaced_tabs, merge_layout
-from .placement import SCREEN, SCREEN_SOURCE, WINDOW, place_in_windows
+from .merge import (DOCUMENT_ROLE, Layout, LayoutSource, LayoutUnavailable, MergedDocument,
+                    containers_of_unplaced_tabs, merge_layout)
+from .placement import SCREEN, SCREEN_SOURCE, WINDOW, PlacementSummary, place_in_windows
 from .reader import ACTION, COMPONENT, DesktopReader, action_names
-from .snapshot import TreeFilter, accessible_node, application_node, shape, walk
+from .snapshot import Node, TreeFilter, WindowRef, accessible_node, application_node, shape, walk
 from .xwindows import attach_windows, keep_window, windows_not_in_tree
 
 FOCUS_ACTION = "focus"  # not an AT-SPI action: Component.GrabFocus
-WindowLister = Callable[[], Awaitable[list[dict[str, Any]]]]
+WindowLister = Callable[[], Awaitable[list[WindowInfo]]]
+
+
+class Pending(TypedDict, total=False):
+    """Something the tree should have and has not yet (a desktop still starting)."""
+    reason: str          # "window_not_in_tree" or "browser_unavailable"
+    window: WindowRef
+    detail: str
+
+
+class MergeReport(TypedDict, total=False):
+    source: str
+    status: str          # "merged", "no_browser_document" or "layout_unavailable"
+    detail: str
+    documents: list[MergedDocument]
+
+
+class Screen(TypedDict):
+    width: int | None
+    height: int | None
+
+
+class TreeAnswer(TypedDict):
+    """GET /api/v1/accessibility's answer."""
+    coordinate_space: str
+    applications: list[Node]
+    node_count: int
+    placement: PlacementSummary
+    truncated: bool
+    truncated_by: list[str]
+    complete: bool
+    pending: list[Pending]
+    read_ms: float
+    duration_ms: float
+    merge: NotRequired[MergeReport]
+    screen: NotRequired[Screen]      # the handler's: the backend's screen size
+
+
+class ActionDone(TypedDict):
+    ok: bool
+    id: str
+    action: str
 
 
 class NodeNotFound(Exception):
@@ -51,7 +95,7 @@ class AccessibilityService:
         self.layout = layout
 
     async def tree(self, query: TreeQuery, list_windows: WindowLister,
-                   extents: str = SCREEN) -> dict[str, Any]:
+                   extents: str = SCREEN) -> TreeAnswer:
         """``extents``: the space the backend's applications report extents in (placement.py)."""
         started = time.perf_counter()
         read = await self.reader.read(seconds=query.seconds,
@@ -64,18 +108,18 @@ class AccessibilityService:
         else:
             attach_windows(apps, windows)
             placement = {"source": SCREEN_SOURCE}
-        pending: list[dict[str, Any]] = [{"reason": "window_not_in_tree", "window": window}
-                                         for window in windows_not_in_tree(apps, windows)]
+        pending: list[Pending] = [{"reason": "window_not_in_tree", "window": window}
+                                  for window in windows_not_in_tree(apps, windows)]
         if query.window is not None:
             apps = keep_window(apps, query.window)
-        merge: dict[str, Any] | None = None
+        merge: MergeReport | None = None
         if query.merge_browser:
             merge = await self._merge(apps, query, started)
             if merge["status"] == "layout_unavailable":
                 pending.append({"reason": "browser_unavailable", "detail": merge["detail"]})
         shaped, count, cut = shape(apps, query.filter)
         reasons = (["time_budget"] if read.timed_out else []) + (["max_nodes"] if cut else [])
-        body = {"coordinate_space": "screen pixels", "applications": shaped, "node_count": count,
+        body: TreeAnswer = {"coordinate_space": "screen pixels", "applications": shaped, "node_count": count,
                 "placement": placement, "truncated": bool(reasons), "truncated_by": reasons,
                 # A desktop still starting: windows on screen whose application is not (yet) in
                 # the tree, or the browser's pages not yet readable.
@@ -86,7 +130,7 @@ class AccessibilityService:
             body["merge"] = merge
         return body
 
-    async def _merge(self, apps: list[dict[str, Any]], query: TreeQuery, started: float) -> dict[str, Any]:
+    async def _merge(self, apps: list[Node], query: TreeQuery, started: float) -> MergeReport:
         left = query.seconds - (time.perf_counter() - started)
         try:
             layout = await self.layout.layout(query.filter.interesting, left)
@@ -97,7 +141,7 @@ class AccessibilityService:
         status = "merged" if documents else "no_browser_document"
         return {"source": "browser", "status": status, "documents": documents}
 
-    async def _add_uncached_documents(self, apps: list[dict[str, Any]], layout: dict[str, Any],
+    async def _add_uncached_documents(self, apps: list[Node], layout: Layout,
                                       until: float) -> None:
         """A shown tab with no document where its page is: the document is asked of the objects
         there (Chromium's cache can lack it after a navigation) and added to the tree. ``until``:
@@ -113,7 +157,7 @@ class AccessibilityService:
             container["children"].extend(accessible_node(document) for document in found)
             known.update(document.path for document in found)
 
-    async def do(self, node_id: str, action: str, seconds: float = 5.0) -> dict[str, Any]:
+    async def do(self, node_id: str, action: str, seconds: float = 5.0) -> ActionDone:
         ref = parse_atspi_id(node_id)
         if ref is None:
             raise NodeNotFound(f"{node_id!r} is not an AT-SPI node id (web nodes: click their center "

@@ -9,13 +9,80 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
+
+from httpapi.json_types import JSONValue
 
 from .ids import atspi_id
 from .reader import Accessible, Application
 from .vocabulary import INTERACTIVE_ROLES
 
-Node = dict[str, Any]
+
+class Box(TypedDict):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class Point(TypedDict):
+    x: int
+    y: int
+
+
+class AXValue(TypedDict):
+    """CDP's AXValue, as the sidecar's /layout nodes carry their role, name, value, description."""
+    type: str
+    value: JSONValue
+
+
+class WindowRef(TypedDict):
+    """The X window a top-level belongs to (xwindows.py)."""
+    id: int
+    frame_id: int | None
+    title: str | None
+    wm_class: list[str | None] | None
+    pid: int | None
+
+
+class Placement(TypedDict, total=False):
+    """How a top-level's boxes were placed on the screen (placement.py)."""
+    source: str | None
+    reason: str          # not placed: why
+    window: int
+    offset: Point
+    inset: int
+
+
+class MergedTab(TypedDict):
+    """The sidecar's tab a browser document's children come from (merge.py)."""
+    source: str
+    tab: str
+    url: str | None
+    title: str | None
+
+
+class Node(TypedDict):
+    id: str
+    source: str          # "atspi" or "web"
+    role: str
+    name: str
+    description: str | AXValue    # AT-SPI's text; a web node's /layout AXValue
+    value: str | AXValue | None
+    states: list[str]
+    actions: list[str] | None
+    bounds: Box | None
+    center: Point | None
+    children: list[Node]
+    pid: NotRequired[int | None]             # applications
+    bus_name: NotRequired[str]
+    error: NotRequired[str]
+    window: NotRequired[WindowRef | None]    # their top-levels
+    placement: NotRequired[Placement]
+    bounds_unavailable: NotRequired[str]
+    visible: NotRequired[bool]               # web nodes
+    merged: NotRequired[MergedTab]           # a browser document replaced by its tab's nodes
+    child_count: NotRequired[int]            # children left out by max_depth
 
 # Kept whatever the filters say: they give the tree its structure and carry the X window.
 TOP_LEVEL_DEPTH = 1
@@ -29,7 +96,7 @@ class TreeFilter:
     max_nodes: int | None = None
 
 
-def rect(x: float, y: float, width: float, height: float) -> tuple[dict[str, Any], dict[str, int]]:
+def rect(x: float, y: float, width: float, height: float) -> tuple[Box, Point]:
     return ({"x": x, "y": y, "width": width, "height": height},
             {"x": int(x + width / 2), "y": int(y + height / 2)})
 
@@ -99,7 +166,8 @@ def _shaped(node: Node, flt: TreeFilter, depth: int) -> list[Node]:
 
 
 def _limit(nodes: list[Node], flt: TreeFilter, depth: int, budget: list[int]) -> tuple[list[Node], bool]:
-    out, cut = [], False
+    out: list[Node] = []
+    cut = False
     for node in nodes:
         if budget[0] <= 0:
             return out, True

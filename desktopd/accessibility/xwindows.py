@@ -7,16 +7,17 @@ extents are its window's client area), then the title as a tie-breaker.
 
 from __future__ import annotations
 
-from typing import Any
+from desktopd_contract.windows import Bounds, WindowInfo
 
-Node = dict[str, Any]
+from .snapshot import Box, Node, WindowRef
+
 MIN_OVERLAP = 0.5  # of the union: two rectangles this alike are the same window
 # WM_CLASS classes (lower case) of the applications of the images that register on the AT-SPI bus:
 # their windows are missing from a tree read while they start (the browser, XFCE's desktop and panel).
 ACCESSIBLE_CLASSES = frozenset({"chromium", "google-chrome", "xfdesktop", "xfce4-panel"})
 
 
-def _overlap(a: dict[str, Any], b: dict[str, Any]) -> float:
+def _overlap(a: Box, b: Bounds) -> float:
     left, top = max(a["x"], b["x"]), max(a["y"], b["y"])
     right = min(a["x"] + a["width"], b["x"] + b["width"])
     bottom = min(a["y"] + a["height"], b["y"] + b["height"])
@@ -25,7 +26,7 @@ def _overlap(a: dict[str, Any], b: dict[str, Any]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _score(top: Node, window: dict[str, Any]) -> float:
+def _score(top: Node, window: WindowInfo) -> float:
     score = 0.0
     # GTK's top-levels span the window-manager frame, Chromium's its client area.
     rects = [r for r in (window.get("client"), window.get("frame")) if r]
@@ -41,12 +42,12 @@ def _score(top: Node, window: dict[str, Any]) -> float:
     return score
 
 
-def window_summary(window: dict[str, Any]) -> dict[str, Any]:
+def window_summary(window: WindowInfo) -> WindowRef:
     return {"id": window["id"], "frame_id": window.get("frame_id"), "title": window.get("title"),
             "wm_class": window.get("wm_class"), "pid": window.get("pid")}
 
 
-def attach_windows(apps: list[Node], windows: list[dict[str, Any]]) -> None:
+def attach_windows(apps: list[Node], windows: list[WindowInfo]) -> None:
     """Set ``window`` on every top-level (an application's child) that matches an X window."""
     taken: set[int] = set()
     for app in apps:
@@ -65,26 +66,26 @@ def attach_windows(apps: list[Node], windows: list[dict[str, Any]]) -> None:
 
 def keep_window(apps: list[Node], window_id: int) -> list[Node]:
     """Only the top-levels of that X window (client or frame id), and the apps that have one."""
-    out = []
+    out: list[Node] = []
     for app in apps:
-        tops = [t for t in app["children"] if t.get("window") and window_id in (
-            t["window"]["id"], t["window"]["frame_id"])]
+        tops = [t for t in app["children"] if (ref := t.get("window")) and window_id in (
+            ref["id"], ref["frame_id"])]
         if tops:
             out.append({**app, "children": tops})
     return out
 
 
-def windows_not_in_tree(apps: list[Node], windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def windows_not_in_tree(apps: list[Node], windows: list[WindowInfo]) -> list[WindowRef]:
     """Shown X windows the tree should have a top-level for and has not (after attach_windows): of
     an application on the bus (its pid), or of one known to register there (not yet registered:
     a desktop still starting). A window of a program without accessibility (xterm) is not one."""
-    attached = {top["window"]["id"] for app in apps for top in app["children"] if top.get("window")}
+    attached = {ref["id"] for app in apps for top in app["children"] if (ref := top.get("window"))}
     on_bus = {app["pid"] for app in apps if app.get("pid") is not None}
     missing = []
     for window in windows:
         if not window.get("visible", True) or window["id"] in attached:
             continue
-        classes = {name.lower() for name in (window.get("wm_class") or ())}
+        classes = {name.lower() for name in (window.get("wm_class") or ()) if name}
         if window.get("pid") in on_bus or classes & ACCESSIBLE_CLASSES:
             missing.append(window_summary(window))
     return missing

@@ -11,7 +11,8 @@ import asyncio
 import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from PIL import Image
 
@@ -33,11 +34,22 @@ SCREENSHOT_FIELD = F("screenshot", Bool(), default=True,
                                  "always return one).")
 
 
-def display_pair(q: dict[str, Any]) -> tuple[str, str] | None:
+def display_pair(q: Mapping[str, object]) -> tuple[str, str] | None:
     if (q["display_width_px"] is None) != (q["display_height_px"] is None):
         missing = "display_height_px" if q["display_height_px"] is None else "display_width_px"
         return missing, "display_width_px and display_height_px go together"
     return None
+
+
+class Size(TypedDict):
+    width: int
+    height: int
+
+
+class DisplayDescription(TypedDict):
+    """What answers say of the two spaces: the real screen, and the display the model sees."""
+    screen: Size
+    display: Size
 
 
 @dataclass(frozen=True)
@@ -62,16 +74,18 @@ class Display:
         return (round(x * self.advertised[0] / self.screen[0]),
                 round(y * self.advertised[1] / self.screen[1]))
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> DisplayDescription:
         return {"screen": {"width": self.screen[0], "height": self.screen[1]},
                 "display": {"width": self.advertised[0], "height": self.advertised[1]}}
 
 
-async def display_of(xs: BackendService, q: dict[str, Any]) -> Display:
+async def display_of(xs: BackendService, q: Mapping[str, object]) -> Display:
+    """The display a query or body validated with DISPLAY_FIELDS (display_pair) names."""
     screen = await xs.screen_size()
-    if q["display_width_px"] is None:
+    width, height = q["display_width_px"], q["display_height_px"]
+    if not isinstance(width, int) or not isinstance(height, int):   # both None (display_pair)
         return Display(screen, screen)
-    return Display(screen, (q["display_width_px"], q["display_height_px"]))
+    return Display(screen, (width, height))
 
 
 def _png(image: Image.Image, size: tuple[int, int] | None) -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from desktopd.input.keystrokes import parse_combos, press_combos, hold_keys, run_text
 from desktopd.input.pointer_events import check_key_names, run_pointer_events
@@ -31,7 +30,7 @@ def modifier_names(text: str | None, where: str) -> list[str]:
     return [name for combo in combos for name in combo]
 
 
-async def pointer(xs: BackendService, **event: Any) -> tuple[int, int]:
+async def pointer(xs: BackendService, **event: object) -> tuple[int, int]:
     """One /api/v1/tablet event (screen pixels); returns where the pointer ends."""
     validated = POINTER_EVENT.validate(event)
     return await run_pointer_events(xs, [validated], [""])

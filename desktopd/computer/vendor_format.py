@@ -51,7 +51,9 @@ class Endpoint:
     """One method on the format's path, /api/v1/computer/<name>."""
 
     method: str
-    handler: QueryHandler[dict[str, Any]]    # its query model: with_query's
+    # with_query of a plain Model (httpapi/routing.py): one type for every format's query, whose
+    # fields differ; the handlers read it as a Mapping[str, object].
+    handler: QueryHandler[dict[str, Any]]
     summary: str
     result: JSONObject
     body: Model | Tagged | None = None

@@ -9,13 +9,22 @@ pressed in order and released in reverse, and keys a failing request pressed are
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import NotRequired, TypedDict
 
 from httpapi.errors import invalid
 from desktopd.backend.protocol import Backend
 from desktopd.backend.service import BackendService
 
+from .events import KeyEvent, as_key_events, as_keyboard_request
 from .pointer_events import check_key_names
+
+
+class KeyboardDone(TypedDict):
+    """POST /api/v1/keyboard's answer: what was typed (characters) or run (events)."""
+    ok: bool
+    typed: NotRequired[int]
+    events: NotRequired[int]
 
 
 def parse_combos(keys: str | list[str], where: str = "keys") -> list[list[str]]:
@@ -61,7 +70,7 @@ def hold_keys(desk: Backend, names: list[str], down: bool) -> None:
         desk.key(name, down)
 
 
-def key_event(desk: Backend, event: dict[str, Any]) -> None:
+def key_event(desk: Backend, event: KeyEvent) -> None:
     keysym, down = event["keysym"], event["state"] == "down"
     if isinstance(keysym, int):
         desk.keysym(keysym, down)
@@ -69,7 +78,7 @@ def key_event(desk: Backend, event: dict[str, Any]) -> None:
         desk.key(keysym, down)
 
 
-def release_events(desk: Backend, held: list[dict[str, Any]]) -> None:
+def release_events(desk: Backend, held: list[KeyEvent]) -> None:
     for event in reversed(held):
         try:
             key_event(desk, {**event, "state": "up"})
@@ -77,9 +86,9 @@ def release_events(desk: Backend, held: list[dict[str, Any]]) -> None:
             pass
 
 
-def key_events(desk: Backend, events: list[dict[str, Any]]) -> None:
+def key_events(desk: Backend, events: list[KeyEvent]) -> None:
     """Run events in order; on failure release what this batch pressed and did not release."""
-    held: list[dict[str, Any]] = []
+    held: list[KeyEvent] = []
     try:
         for event in events:
             key_event(desk, event)
@@ -89,7 +98,7 @@ def key_events(desk: Backend, events: list[dict[str, Any]]) -> None:
         raise
 
 
-def track_held(held: list[dict[str, Any]], event: dict[str, Any]) -> None:
+def track_held(held: list[KeyEvent], event: KeyEvent) -> None:
     if event["state"] == "down":
         held.append(event)
     else:
@@ -98,15 +107,16 @@ def track_held(held: list[dict[str, Any]], event: dict[str, Any]) -> None:
 
 # ---- request flow ---------------------------------------------------------------------------
 
-async def run_key_events(xs: BackendService, events: list[dict[str, Any]], delay_s: float,
+async def run_key_events(xs: BackendService, given: Sequence[Mapping[str, object]], delay_s: float,
                          prefix: str = "events") -> None:
+    events = as_key_events(given)
     names = [(f"{prefix}[{i}].keysym", e["keysym"]) for i, e in enumerate(events)
              if isinstance(e["keysym"], str)]
     await xs.call(check_key_names, names)
     if delay_s <= 0:
         await xs.call(key_events, events)
         return
-    held: list[dict[str, Any]] = []
+    held: list[KeyEvent] = []
     try:
         for event in events:
             await xs.call(key_event, event)
@@ -117,16 +127,15 @@ async def run_key_events(xs: BackendService, events: list[dict[str, Any]], delay
         raise
 
 
-async def run_keys(xs: BackendService, body: dict[str, Any]) -> None:
-    combos = parse_combos(body["keys"])
+async def run_keys(xs: BackendService, keys: str | list[str], action: str, delay_s: float) -> None:
+    combos = parse_combos(keys)
     where = "keys"
-    names = [(where if isinstance(body["keys"], str) else f"{where}[{i}]", name)
+    names = [(where if isinstance(keys, str) else f"{where}[{i}]", name)
              for i, combo in enumerate(combos) for name in combo]
     await xs.call(check_key_names, names)
-    delay_s = body["delay_ms"] / 1000.0
-    if body["action"] != "press":
+    if action != "press":
         flat = [name for combo in combos for name in combo]
-        await xs.call(hold_keys, flat, body["action"] == "down")
+        await xs.call(hold_keys, flat, action == "down")
     elif delay_s <= 0:
         await xs.call(press_combos, combos)
     else:
@@ -149,15 +158,18 @@ async def run_text(xs: BackendService, text: str, delay_s: float) -> None:
         await asyncio.sleep(delay_s)
 
 
-async def run_keyboard(xs: BackendService, body: dict[str, Any]) -> dict[str, Any]:
+async def run_keyboard(xs: BackendService, given: Mapping[str, object]) -> KeyboardDone:
     """A validated KEYBOARD_BODY, run; returns the answer POST /api/v1/keyboard gives."""
+    body = as_keyboard_request(given)
     delay_s = body["delay_ms"] / 1000.0
-    if body["text"] is not None:
-        await run_text(xs, body["text"], delay_s)
-        return {"ok": True, "typed": len(body["text"])}
-    if body["keys"] is not None:
-        await run_keys(xs, body)
+    text, keys, events = body["text"], body["keys"], body["events"]
+    if text is not None:
+        await run_text(xs, text, delay_s)
+        return {"ok": True, "typed": len(text)}
+    if keys is not None:
+        await run_keys(xs, keys, body["action"], delay_s)
         return {"ok": True}
-    await run_key_events(xs, body["events"], delay_s)
-    return {"ok": True, "events": len(body["events"])}
+    assert events is not None   # KEYBOARD_BODY's check: exactly one of text, keys, events
+    await run_key_events(xs, events, delay_s)
+    return {"ok": True, "events": len(events)}
 

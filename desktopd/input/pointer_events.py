@@ -13,12 +13,24 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 from desktopd.input.models import POINTER_BATCH, POINTER_EVENT
 from httpapi.errors import ApiError, invalid
 from desktopd.backend.protocol import Backend
 from desktopd.backend.service import BackendService
+
+from .events import PointerEvent, as_pointer_events
+
+
+
+class PointerDone(TypedDict):
+    """POST /api/v1/tablet's answer: where the pointer is afterwards, and how many events ran."""
+    x: int
+    y: int
+    events: int
+
 
 BUTTON_NUMBERS = {"left": 1, "middle": 2, "right": 3}
 STEP_INTERVAL_S = 0.01   # a drag moves the pointer about every 10 ms ...
@@ -30,7 +42,7 @@ def button_number(button: str | int) -> int:
     return BUTTON_NUMBERS[button] if isinstance(button, str) else button
 
 
-def points_of(event: dict[str, Any]) -> list[tuple[int, int]]:
+def points_of(event: PointerEvent) -> list[tuple[int, int]]:
     path = event["path"] or []
     return [(p[0], p[1]) if isinstance(p, list) else (p["x"], p["y"]) for p in path]
 
@@ -44,15 +56,16 @@ def off_screen(field: str, detail: str) -> ApiError:
     return ApiError(422, "invalid_field", f"{field}: {detail}", field=field, extra={"reason": "off_screen"})
 
 
-def check_on_screen(events: list[dict[str, Any]], prefixes: list[str], size: tuple[int, int]) -> None:
+def check_on_screen(events: Sequence[Mapping[str, object]], prefixes: list[str], size: tuple[int, int]) -> None:
     """422 naming the field of the first coordinate outside the screen."""
     width, height = size
-    for event, prefix in zip(events, prefixes):
-        if event.get("x") is not None:
-            if not 0 <= event["x"] < width:
-                raise off_screen(field_name(prefix, "x"), f"{event['x']} is off screen (0..{width - 1})")
-            if not 0 <= event["y"] < height:
-                raise off_screen(field_name(prefix, "y"), f"{event['y']} is off screen (0..{height - 1})")
+    for event, prefix in zip(as_pointer_events(events), prefixes):
+        x, y = event["x"], event["y"]
+        if x is not None and y is not None:   # POINTER_EVENT gives both or neither
+            if not 0 <= x < width:
+                raise off_screen(field_name(prefix, "x"), f"{x} is off screen (0..{width - 1})")
+            if not 0 <= y < height:
+                raise off_screen(field_name(prefix, "y"), f"{y} is off screen (0..{height - 1})")
         for i, (x, y) in enumerate(points_of(event)):
             if not (0 <= x < width and 0 <= y < height):
                 raise off_screen(field_name(prefix, f"path[{i}]"),
@@ -108,17 +121,18 @@ def release_modifiers(desk: Backend, pressed: list[str]) -> None:
         desk.key(name, False)
 
 
-def drag_points(desk: Backend, event: dict[str, Any]) -> list[tuple[int, int]]:
+def drag_points(desk: Backend, event: PointerEvent) -> list[tuple[int, int]]:
     points = points_of(event)
-    if event["x"] is not None:
-        points.append((event["x"], event["y"]))
+    x, y = event["x"], event["y"]
+    if x is not None and y is not None:
+        points.append((x, y))
     if len(points) < 2:  # a drag needs a start: from where the pointer is now
         x, y = desk.pointer_position()
         points.insert(0, (x, y))
     return points
 
 
-def do_event(desk: Backend, event: dict[str, Any]) -> None:
+def do_event(desk: Backend, event: PointerEvent) -> None:
     """One pointer event, entirely on the X thread (drags here are the instant kind)."""
     action = event["action"]
     button = button_number(event["button"])
@@ -135,8 +149,9 @@ def do_event(desk: Backend, event: dict[str, Any]) -> None:
             finally:
                 desk.pointer_button(button, False)
             return
-        if event["x"] is not None:
-            desk.pointer_move(event["x"], event["y"])
+        x, y = event["x"], event["y"]
+        if x is not None and y is not None:
+            desk.pointer_move(x, y)
         if action == "tap":
             desk.pointer_button(1, True)
             desk.pointer_button(1, False)
@@ -158,7 +173,7 @@ def do_event(desk: Backend, event: dict[str, Any]) -> None:
         release_modifiers(desk, pressed)
 
 
-def do_events(desk: Backend, events: list[dict[str, Any]]) -> tuple[int, int]:
+def do_events(desk: Backend, events: list[PointerEvent]) -> tuple[int, int]:
     for event in events:
         do_event(desk, event)
     x, y = desk.pointer_position()
@@ -172,7 +187,7 @@ CLICK_GAP_S = 0.015
 
 # ---- paced drags: steps scheduled on the event loop -----------------------------------------
 
-async def paced_drag(xs: BackendService, event: dict[str, Any]) -> None:
+async def paced_drag(xs: BackendService, event: PointerEvent) -> None:
     button = button_number(event["button"])
     duration = event["duration_ms"] / 1000.0
     steps = max(1, min(MAX_STEPS, round(duration / STEP_INTERVAL_S)))
@@ -208,13 +223,15 @@ async def paced_drag(xs: BackendService, event: dict[str, Any]) -> None:
         await asyncio.shield(xs.call(finish, pressed))
 
 
-async def run_pointer_events(xs: BackendService, events: list[dict[str, Any]], prefixes: list[str]) -> tuple[int, int]:
+async def run_pointer_events(xs: BackendService, given: Sequence[Mapping[str, object]],
+                             prefixes: list[str]) -> tuple[int, int]:
+    events = as_pointer_events(given)
     check_on_screen(events, prefixes, await xs.screen_size())
     names = [(field_name(prefix, f"modifiers[{i}]"), name)
              for event, prefix in zip(events, prefixes) for i, name in enumerate(event["modifiers"])]
     if names:
         await xs.call(check_key_names, names)
-    batch: list[dict[str, Any]] = []
+    batch: list[PointerEvent] = []
     for event in events:
         if event["action"] == "drag" and event["duration_ms"] > 0:
             if batch:
@@ -226,7 +243,7 @@ async def run_pointer_events(xs: BackendService, events: list[dict[str, Any]], p
     return await xs.call(do_events, batch)  # an empty batch just reads the position
 
 
-async def run_pointer_body(xs: BackendService, body: dict[str, Any], path: str = "") -> dict[str, Any]:
+async def run_pointer_body(xs: BackendService, body: Mapping[str, object], path: str = "") -> PointerDone:
     """One pointer event or ``{"events": [...]}`` (raw JSON, validated here; errors name fields
     under ``path``), run; returns the answer POST /api/v1/tablet gives."""
     if "events" in body:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 from xml.sax.saxutils import escape, quoteattr
+
+from desktopd.accessibility.snapshot import Node
 
 _NS = "https://accessibility.ubuntu.example.org/ns/"
 NAMESPACES = {"st": _NS + "state", "attr": _NS + "attributes", "cp": _NS + "component",
@@ -35,11 +36,11 @@ def _text(raw: object) -> str | None:
     return None if raw is None or raw == "" else str(raw)
 
 
-def _value(node: Mapping[str, Any]) -> str | None:
+def _value(node: Node) -> str | None:
     return _text(node.get("value"))
 
 
-def _attributes(node: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _attributes(node: Node) -> list[tuple[str, str]]:
     attrs = [("name", _text(node.get("name")) or "")]
     states = list(node.get("states") or [])
     if node.get("visible"):   # a web node from the sidecar says it is in the viewport this way
@@ -66,7 +67,7 @@ def _attributes(node: Mapping[str, Any]) -> list[tuple[str, str]]:
     return unique
 
 
-def _element(node: Mapping[str, Any], out: list[str], depth: int) -> None:
+def _element(node: Node, out: list[str], depth: int) -> None:
     tag = xml_name(node.get("role") or "unknown", "unknown")
     attrs = "".join(f" {key}={quoteattr(val)}" for key, val in _attributes(node))
     if depth == 0:
@@ -84,9 +85,11 @@ def _element(node: Mapping[str, Any], out: list[str], depth: int) -> None:
     out.append(f"</{tag}>")
 
 
-def osworld_xml(applications: Iterable[Mapping[str, Any]]) -> str:
+def osworld_xml(applications: Iterable[Node]) -> str:
     """The whole desktop: a ``desktop-frame`` named main holding every application."""
     out: list[str] = []
-    _element({"role": "desktop frame", "name": "main", "states": [], "children": list(applications)},
-             out, 0)
+    # A node of the tree's shape; the fields the XML does not write are left empty.
+    _element({"role": "desktop frame", "name": "main", "states": [], "children": list(applications),
+              "id": "", "source": "", "description": "", "value": None, "actions": None,
+              "bounds": None, "center": None}, out, 0)
     return "".join(out)

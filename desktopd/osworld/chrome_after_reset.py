@@ -14,12 +14,13 @@ import asyncio
 import json
 import logging
 import shutil
-from typing import Any
+from collections.abc import Mapping
 
 from desktopd.execute import processes
 from desktopd.execute.handlers import environment
 from desktopd.settings import Settings
 from httpapi.errors import ApiError
+from httpapi.json_types import JSONObject
 
 PROGRAM = "google-chrome"
 FLAG = "--desktopd-after-reset"
@@ -34,7 +35,7 @@ RETRY_S = 1.0
 log = logging.getLogger(__name__)
 
 
-async def settle_chrome(settings: Settings, browser: dict[str, Any] | None) -> dict[str, Any] | None:
+async def settle_chrome(settings: Settings, browser: Mapping[str, object] | None) -> JSONObject | None:
     """``browser``: the sidecar's reset answer (None: the browser was not reset). None when there
     is nothing to settle (OSWorld's API off, no sidecar, or no `google-chrome` in this image)."""
     program = shutil.which(PROGRAM)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict, cast
 
 from aiohttp import web
 
@@ -13,8 +14,10 @@ from desktopd import app_keys
 from desktopd.execute import processes
 from desktopd.execute.handlers import argv_of, environment
 from desktopd.execute.models import DEFAULT_OUTPUT_CAP
+from httpapi.bodies import Typed
 from httpapi.errors import invalid
 from httpapi.fields import AnyOf, Bool, F, Int, ListOf, Model, Str
+from httpapi.json_types import JSONObject
 
 from .bodies import body_fields
 
@@ -23,25 +26,55 @@ EXECUTE_TIMEOUT_S = 120.0
 PYTHON_TIMEOUT_S = 30.0
 COMMAND = AnyOf([ListOf(Str(), min_items=1, max_items=4096), Str(min_length=1, max_length=100_000)])
 
-EXECUTE_BODY = Model("OsworldExecute", [
+
+
+class RunResult(TypedDict):
+    """desktopd/processes.py run's answer, as far as OSWorld's routes read it."""
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+
+
+def run_result(result: Mapping[str, object]) -> RunResult:
+    """processes.run's answer typed (it is declared a plain dict there)."""
+    return cast(RunResult, result)
+
+
+class OsworldExecute(TypedDict):
+    command: list[str] | str
+    shell: bool
+
+
+class OsworldRunPython(TypedDict):
+    code: str
+
+
+class OsworldRunBash(TypedDict):
+    script: str
+    timeout: int
+    working_dir: str | None
+
+
+EXECUTE_BODY = Typed(Model("OsworldExecute", [
     F("command", COMMAND, required=True,
       description="argv list, or a string (split like a shell unless shell is true)."),
     F("shell", Bool(), default=False,
       description="Run through /bin/sh -c (a list: its first item is the script, as Python's "
                   "subprocess does)."),
-])
-PYTHON_BODY = Model("OsworldRunPython", [
+]), OsworldExecute)
+PYTHON_BODY = Typed(Model("OsworldRunPython", [
     F("code", Str(min_length=1, max_length=10 << 20), required=True, description="A Python 3 program."),
-])
-BASH_BODY = Model("OsworldRunBash", [
+]), OsworldRunPython)
+BASH_BODY = Typed(Model("OsworldRunBash", [
     F("script", Str(min_length=1, max_length=10 << 20), required=True, description="A bash script."),
     F("timeout", Int(1, 3600), default=100, description="Seconds."),
     F("working_dir", Str(min_length=1), description="Directory to run in (~ expands)."),
-])
-EXECUTE_RESULT = {"type": "object", "required": ["status", "output", "error", "returncode"], "properties": {
+]), OsworldRunBash)
+EXECUTE_RESULT: JSONObject = {"type": "object", "required": ["status", "output", "error", "returncode"], "properties": {
     "status": {"enum": ["success", "error"]}, "output": {"type": "string"},
     "error": {"type": "string"}, "returncode": {"type": ["integer", "null"]}}}
-PYTHON_RESULT = {"type": "object", "properties": {
+PYTHON_RESULT: JSONObject = {"type": "object", "properties": {
     "status": {"enum": ["success", "error"]}, "message": {"type": "string"},
     "output": {"type": "string"}, "error": {"type": "string"}, "return_code": {"type": ["integer", "null"]}}}
 
@@ -62,11 +95,11 @@ def _env(request: web.Request) -> dict[str, str]:
 
 
 async def run_argv(request: web.Request, argv: list[str], timeout: float, *,
-                   cwd: str | None = None) -> dict[str, Any]:
+                   cwd: str | None = None) -> RunResult:
     """desktopd's runner; a program that cannot start is OSWorld's error shape, not a 422."""
     try:
-        return await processes.run(argv, cwd=cwd, env=_env(request), stdin=None, timeout=timeout,
-                                   max_output=DEFAULT_OUTPUT_CAP)
+        return run_result(await processes.run(argv, cwd=cwd, env=_env(request), stdin=None, timeout=timeout,
+                                              max_output=DEFAULT_OUTPUT_CAP))
     except processes.CommandError as exc:
         return {"exit_code": None, "stdout": "", "stderr": exc.detail, "timed_out": False}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from typing import Any
+from typing import TypedDict
 
 from aiohttp import web
 from aiohttp.web_request import FileField
@@ -14,15 +14,29 @@ from aiohttp.web_request import FileField
 from desktopd import app_keys
 from desktopd.execute import processes
 from desktopd.execute.handlers import environment
+from httpapi.bodies import Typed
 from httpapi.errors import ApiError, invalid, not_found
 from httpapi.fields import F, Model, Str
 
 from .bodies import body_fields, form_fields
+from .commands import RunResult, run_result
 
 PATH = Str(min_length=1, max_length=4096)
-FILE_BODY = Model("OsworldFile", [F("file_path", PATH, required=True, description="~ and $VARS expand.")])
-LIST_BODY = Model("OsworldListDirectory", [F("path", PATH, required=True)])
-WALLPAPER_BODY = Model("OsworldWallpaper", [F("path", PATH, required=True, description="An image file.")])
+
+
+class OsworldFile(TypedDict):
+    file_path: str
+
+
+class OsworldPath(TypedDict):
+    path: str
+
+
+FILE_BODY = Typed(Model("OsworldFile", [F("file_path", PATH, required=True, description="~ and $VARS expand.")]),
+                  OsworldFile)
+LIST_BODY = Typed(Model("OsworldListDirectory", [F("path", PATH, required=True)]), OsworldPath)
+WALLPAPER_BODY = Typed(Model("OsworldWallpaper", [F("path", PATH, required=True, description="An image file.")]),
+                       OsworldPath)
 UPLOAD_FORM = {"type": "object", "required": ["file_path", "file_data"], "properties": {
     "file_path": {"type": "string", "description": "Where to write it (~ and $VARS expand; "
                                                    "missing directories are made)."},
@@ -71,8 +85,16 @@ async def upload(request: web.Request) -> web.Response:
     return web.Response(text=f"File Uploaded: {size} bytes")
 
 
-def directory_tree(directory: str) -> dict[str, Any]:
-    tree: dict[str, Any] = {"type": "directory", "name": os.path.basename(directory), "children": []}
+class Entry(TypedDict, total=False):
+    """/list_directory's tree: a directory with its children, a file, or why it could not be read."""
+    type: str            # "directory" or "file"
+    name: str
+    children: list[Entry]
+    error: str
+
+
+def directory_tree(directory: str) -> Entry:
+    tree: Entry = {"type": "directory", "name": os.path.basename(directory), "children": []}
     try:
         for entry in sorted(os.listdir(directory)):
             full = os.path.join(directory, entry)
@@ -100,11 +122,11 @@ async def desktop_path(request: web.Request) -> web.Response:
     return web.json_response({"desktop_path": path})
 
 
-async def _xfconf(request: web.Request, *args: str) -> dict[str, Any]:
+async def _xfconf(request: web.Request, *args: str) -> RunResult:
     try:
-        return await processes.run(["xfconf-query", "-c", "xfce4-desktop", *args], cwd=None,
+        return run_result(await processes.run(["xfconf-query", "-c", "xfce4-desktop", *args], cwd=None,
                                    env=environment(request.app[app_keys.SETTINGS].display, None),
-                                   stdin=None, timeout=XFCONF_TIMEOUT_S, max_output=1 << 20)
+                                   stdin=None, timeout=XFCONF_TIMEOUT_S, max_output=1 << 20))
     except processes.CommandError as exc:
         raise ApiError(502, "application_error", f"xfconf-query: {exc.detail}") from None
 

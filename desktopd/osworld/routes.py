@@ -4,11 +4,11 @@ and described in its OpenAPI document (GET /openapi.json on the OSWorld port).""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from aiohttp import web
 
 from desktopd.meta.openapi import ERROR_TEXT, build_openapi
+from httpapi.json_types import JSONObject
 from httpapi.routing import Route, register
 
 from . import commands, files, recording, screen, windows
@@ -19,7 +19,7 @@ BINARY = {"application/octet-stream": {"schema": {"type": "string", "format": "b
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
 
 
-def json_content(schema: dict[str, Any]) -> dict[str, Any]:
+def json_content(schema: JSONObject) -> JSONObject:
     return {"application/json": {"schema": schema}}
 
 
@@ -36,7 +36,7 @@ async def openapi_json(request: web.Request) -> web.Response:
 
 
 def _exec_routes() -> list[Route]:
-    return [Route("POST", path, commands.execute, summary, "osworld", body=commands.EXECUTE_BODY,
+    return [Route("POST", path, commands.execute, summary, "osworld", body=commands.EXECUTE_BODY.model,
                   uses_x=False, success=json_content(commands.EXECUTE_RESULT),
                   description="Waits for the command (at most 120 s); output is its stdout, error "
                               "its stderr.")
@@ -55,7 +55,7 @@ ROUTES: list[Route] = [
     Route("GET", "/cursor_position", screen.cursor_position, "The pointer, [x, y] screen pixels",
           "osworld", success=json_content({"type": "array", "items": {"type": "integer"}})),
     Route("POST", "/window_size", screen.window_size, "The client size of a window by WM_CLASS",
-          "osworld", body=screen.WINDOW_SIZE_BODY, not_found=True),
+          "osworld", body=screen.WINDOW_SIZE_BODY.model, not_found=True),
     Route("GET", "/platform", screen.platform, "The platform's name (Linux)", "osworld",
           uses_x=False, success=TEXT),
     Route("GET", "/accessibility", screen.accessibility, "The AT-SPI tree as OSWorld's XML",
@@ -71,32 +71,32 @@ ROUTES: list[Route] = [
                                                             "status": {"type": "string"}}})),
     *_exec_routes(),
     Route("POST", "/setup/launch", commands.launch, "Start an application (detached)", "osworld",
-          body=commands.EXECUTE_BODY, uses_x=False, success=TEXT),
+          body=commands.EXECUTE_BODY.model, uses_x=False, success=TEXT),
     Route("POST", "/run_python", commands.run_python, "Run a Python 3 program (30 s)", "osworld",
-          body=commands.PYTHON_BODY, uses_x=False, success=json_content(commands.PYTHON_RESULT)),
+          body=commands.PYTHON_BODY.model, uses_x=False, success=json_content(commands.PYTHON_RESULT)),
     Route("POST", "/run_bash_script", commands.run_bash_script, "Run a bash script", "osworld",
-          body=commands.BASH_BODY, uses_x=False, success=json_content(commands.EXECUTE_RESULT),
+          body=commands.BASH_BODY.model, uses_x=False, success=json_content(commands.EXECUTE_RESULT),
           description="output is stdout and stderr merged; returncode -1 after the timeout."),
     Route("POST", "/file", files.get_file, "Download a file of the desktop user", "osworld",
-          body=files.FILE_BODY, uses_x=False, not_found=True, success=BINARY),
+          body=files.FILE_BODY.model, uses_x=False, not_found=True, success=BINARY),
     Route("POST", "/setup/upload", files.upload, "Write a file (multipart: file_path, file_data)",
           "osworld", uses_x=False, success=TEXT, extra_errors=(415, 422)),
     Route("POST", "/list_directory", files.list_directory, "A directory's tree", "osworld",
-          body=files.LIST_BODY, uses_x=False),
+          body=files.LIST_BODY.model, uses_x=False),
     Route("POST", "/desktop_path", files.desktop_path, "The user's Desktop directory", "osworld",
           uses_x=False, not_found=True,
           success=json_content({"type": "object", "properties": {"desktop_path": {"type": "string"}}})),
     Route("POST", "/wallpaper", files.wallpaper, "The desktop's wallpaper image", "osworld",
           uses_x=False, not_found=True, success=PNG, extra_errors=(502,)),
     Route("POST", "/setup/change_wallpaper", files.change_wallpaper, "Set the desktop's wallpaper",
-          "osworld", body=files.WALLPAPER_BODY, uses_x=False, not_found=True, success=TEXT,
+          "osworld", body=files.WALLPAPER_BODY.model, uses_x=False, not_found=True, success=TEXT,
           extra_errors=(502,)),
     Route("POST", "/setup/activate_window", windows.activate_window, "Focus a window by title or class",
-          "osworld", body=windows.WINDOW_BODY, not_found=True, success=TEXT),
+          "osworld", body=windows.WINDOW_BODY.model, not_found=True, success=TEXT),
     Route("POST", "/setup/close_window", windows.close_window, "Close a window by title or class",
-          "osworld", body=windows.WINDOW_BODY, not_found=True, success=TEXT),
+          "osworld", body=windows.WINDOW_BODY.model, not_found=True, success=TEXT),
     Route("POST", "/setup/open_file", windows.open_file, "Open a file or program and wait for its window",
-          "osworld", body=windows.OPEN_BODY, not_found=True, success=TEXT),
+          "osworld", body=windows.OPEN_BODY.model, not_found=True, success=TEXT),
     Route("POST", "/start_recording", recording.start_recording, "Start recording the screen",
           "osworld", extra_errors=(400,)),
     Route("POST", "/end_recording", recording.end_recording, "Stop recording; the MP4", "osworld",
@@ -117,7 +117,7 @@ ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/E
 UPLOAD_FORM_CONTENT = {"multipart/form-data": {"schema": files.UPLOAD_FORM}}
 
 
-def osworld_openapi() -> dict[str, Any]:
+def osworld_openapi() -> JSONObject:
     doc = build_openapi(ROUTES, title="desktopd OSWorld API", description=DESCRIPTION, texts=ERROR_TEXTS)
     doc["security"] = []
     for route in ROUTES:

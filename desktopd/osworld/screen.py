@@ -5,25 +5,34 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Any
+from typing import TypedDict
 
 from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.screen import imaging
 from desktopd.accessibility.bus import BusUnavailable
-from desktopd.accessibility.service import TreeQuery
+from desktopd.accessibility.service import TreeAnswer, TreeQuery
 from desktopd.app_keys import backend_service
+from desktopd.accessibility.snapshot import Node
+from desktopd_contract.windows import WindowInfo, as_windows
+from httpapi.bodies import Typed
 from httpapi.errors import not_found, unavailable
 from httpapi.fields import F, Model, Str
 
 from .atspi_xml import osworld_xml
 from .bodies import body_fields
 
-WINDOW_SIZE_BODY = Model("OsworldWindowSize", [
+
+
+class OsworldWindowSize(TypedDict):
+    app_class_name: str
+
+
+WINDOW_SIZE_BODY = Typed(Model("OsworldWindowSize", [
     F("app_class_name", Str(min_length=1, max_length=500), required=True,
       description="A WM_CLASS part (instance or class), case-insensitive."),
-])
+]), OsworldWindowSize)
 TREE_SECONDS = 10.0
 # While the desktop starts (the browser or XFCE not yet on the accessibility bus) the tree is read
 # again for this long before it is given as it is, with complete false.
@@ -61,10 +70,10 @@ async def platform(request: web.Request) -> web.Response:
     return web.Response(text="Linux")
 
 
-async def _tree(request: web.Request) -> dict[str, Any]:
+async def _tree(request: web.Request) -> TreeAnswer:
     """desktopd's tree (its JSON); the page's nodes merged from the sidecar when there is one."""
-    async def windows() -> list[dict[str, Any]]:
-        return await backend_service(request).call(lambda desk: desk.windows())
+    async def windows() -> list[WindowInfo]:
+        return as_windows(await backend_service(request).call(lambda desk: desk.windows()))
     try:
         # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
         # lacks them): an agent sees the web content it is asked to act on.
@@ -75,7 +84,7 @@ async def _tree(request: web.Request) -> dict[str, Any]:
         raise unavailable(f"the accessibility bus is not available: {exc}", retry_after=1) from None
 
 
-async def _applications(request: web.Request) -> list[dict[str, Any]]:
+async def _applications(request: web.Request) -> list[Node]:
     return list((await _tree(request))["applications"])
 
 
@@ -92,7 +101,7 @@ async def accessibility(request: web.Request) -> web.Response:
                               "pending": tree["pending"]})
 
 
-def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def _walk(nodes: list[Node]) -> Iterator[Node]:
     for node in nodes:
         yield node
         yield from _walk(node.get("children") or [])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import TypedDict
 
 from aiohttp import web
 
@@ -14,44 +14,60 @@ from desktopd import app_keys
 from desktopd.execute import processes
 from desktopd.app_keys import backend_service
 from desktopd.execute.handlers import environment
+from desktopd_contract.windows import WindowInfo, as_windows
+from httpapi.bodies import Typed
 from httpapi.errors import ApiError, not_found
 from httpapi.fields import Bool, F, Model, Number, Str
 
 from .bodies import body_fields
 from .files import expand
 
-WINDOW_BODY = Model("OsworldWindow", [
+
+
+class OsworldWindow(TypedDict):
+    window_name: str
+    strict: bool
+    by_class: bool
+
+
+class OsworldOpenFile(TypedDict):
+    path: str
+    window_name: str | None
+    timeout_seconds: float
+
+
+WINDOW_BODY = Typed(Model("OsworldWindow", [
     F("window_name", Str(min_length=1, max_length=1000), required=True),
     F("strict", Bool(), default=False, description="The whole title, case-sensitive."),
     F("by_class", Bool(), default=False, description="Match WM_CLASS instead of the title."),
-])
-OPEN_BODY = Model("OsworldOpenFile", [
+]), OsworldWindow)
+OPEN_BODY = Typed(Model("OsworldOpenFile", [
     F("path", Str(min_length=1, max_length=4096), required=True, description="A file (opened with "
       "xdg-open) or a program on PATH."),
     F("window_name", Str(min_length=1, max_length=1000), description="The title to wait for "
       "(default: the file's name with and without extension)."),
     F("timeout_seconds", Number(maximum=1800, exclusive_minimum=0), default=60.0),
-])
+]), OsworldOpenFile)
 # How often the window list is read while waiting for an opened file's window.
 OPEN_POLL_S = 0.25
 
 
-def matches(window: dict[str, Any], name: str, strict: bool, by_class: bool) -> bool:
-    candidates = list(window.get("wm_class") or []) if by_class else [window.get("title") or ""]
+def matches(window: WindowInfo, name: str, strict: bool, by_class: bool) -> bool:
+    candidates = [part or "" for part in window.get("wm_class") or []] if by_class else [window.get("title") or ""]
     if strict:
         return name in candidates
     return any(name.lower() in candidate.lower() for candidate in candidates)
 
 
-async def _find(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
-    windows = await backend_service(request).call(lambda desk: desk.windows())
+async def _find(request: web.Request, body: OsworldWindow) -> WindowInfo:
+    windows = as_windows(await backend_service(request).call(lambda desk: desk.windows()))
     for window in reversed(windows):   # top-most first, as wmctrl -a picks
         if matches(window, body["window_name"], body["strict"], body["by_class"]):
             return window
     raise not_found(f"Window {body['window_name']} not found")
 
 
-async def _act(request: web.Request, action: str) -> dict[str, Any]:
+async def _act(request: web.Request, action: str) -> WindowInfo:
     window = await _find(request, await body_fields(request, WINDOW_BODY))
     wid = window["id"]
     await backend_service(request).call(lambda desk: desk.window_action(wid, action))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Literal, TypedDict
 
 from aiohttp import web
 
@@ -20,8 +21,9 @@ from desktopd.screen.handlers import check_region
 MAX_SECONDS = 4 * 3600.0
 
 
-def _quality_range(body: dict[str, Any]) -> tuple[str, str] | None:
-    if body["quality"] is not None and body["codec"] == "h264" and body["quality"] > 51:
+def _quality_range(body: Mapping[str, object]) -> tuple[str, str] | None:
+    quality = body["quality"]
+    if isinstance(quality, int) and body["codec"] == "h264" and quality > 51:
         return "quality", "h264's crf is 0..51"
     return None
 

@@ -23,7 +23,7 @@ import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from desktopd.recording.retention import AGE, Retention, StoredRecording, expired, stored_recordings
 from httpapi.errors import ApiError, not_found
@@ -97,6 +97,41 @@ def read_progress(path: str) -> dict[str, str]:
     return out
 
 
+class RegionJson(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class RecordingDescription(TypedDict):
+    id: str
+    path: str
+    codec: str
+    fps: int
+    region: RegionJson
+    started_at: float
+    started_monotonic: float
+    first_frame_on_disk_at: float
+    log: str
+
+
+class RecordingResult(RecordingDescription):
+    """A stopped recording: its description and what ffmpeg wrote."""
+    frames: int
+    size: int
+    duration: float
+    wall_duration: float
+    exit_code: int | None
+    sha256: str | None           # None: the file is gone
+
+
+class Deleted(TypedDict):
+    id: str
+    deleted: bool
+    freed_bytes: int
+
+
 @dataclass
 class Recording:
     id: str
@@ -111,13 +146,13 @@ class Recording:
     started_monotonic: float = 0.0
     on_disk_at: float = 0.0
     stopped_monotonic: float | None = None
-    result: dict[str, Any] | None = field(default=None)
+    result: RecordingResult | None = field(default=None)
 
     @property
     def media_type(self) -> str:
         return CONTAINERS[self.codec][1]
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> RecordingDescription:
         return {"id": self.id, "path": self.path, "codec": self.codec, "fps": self.fps,
                 "region": {"x": self.region[0], "y": self.region[1], "width": self.region[2],
                            "height": self.region[3]},
@@ -213,12 +248,14 @@ class ScreenRecorder:
         progress = read_progress(rec.progress_path)
         frames = int(progress.get("frame", "0") or 0)
         size = os.path.getsize(rec.path) if os.path.exists(rec.path) else 0
-        rec.result = {**rec.describe(), "frames": frames, "size": size,
-                      "duration": frames / rec.fps,   # constant frame rate, as ffprobe reports it
-                      "wall_duration": max(0.0, rec.stopped_monotonic - rec.started_monotonic)
-                      if rec.started_monotonic else 0.0,
-                      "exit_code": rec.process.returncode,
-                      "sha256": await asyncio.get_running_loop().run_in_executor(None, file_sha256, rec.path)}
+        result: RecordingResult = {
+            **rec.describe(), "frames": frames, "size": size,
+            "duration": frames / rec.fps,   # constant frame rate, as ffprobe reports it
+            "wall_duration": max(0.0, rec.stopped_monotonic - rec.started_monotonic)
+            if rec.started_monotonic else 0.0,
+            "exit_code": rec.process.returncode,
+            "sha256": await asyncio.get_running_loop().run_in_executor(None, file_sha256, rec.path)}
+        rec.result = result
         self.finished[rec.id] = rec
         self.current = None
         self._sweep()
@@ -280,7 +317,7 @@ class ScreenRecorder:
                             else f"no finished recording {rec_id!r}")
         return rec
 
-    async def delete(self, rec_id: str) -> dict[str, Any]:
+    async def delete(self, rec_id: str) -> Deleted:
         async with self._lock:
             self.finished_recording(rec_id)
             stored = [r for r in stored_recordings(self.directory) if r.id == rec_id]

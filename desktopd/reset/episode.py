@@ -12,12 +12,14 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import aiohttp
 
 from desktopd.backend.protocol import Backend
+from desktopd_contract.windows import WindowInfo, as_windows
 from httpapi.errors import ApiError
+from httpapi.json_types import JSONObject, JSONValue
 
 # WM_CLASS names (instance or class, case-insensitive) of the browsers' windows (the sidecar
 # resets those), and of the windows a reset keeps: the XFCE session's own and the browsers'.
@@ -30,18 +32,26 @@ SIDECAR_TIMEOUT_S = 120.0
 FOCUS_BUDGET_S = 5.0
 
 
-def class_names(window: dict[str, Any]) -> set[str]:
-    return {name.lower() for name in (window.get("wm_class") or ())}
+class ClosedWindows(TypedDict):
+    """Window ids: asked to close and gone, killed after all, and still there (kept)."""
+    closed: list[int]
+    killed: list[int]
+    kept: list[int]
 
 
-def kept(window: dict[str, Any], extra: frozenset[str]) -> bool:
+def class_names(window: WindowInfo) -> set[str]:
+    return {name.lower() for name in (window.get("wm_class") or ()) if name}
+
+
+def kept(window: WindowInfo, extra: frozenset[str]) -> bool:
     return bool(class_names(window) & (DESKTOP_CLASSES | extra))
 
 
-def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
+def close_windows(desk: Backend, keep: frozenset[str]) -> ClosedWindows:
     """On the X thread: ask every other top-level window to close, then kill what stayed."""
-    targets = [w for w in desk.windows() if not kept(w, keep)]
-    closed, killed = [], []
+    targets = [w for w in as_windows(desk.windows()) if not kept(w, keep)]
+    closed: list[int] = []
+    killed: list[int] = []
     for window in targets:
         try:
             result = desk.window_action(window["id"], "close")
@@ -49,7 +59,7 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
             result = {"closed": False}
         if result.get("closed"):
             closed.append(window["id"])
-    remaining = {w["id"] for w in desk.windows()}
+    remaining = {w["id"] for w in as_windows(desk.windows())}
     for window in targets:
         if window["id"] in remaining:
             try:
@@ -58,7 +68,7 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> dict[str, Any]:
             except Exception:   # noqa: BLE001 - already gone
                 pass
     return {"closed": closed, "killed": killed,
-            "kept": [w["id"] for w in desk.windows()]}
+            "kept": [w["id"] for w in as_windows(desk.windows())]}
 
 
 def focus_browser(desk: Backend, pid: object) -> int | None:
@@ -70,7 +80,7 @@ def focus_browser(desk: Backend, pid: object) -> int | None:
     request), at most FOCUS_BUDGET_S. None when the browser shows no window."""
     deadline = time.monotonic() + FOCUS_BUDGET_S
     while True:
-        shown = [w for w in desk.windows() if not w.get("minimized") and w.get("window_type") == "normal"]
+        shown = [w for w in as_windows(desk.windows()) if not w.get("minimized") and w.get("window_type") == "normal"]
         mine = [w for w in shown if isinstance(pid, int) and w.get("pid") == pid] or \
             [w for w in shown if class_names(w) & BROWSER_CLASSES]
         if not mine:
@@ -89,9 +99,10 @@ class SidecarClient:
     token: str | None
 
     async def reset(self, urls: list[str] | None, timeout: float = SIDECAR_TIMEOUT_S,
-                    profile: str | None = None, isolation: str | None = None) -> dict[str, Any]:
+                    profile: str | None = None, isolation: str | None = None) -> JSONObject:
+        """The sidecar's answer (a JSON object: its reset's report)."""
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        body: dict[str, Any] = {"urls": urls} if urls is not None else {}
+        body: dict[str, object] = {"urls": urls} if urls is not None else {}
         if profile is not None:
             body["profile"] = profile
         if isolation is not None:
@@ -104,15 +115,18 @@ class SidecarClient:
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             raise ApiError(502, "sidecar_unavailable",
                            f"{self.url}/reset: {type(exc).__name__}: {exc}") from None
+        answer: JSONValue
         try:
             answer = json.loads(text)
         except ValueError:
             answer = {"detail": text[:500]}
         if resp.status != 200:
             if resp.status in (403, 422) and isinstance(answer, dict) and answer.get("field"):
-                raise ApiError(422, "invalid_field", answer.get("detail"), field=answer["field"])
+                raise ApiError(422, "invalid_field", answer.get("detail"), field=str(answer["field"]))
             if resp.status == 409 and isinstance(answer, dict) and answer.get("error") == "profile_in_use":
                 raise ApiError(409, "profile_in_use", answer.get("detail"), field="profile")
+            raise ApiError(502, "sidecar_reset_failed", {"status": resp.status, "answer": answer})
+        if not isinstance(answer, dict):
             raise ApiError(502, "sidecar_reset_failed", {"status": resp.status, "answer": answer})
         return answer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from aiohttp import web
 
@@ -13,15 +13,26 @@ from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
 from desktopd.input.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
-from desktopd.reset.episode import SidecarClient, Timer, close_windows, focus_browser
+from desktopd.reset.episode import ClosedWindows, SidecarClient, Timer, close_windows, focus_browser
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.errors import invalid
+from httpapi.json_types import JSONObject
 
 from desktopd.app_keys import backend_service
 from desktopd.input.pointer_events import check_on_screen
 
 # Closing is one X job (each window gets its WM's settle time); many stubborn windows stay bounded.
 CLOSE_TIMEOUT_S = 120.0
+
+
+class ResetReport(TypedDict):
+    """POST /api/v1/reset's answer, but for its timings."""
+    windows: ClosedWindows | None
+    clipboard_cleared: bool
+    browser: JSONObject | None       # the sidecar's reset answer
+    chrome: JSONObject | None        # google-chrome's after-reset settle (desktopd/osworld)
+    focused: int | None
+    pointer: NotRequired[list[int]]
 
 
 class ResetBody(TypedDict):
@@ -98,8 +109,8 @@ async def reset(request: web.Request, body: ResetBody) -> web.Response:
     home = tuple(body["pointer"]) if body["pointer"] else (screen[0] // 2, screen[1] // 2)
     check_on_screen([{"x": home[0], "y": home[1], "path": None}], ["pointer"], screen)
     timer = Timer()
-    out: dict[str, Any] = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None,
-                           "focused": None}
+    out: ResetReport = {"windows": None, "clipboard_cleared": False, "browser": None, "chrome": None,
+                        "focused": None}
 
     async def reset_browser(sidecar: SidecarClient) -> None:
         since = time.monotonic()

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
 
 from desktopd.settle.changes import Rect
+from httpapi.json_types import JSONObject, JSONValue
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +67,7 @@ class SidecarEvidence:
         try:
             async with self._session.post(self.url, json=body, headers=self._headers, timeout=aiohttp.ClientTimeout(
                     total=wait_s + horizon_s + EXTRA_BUDGET_S)) as resp:
-                answer: Any = await resp.json(content_type=None)
+                answer: JSONValue = await resp.json(content_type=None)
                 if resp.status != 200 or not isinstance(answer, dict):
                     return Verdict("none", f"sidecar answered {resp.status}")
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
@@ -84,13 +86,15 @@ class SidecarEvidence:
             await self._session.close()
 
 
-def _viewport(answer: dict[str, Any]) -> Rect | None:
+def _viewport(answer: JSONObject) -> Rect | None:
     """The one frame's screen rectangle, when the page said its change is drawn in one."""
     view = answer.get("viewport")
-    if answer.get("one_frame") is not True or not isinstance(view, list) or len(view) != 4 \
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view) or view[2] <= 0 or view[3] <= 0:
+    if answer.get("one_frame") is not True or not isinstance(view, list) or len(view) != 4:
         return None
-    return view[0], view[1], view[2], view[3]
+    edges = [v for v in view if isinstance(v, int) and not isinstance(v, bool)]
+    if len(edges) != 4 or edges[2] <= 0 or edges[3] <= 0:
+        return None
+    return edges[0], edges[1], edges[2], edges[3]
 
 
 def sidecar_evidence(url: str, token: str | None, configured: bool) -> SidecarEvidence | None:
@@ -100,7 +104,7 @@ def sidecar_evidence(url: str, token: str | None, configured: bool) -> SidecarEv
     return SidecarEvidence(url, token)
 
 
-def tablet_clicks(body: dict[str, Any], started: float) -> Clicks | None:
+def tablet_clicks(body: Mapping[str, object], started: float) -> Clicks | None:
     """A tap, or a left click (1-3 clicks) with no modifiers, alone in its body."""
     if body.get("events") is not None or body.get("modifiers"):
         return None
@@ -108,5 +112,6 @@ def tablet_clicks(body: dict[str, Any], started: float) -> Clicks | None:
     if action == "tap":
         return Clicks(started, 1)
     if action in ("click", "double_click") and body.get("button", "left") in ("left", 1):
-        return Clicks(started, 2 if action == "double_click" else body.get("clicks") or 1)
+        clicks = body.get("clicks")
+        return Clicks(started, 2 if action == "double_click" else clicks if isinstance(clicks, int) and clicks else 1)
     return None

@@ -24,11 +24,12 @@ import asyncio
 import collections
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from httpapi.fields import F, Bool, Number
+from httpapi.json_types import JSONObject
 from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
 from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 
@@ -65,7 +66,7 @@ BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                               "within settle are waited for. false: screen damage alone.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
-SETTLED_SCHEMA = {"type": "object", "description": "How the wait after the action ended.", "properties": {
+SETTLED_SCHEMA: JSONObject = {"type": "object", "description": "How the wait after the action ended.", "properties": {
     "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
                "description": "quiet: no change for settle_quiet; max: the maximum came first "
                               "(still changing: an animation; or settle < settle_quiet); skipped: "
@@ -98,8 +99,12 @@ class SettleSpec:
     browser: bool = True
 
     @classmethod
-    def of(cls, q: dict[str, Any]) -> SettleSpec:
-        return cls(q["settle"], q["settle_quiet"], q.get("settle_browser", True))
+    def of(cls, q: Mapping[str, object]) -> SettleSpec:
+        """From a query or body validated with SETTLE_FIELDS."""
+        settle, quiet = q["settle"], q["settle_quiet"]
+        if not isinstance(settle, (int, float)) or not isinstance(quiet, (int, float)):
+            raise TypeError("settle and settle_quiet are numbers once SETTLE_FIELDS validated them")
+        return cls(settle, quiet, bool(q.get("settle_browser", True)))
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,33 @@ class Mark:
         return self.log.closed_reason is not None or self.log.seq != self.seq
 
 
+class BrowserVerdictJson(TypedDict):
+    evidence: str
+    detail: str
+    answered_s: float | None
+    due_s: NotRequired[float]
+    one_frame: NotRequired[bool]
+
+
+class SettledJson(TypedDict):
+    """An answer's ``settled`` (SETTLED_SCHEMA)."""
+    reason: str
+    waited_s: float
+    changes: int
+    last_change_s: float | None
+    settle: float
+    settle_quiet: float
+    evidence: NotRequired[str]
+    window_s: NotRequired[float]
+    browser: NotRequired[BrowserVerdictJson]
+    detail: NotRequired[str]
+
+
+class SettlerInfo(TypedDict):
+    watching: bool
+    last_error: str | None
+
+
 @dataclass(frozen=True)
 class Settled:
     reason: str
@@ -132,11 +164,11 @@ class Settled:
     browser_s: float | None = None     # when the verdict came, after the act
     window_s: float | None = None      # the quiet window that ended it, when not settle_quiet
 
-    def json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
-                               "changes": self.changes,
-                               "last_change_s": None if self.last_change_s is None else round(self.last_change_s, 4),
-                               "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
+    def json(self) -> SettledJson:
+        out: SettledJson = {"reason": self.reason, "waited_s": round(self.waited_s, 4),
+                            "changes": self.changes,
+                            "last_change_s": None if self.last_change_s is None else round(self.last_change_s, 4),
+                            "settle": self.spec.maximum, "settle_quiet": self.spec.quiet}
         if self.reason == "quiet":
             out["evidence"] = self.evidence
             if self.window_s is not None and self.window_s != self.spec.quiet:
@@ -379,7 +411,7 @@ class Settler:
         watcher = self._watcher
         return watcher.log if watcher is not None and watcher.alive else None
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> SettlerInfo:
         return {"watching": self._watcher is not None and self._watcher.alive, "last_error": self.last_error}
 
     async def close(self) -> None:

@@ -14,18 +14,20 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from PIL import Image
 
 from desktopd.backend.protocol import POINTER_SOURCES, Region, check_region, check_typing
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
+from httpapi.json_types import JSONObject
 
 from .clipboard import Clipboard
 from .input import VirtualKeyboard, VirtualPointer
 from swayipc.ipc import IpcError, SwayIpc, find_socket
+from swayipc.tree import SwayNode
 from .registry import MissingProtocol, Registry
-from .screencopy import ScreenCopier
+from .screencopy import ScreenCopier, Shot
 from .windows import WindowNotFound, Windows
 from .wire import Connection, ConnectionLost, WaylandError, socket_path
 
@@ -189,7 +191,7 @@ class SwayDesktop:
     def screen_size(self) -> tuple[int, int]:
         return self._call(lambda s: (s.width, s.height), retry=True)
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> JSONObject:
         """State for /health. Never raises: a missing compositor is reported, not thrown."""
         try:
             self.ensure_connected()
@@ -222,7 +224,7 @@ class SwayDesktop:
         return self._call(grab, retry=True)
 
     @staticmethod
-    def _shot(session: Session, region: Region | None, cursor: bool) -> Any:
+    def _shot(session: Session, region: Region | None, cursor: bool) -> Shot:
         whole = region is None
         box = check_region(region, session.width, session.height)
         return session.copier.capture(None if whole else box, cursor)
@@ -272,19 +274,20 @@ class SwayDesktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    def windows(self) -> list[dict[str, Any]]:
-        return self._call(lambda s: s.windows.list(), retry=True)
+    # Backend declares plain dicts (desktopd/backend.py): each SwayWindowInfo is handed on as one.
+    def windows(self) -> list[dict[str, object]]:
+        return [dict(window) for window in self._call(lambda s: s.windows.list(), retry=True)]
 
-    def window(self, window_id: int) -> dict[str, Any]:
-        return self._call(lambda s: s.windows.get(int(window_id)), retry=True)
+    def window(self, window_id: int) -> dict[str, object]:
+        return dict(self._call(lambda s: s.windows.get(int(window_id)), retry=True))
 
-    def window_manager(self) -> dict[str, Any]:
+    def window_manager(self) -> JSONObject:
         return {"managed": True, "name": "sway"}
 
-    def window_action(self, window_id: int, action: str, **params: Any) -> dict[str, Any]:
-        return self._call(lambda s: s.windows.act(int(window_id), action, **params))
+    def window_action(self, window_id: int, action: str, **params: float) -> dict[str, object]:
+        return dict(self._call(lambda s: s.windows.act(int(window_id), action, **params)))
 
-    def native_tree(self) -> dict[str, Any]:
+    def native_tree(self) -> SwayNode:
         """Sway's own get_tree reply: the i3 shape, native."""
         return self._call(lambda s: s.ipc.tree(), retry=True)
 

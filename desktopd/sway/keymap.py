@@ -3,7 +3,7 @@
 Applications read the key's code as well as its symbol (Chromium turns codes such as Home or Up
 into their actions whatever symbol they carry, and drops codes it has no name for), so every key
 sits where a US keyboard has it: ASCII on its own key (Shift for the upper level), the named keys
-(Return, arrows, F-keys, modifiers...) on theirs. Any other symbol (é, Ω, emoji...) goes on a
+(Return, arrows, F-keys, modifiers...) on theirs. Every other symbol (é, Ω, emoji...) goes on a
 spare key of its own, on one level, from a pool of codes applications treat as plain character
 keys; when the pool runs out, the least recently used symbols make room and the map is uploaded
 again (``ensure`` says when)."""

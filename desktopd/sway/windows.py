@@ -10,10 +10,9 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
-
+from desktopd_contract.windows import Bounds, SwayWindowInfo, WindowActionResult
 from swayipc.ipc import HEADER, MAGIC, SwayIpc
-from swayipc.tree import leaves
+from swayipc.tree import Rect, SwayNode, leaves
 
 ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore")
 ACTION_SETTLE_S = 1.0   # upper bound on waiting for Sway / the app to carry an action out
@@ -27,17 +26,18 @@ class WindowNotFound(LookupError):
         self.window_id = window_id
 
 
-def _bounds(box: dict[str, Any]) -> dict[str, Any]:
+def _bounds(box: Rect) -> Bounds:
     return {"x": int(box["x"]), "y": int(box["y"]), "width": int(box["width"]),
             "height": int(box["height"]), "space": "screen"}
 
 
-def describe(node: dict[str, Any], workspace: dict[str, Any] | None, index: int,
-             workspaces: list[str]) -> dict[str, Any]:
+def describe(node: SwayNode, workspace: SwayNode | None, index: int,
+             workspaces: list[str | None]) -> SwayWindowInfo:
     props = node.get("window_properties") or {}
     app_id = node.get("app_id")
     instance, klass = props.get("instance") or app_id, props.get("class") or app_id
-    frame, inside = node["rect"], node.get("window_rect") or {"x": 0, "y": 0, "width": 0, "height": 0}
+    frame: Rect = node["rect"]
+    inside: Rect = node.get("window_rect") or {"x": 0, "y": 0, "width": 0, "height": 0}
     ws_name = workspace.get("name") if workspace else None
     minimized = ws_name == SCRATCHPAD
     return {
@@ -54,13 +54,13 @@ def describe(node: dict[str, Any], workspace: dict[str, Any] | None, index: int,
     }
 
 
-def window_list(tree: dict[str, Any]) -> list[dict[str, Any]]:
+def window_list(tree: SwayNode) -> list[SwayWindowInfo]:
     """Every window, bottom to top as Sway shows them: the scratchpad's (hidden), then the tiled
     ones, then the floating ones (drawn on top); in the tree's order within each."""
     workspaces = [node["name"] for output in tree.get("nodes", []) for node in output.get("nodes", [])
                   if node.get("type") == "workspace" and node.get("name") != SCRATCHPAD]
 
-    def layer(pair: tuple[dict, dict | None]) -> int:
+    def layer(pair: tuple[SwayNode, SwayNode | None]) -> int:
         node, workspace = pair
         if workspace is not None and workspace.get("name") == SCRATCHPAD:
             return 0
@@ -108,10 +108,10 @@ class Windows:
     def __init__(self, ipc: SwayIpc) -> None:
         self.ipc = ipc
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> list[SwayWindowInfo]:
         return window_list(self.ipc.tree())
 
-    def get(self, window_id: int) -> dict[str, Any]:
+    def get(self, window_id: int) -> SwayWindowInfo:
         for info in self.list():
             if info["id"] == window_id:
                 return info
@@ -124,7 +124,7 @@ class Windows:
                 raise ValueError(f"action: Sway refused {command!r}: {result.get('error')}")
         return f"sway: {command}"
 
-    def act(self, window_id: int, action: str, **params: Any) -> dict[str, Any]:
+    def act(self, window_id: int, action: str, **params: float) -> WindowActionResult:
         if action not in ACTIONS:
             raise ValueError(f"action: unknown window action {action!r}; one of {', '.join(ACTIONS)}")
         info = self.get(window_id)
@@ -135,7 +135,7 @@ class Windows:
                 return {"id": window_id, "action": action, "method": method,
                         "closed": self._wait(events, lambda: not any(
                             w["id"] == window_id for w in self.list()))}
-            after: dict[str, Any] | None = None
+            after: SwayWindowInfo | None = None
 
             def done() -> bool:
                 nonlocal after
@@ -158,13 +158,14 @@ class Windows:
                 return bool(done())
         return True
 
-    def _carry_out(self, info: dict[str, Any], action: str, params: dict[str, Any]) -> str:
+    def _carry_out(self, info: SwayWindowInfo, action: str, params: dict[str, float]) -> str:
         wid = info["id"]
         if action == "focus":
             return self._command(wid, "focus")
         if action == "close":
-            if params.get("force") and info.get("pid"):
-                os.kill(int(info["pid"]), signal.SIGKILL)
+            pid = info["pid"]
+            if params.get("force") and pid:
+                os.kill(pid, signal.SIGKILL)
                 return "SIGKILL to the window's process"
             return self._command(wid, "kill")
         if action == "move":
@@ -184,7 +185,7 @@ class Windows:
         return self._command(wid, "fullscreen disable")
 
 
-def _achieved(info: dict[str, Any], action: str, params: dict[str, Any]) -> bool:
+def _achieved(info: SwayWindowInfo, action: str, params: dict[str, float]) -> bool:
     if action == "move":
         return (info["frame"]["x"], info["frame"]["y"]) == (params["x"], params["y"])
     if action == "resize":

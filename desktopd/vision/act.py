@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import aiohttp
 from aiohttp import web
@@ -18,12 +18,14 @@ from desktopd import app_keys
 from desktopd.computer.display import Display, b64, model_screenshot
 from desktopd.computer.vendor_format import server_side
 from desktopd.app_keys import settler, backend_service
-from desktopd.settle.settler import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettleSpec, settled_capture
+from desktopd.settle.settler import DEFAULT_MAX_S, DEFAULT_QUIET_S, SettledJson, SettleSpec, settled_capture
 from desktopd.settle.browser import Clicks
 from desktopd.backend.service import BackendService
 from desktopd_contract.formats import FORMATS
+from httpapi.bodies import Typed
 from httpapi.errors import ApiError
 from httpapi.fields import F, Int, Model, Str
+from httpapi.json_types import JSONObject
 
 from .model_config import VisionModels
 from .vendors import MalformedPlan, Outcome, Plan, PlannedAction, planner_for
@@ -32,17 +34,31 @@ MAX_STEPS = 100
 DEFAULT_STEPS = 10
 MODEL_CALL_TIMEOUT_S = 120.0
 
+
+
+class VisionActBudget(TypedDict):
+    tokens: int | None
+    seconds: int | None
+
+
+class VisionAct(TypedDict):
+    instruction: str
+    model: str | None
+    max_steps: int
+    budget: VisionActBudget | None
+
+
 BUDGET = Model("VisionActBudget", [
     F("tokens", Int(1, 100_000_000), description="Input plus output tokens over all model calls."),
     F("seconds", Int(1, 3600), description="Wall time of the whole loop."),
 ])
-ACT_BODY = Model("VisionAct", [
+ACT_BODY = Typed(Model("VisionAct", [
     F("instruction", Str(min_length=1, max_length=20_000), required=True, description="The task, in words."),
     F("model", Str(min_length=1, max_length=200),
       description="A configured model's name (DESKTOPD_VISION_MODELS); omitted: the default."),
     F("max_steps", Int(1, MAX_STEPS), default=DEFAULT_STEPS, description="Model calls at most."),
     F("budget", BUDGET, description="Stops the loop when spent (checked after every model call)."),
-])
+]), VisionAct)
 ACT_RESULT = {"type": "object", "properties": {
     "status": {"enum": ["done", "max_steps", "token_budget", "time_budget", "malformed_plan"]},
     "detail": {"type": ["string", "null"]}, "message": {"type": ["string", "null"]},
@@ -55,11 +71,47 @@ ACT_RESULT = {"type": "object", "properties": {
                                                           "sha256": {"type": "string"}}}}}
 
 
-def screenshot_ref(png: bytes, step: int) -> dict[str, Any]:
+class ScreenshotRef(TypedDict):
+    step: int
+    sha256: str
+    bytes: int
+
+
+class Executed(TypedDict):
+    executed: JSONObject
+    text: str | None
+    clicks: Clicks | None      # the left clicks it gave a page (the settle's browser evidence)
+
+
+class TracedAction(TypedDict):
+    action: JSONObject
+    executed: NotRequired[JSONObject]
+    error: NotRequired[str]
+
+
+class Usage(TypedDict):
+    input_tokens: int
+    output_tokens: int
+
+
+class TraceStep(TypedDict):
+    """One step of the answer's trace (a model call and what its plan did)."""
+    step: int
+    screenshot: ScreenshotRef
+    error: NotRequired[str]
+    model_latency_ms: NotRequired[float]
+    usage: NotRequired[Usage]
+    message: NotRequired[str | None]
+    actions: NotRequired[list[TracedAction]]
+    overhead_ms: NotRequired[float]
+    settled: NotRequired[SettledJson]
+
+
+def screenshot_ref(png: bytes, step: int) -> ScreenshotRef:
     return {"step": step, "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
 
 
-async def execute(xs: BackendService, display: Display, planned: PlannedAction, where: str) -> dict[str, Any]:
+async def execute(xs: BackendService, display: Display, planned: PlannedAction, where: str) -> Executed:
     """One planned action through its format's executor (validated as its endpoint validates);
     ``clicks``: the left clicks it gave a page, for the settle's browser evidence."""
     fmt = FORMATS[planned.executor]
@@ -70,7 +122,7 @@ async def execute(xs: BackendService, display: Display, planned: PlannedAction, 
     return {"executed": done.executed, "text": done.text, "clicks": server.clicks([act], started)}
 
 
-async def vision_act(request: web.Request, body: dict[str, Any]) -> web.Response:
+async def vision_act(request: web.Request, body: VisionAct) -> web.Response:
     models: VisionModels = request.app[app_keys.VISION_MODELS]
     model = models.pick(body["model"])
     if model is None:
@@ -85,8 +137,8 @@ async def vision_act(request: web.Request, body: dict[str, Any]) -> web.Response
     capture = model_screenshot(xs, display)
     budget = body["budget"] or {"tokens": None, "seconds": None}
     started = time.monotonic()
-    trace: list[dict[str, Any]] = []
-    used = {"input_tokens": 0, "output_tokens": 0}
+    trace: list[TraceStep] = []
+    used: Usage = {"input_tokens": 0, "output_tokens": 0}
     status, detail, message = "max_steps", None, None
     timeout = aiohttp.ClientTimeout(total=min(MODEL_CALL_TIMEOUT_S, budget["seconds"] or MODEL_CALL_TIMEOUT_S))
     async with aiohttp.ClientSession(timeout=timeout) as http:
@@ -108,10 +160,11 @@ async def vision_act(request: web.Request, body: dict[str, Any]) -> web.Response
                 break
             used["input_tokens"] += plan.input_tokens
             used["output_tokens"] += plan.output_tokens
-            entry: dict[str, Any] = {"step": step, "screenshot": screenshot_ref(png, step),
-                                     "model_latency_ms": round(plan.latency_ms, 1),
-                                     "usage": {"input_tokens": plan.input_tokens, "output_tokens": plan.output_tokens},
-                                     "message": plan.message, "actions": []}
+            actions: list[TracedAction] = []
+            entry: TraceStep = {"step": step, "screenshot": screenshot_ref(png, step),
+                                "model_latency_ms": round(plan.latency_ms, 1),
+                                "usage": {"input_tokens": plan.input_tokens, "output_tokens": plan.output_tokens},
+                                "message": plan.message, "actions": actions}
             trace.append(entry)
             message = plan.message or message
             if plan.done:
@@ -125,11 +178,11 @@ async def vision_act(request: web.Request, body: dict[str, Any]) -> web.Response
                 except ApiError as exc:
                     # The model's action is invalid (422 off screen, unknown key...): it hears why.
                     outcomes.append(Outcome(planned, error=str(exc.detail)))
-                    entry["actions"].append({"action": planned.action, "error": str(exc.detail)})
+                    actions.append({"action": planned.action, "error": str(exc.detail)})
                     continue
                 outcomes.append(Outcome(planned, text=done["text"]))
                 clicks.append(done["clicks"])
-                entry["actions"].append({"action": planned.action, "executed": done["executed"]})
+                actions.append({"action": planned.action, "executed": done["executed"]})
             if all(o.error for o in outcomes):
                 status, detail = "malformed_plan", "no action of the plan could run: " + \
                     "; ".join(str(o.error) for o in outcomes)

@@ -4,7 +4,6 @@ desktopd's X service; the answer always says which screen rectangle that was."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from PIL import Image
 
@@ -12,6 +11,7 @@ from desktopd.screen.handlers import check_region
 from desktopd.windows.handlers import window_id
 from desktopd.screen.models import parse_region
 from desktopd.backend.service import BackendService
+from desktopd_contract.windows import WindowInfo, as_window
 from httpapi.errors import ApiError, invalid
 
 from .text import Box
@@ -24,7 +24,7 @@ class Capture:
     screen: tuple[int, int]
 
 
-def _window_area(window: dict[str, Any], screen: tuple[int, int], field: str) -> tuple[int, int, int, int]:
+def _window_area(window: WindowInfo, screen: tuple[int, int], field: str) -> tuple[int, int, int, int]:
     """The window's client area cut to the screen (a window partly off screen is read in part)."""
     rect = window["client"]
     x0, y0 = max(0, rect["x"]), max(0, rect["y"])
@@ -47,7 +47,7 @@ async def capture(xs: BackendService, region: str | None, window: str | None) ->
             wid = window_id(window)
         except ApiError as exc:
             raise invalid("window", str(exc.detail).removeprefix("id: ")) from None
-        area = _window_area(await xs.call(lambda desk: desk.window(wid)), screen, "window")
+        area = _window_area(as_window(await xs.call(lambda desk: desk.window(wid))), screen, "window")
     image = await xs.call(lambda desk: desk.capture(area, False), field="region")
     x, y, w, h = area or (0, 0, screen[0], screen[1])
     return Capture(image, Box(x, y, w, h), screen)

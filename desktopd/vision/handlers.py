@@ -3,7 +3,7 @@ and clicks and typing aimed by that text through desktopd's own input paths."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from aiohttp import web
 
@@ -19,7 +19,7 @@ from .field import beside
 from .find import Match, closest, find
 from .models import VisionClick, VisionFill, VisionTextQuery
 from .reader import Reading, TextReader
-from .text import Line, box_json, line_json
+from .text import BoxJson, Line, box_json, line_json
 
 
 def reader(request: web.Request) -> TextReader:
@@ -38,12 +38,34 @@ async def read(request: web.Request, xs: BackendService, spec: VisionTextQuery) 
     return shot, reading, lines
 
 
-def described(shot: Capture, reading: Reading) -> dict[str, Any]:
+class EngineJson(TypedDict):
+    name: str
+    version: str
+    fallback: NotRequired[str]     # why the engine is not the preferred one
+
+
+class ScreenSize(TypedDict):
+    width: int
+    height: int
+
+
+class Described(TypedDict):
+    """What every vision answer says of its reading."""
+    coordinate_space: str
+    screen: ScreenSize
+    region: BoxJson
+    engine: EngineJson
+    read_ms: float
+
+
+def described(shot: Capture, reading: Reading) -> Described:
+    engine: EngineJson = {"name": reading.engine.name, "version": reading.engine.version}
+    if reading.fallback:
+        engine["fallback"] = reading.fallback
     return {"coordinate_space": "screen pixels",
             "screen": {"width": shot.screen[0], "height": shot.screen[1]},
             "region": box_json(shot.area),
-            "engine": {"name": reading.engine.name, "version": reading.engine.version,
-                       **({"fallback": reading.fallback} if reading.fallback else {})},
+            "engine": engine,
             "read_ms": round(reading.read_ms, 1)}
 
 

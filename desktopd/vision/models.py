@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from collections.abc import Mapping
+from typing import Literal, TypedDict
 
 from desktopd.input.models import BUTTONS
 from desktopd.screen.models import region_problem
@@ -22,7 +23,7 @@ WHERE_FIELDS = [
 ]
 
 
-def _one_place(q: dict[str, Any]) -> tuple[str, str] | None:
+def _one_place(q: Mapping[str, object]) -> tuple[str, str] | None:
     if q["region"] is not None and q["window"] is not None:
         return "window", "give region or window, not both"
     return None

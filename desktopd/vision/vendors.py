@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import aiohttp
 
 from desktopd.computer.display import Display, b64
+from httpapi.json_types import JSONObject
 
 from .model_config import VisionModel
 
@@ -32,7 +34,7 @@ class MalformedPlan(Exception):
 @dataclass(frozen=True)
 class PlannedAction:
     executor: str                  # "anthropic" or "openai": which executor's shape ``action`` has
-    action: dict[str, Any]
+    action: JSONObject             # as the model gave it; the executor validates it
     call_id: str | None = None     # the vendor's id, echoed in the next request
 
 
@@ -62,7 +64,7 @@ class Planner(Protocol):
 
 
 async def post_json(http: aiohttp.ClientSession, url: str, headers: dict[str, str],
-                    body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+                    body: Mapping[str, object]) -> tuple[JSONObject, float]:
     started = time.perf_counter()
     async with http.post(url, json=body, headers=headers) as response:
         text = await response.text()
@@ -78,7 +80,7 @@ async def post_json(http: aiohttp.ClientSession, url: str, headers: dict[str, st
     return answer, latency
 
 
-def _tokens(usage: Any, *names: str) -> int:
+def _tokens(usage: object, *names: str) -> int:
     value = usage.get(names[0]) if isinstance(usage, dict) else None
     return value if isinstance(value, int) else 0
 
@@ -100,24 +102,25 @@ class Conversation:
 
 @dataclass
 class AnthropicPlanner(Conversation):
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, object]] = field(default_factory=list)   # sent as JSON
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:
-        image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(screenshot)}}
+        image: dict[str, object] = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                "data": b64(screenshot)}}
         if not outcomes:
             self.messages.append({"role": "user", "content": [{"type": "text", "text": self.instruction}, image]})
         else:
             results = []
             for i, outcome in enumerate(outcomes):
-                content: list[dict[str, Any]] = []
+                content: list[dict[str, object]] = []
                 if outcome.error:
                     content.append({"type": "text", "text": outcome.error})
                 elif outcome.text:
                     content.append({"type": "text", "text": outcome.text})
                 if i == len(outcomes) - 1:
                     content.append(image)   # the screen after the last action
-                result: dict[str, Any] = {"type": "tool_result", "tool_use_id": outcome.action.call_id,
-                                          "content": content}
+                result: dict[str, object] = {"type": "tool_result", "tool_use_id": outcome.action.call_id,
+                                             "content": content}
                 if outcome.error:
                     result["is_error"] = True
                 results.append(result)
@@ -142,9 +145,10 @@ class AnthropicPlanner(Conversation):
             if block.get("type") == "text":
                 texts.append(str(block.get("text", "")))
             elif block.get("type") == "tool_use":
-                if block.get("name") != "computer" or not isinstance(block.get("input"), dict):
+                tool_input = block.get("input")
+                if block.get("name") != "computer" or not isinstance(tool_input, dict):
                     raise MalformedPlan(f"a tool_use of no computer action: {json.dumps(block)[:200]}")
-                actions.append(PlannedAction("anthropic", block["input"], str(block.get("id"))))
+                actions.append(PlannedAction("anthropic", tool_input, str(block.get("id"))))
         usage = answer.get("usage")
         return Plan(actions, done=not actions, message="\n".join(texts) or None,
                     input_tokens=_tokens(usage, "input_tokens"), output_tokens=_tokens(usage, "output_tokens"),
@@ -157,7 +161,7 @@ class OpenAIPlanner(Conversation):
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:
         image_url = "data:image/png;base64," + b64(screenshot)
-        body: dict[str, Any] = {"model": self.model.model, "truncation": "auto", "tools": [{
+        body: dict[str, object] = {"model": self.model.model, "truncation": "auto", "tools": [{
             "type": "computer_use_preview", "environment": "linux",
             "display_width": self.display.advertised[0], "display_height": self.display.advertised[1]}]}
         if not outcomes:
@@ -178,11 +182,14 @@ class OpenAIPlanner(Conversation):
             if not isinstance(item, dict):
                 raise MalformedPlan("an output item is no object")
             if item.get("type") == "computer_call":
-                if not isinstance(item.get("action"), dict):
+                call_action = item.get("action")
+                if not isinstance(call_action, dict):
                     raise MalformedPlan(f"a computer_call without an action: {json.dumps(item)[:200]}")
-                actions.append(PlannedAction("openai", item["action"], str(item.get("call_id"))))
+                actions.append(PlannedAction("openai", call_action, str(item.get("call_id"))))
             elif item.get("type") == "message":
-                texts += [str(c.get("text", "")) for c in item.get("content") or [] if isinstance(c, dict)]
+                content = item.get("content")
+                texts += [str(c.get("text", "")) for c in (content if isinstance(content, list) else [])
+                          if isinstance(c, dict)]
         usage = answer.get("usage")
         return Plan(actions, done=not actions, message="\n".join(texts) or None,
                     input_tokens=_tokens(usage, "input_tokens"), output_tokens=_tokens(usage, "output_tokens"),
@@ -205,7 +212,7 @@ CHAT_ACTIONS = {"click": "click", "double_click": "double_click", "type": "type"
 JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
-def chat_action(text: str) -> dict[str, Any]:
+def chat_action(text: str) -> JSONObject:
     """The one JSON object in a chat answer (bare or in a code fence) -> {"action": ...}."""
     found = JSON_OBJECT.search(text)
     if found is None:
@@ -221,7 +228,7 @@ def chat_action(text: str) -> dict[str, Any]:
 
 @dataclass
 class ChatPlanner(Conversation):
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, object]] = field(default_factory=list)   # sent as JSON
 
     async def plan(self, screenshot: bytes, outcomes: list[Outcome]) -> Plan:
         image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(screenshot)}}
@@ -241,10 +248,12 @@ class ChatPlanner(Conversation):
         body = {"model": self.model.model, "messages": self.messages, "max_tokens": MAX_TOKENS, "temperature": 0}
         answer, latency = await post_json(self.http, self.model.base_url + "/v1/chat/completions",
                                           _bearer(self.model), body)
-        try:
-            text = answer["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise MalformedPlan("the chat answer has no choices[0].message.content") from None
+        choices = answer.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        said = first.get("message") if isinstance(first, dict) else None
+        if not isinstance(said, dict) or "content" not in said:
+            raise MalformedPlan("the chat answer has no choices[0].message.content")
+        text = said["content"]
         if not isinstance(text, str):
             raise MalformedPlan("the chat answer's content is no text")
         self.messages.append({"role": "assistant", "content": text})

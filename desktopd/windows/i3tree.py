@@ -13,19 +13,47 @@ is null, as Sway reports for X11 (Xwayland) windows."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Unpack
+
+from desktopd_contract.windows import WindowInfo, as_windows
+from swayipc.tree import Rect, SwayNode
 
 ROOT_ID, OUTPUT_ID, WORKSPACE_ID_BASE = 1, 2, 100
 
 
-def _rect(box: Mapping[str, Any] | None) -> dict[str, int]:
-    box = box or {}
-    return {key: int(box.get(key) or 0) for key in ("x", "y", "width", "height")}
+class I3Container(SwayNode, total=False):
+    """An i3 container: Sway's node fields plus the others i3 sends, and desktopd's own."""
+    orientation: str
+    scratchpad_state: str
+    percent: float | None
+    urgent: bool
+    marks: list[str]
+    layout: str
+    border: str
+    current_border_width: int
+    deco_rect: Rect
+    geometry: Rect
+    window_type: str | None
+    sticky: bool
+    floating: str
+    focus: list[int]
+    num: int
+    output: str
+    active: bool
+    primary: bool
+    minimized: bool
+    maximized: bool
 
 
-def _container(**fields: Any) -> dict[str, Any]:
+def _rect(box: Rect | None) -> Rect:
+    if box is None:
+        return {"x": 0, "y": 0, "width": 0, "height": 0}
+    return {"x": int(box["x"]), "y": int(box["y"]), "width": int(box["width"]), "height": int(box["height"])}
+
+
+def _container(**fields: Unpack[I3Container]) -> I3Container:
     """The fields every i3 container has, with i3's defaults."""
-    base: dict[str, Any] = {
+    base: I3Container = {
         "id": 0, "type": "con", "orientation": "none", "scratchpad_state": "none", "percent": None,
         "urgent": False, "marks": [], "focused": False, "layout": "splith", "border": "none",
         "current_border_width": 0, "rect": _rect(None), "deco_rect": _rect(None),
@@ -37,15 +65,15 @@ def _container(**fields: Any) -> dict[str, Any]:
     return base
 
 
-def tiles(window: Mapping[str, Any]) -> bool:
+def tiles(window: WindowInfo) -> bool:
     """Whether Sway would tile the window: an ordinary application window, not a dialog."""
     return (window.get("window_type") or "normal") == "normal" and not window.get("transient_for")
 
 
-def window_container(window: Mapping[str, Any]) -> dict[str, Any]:
+def window_container(window: WindowInfo) -> I3Container:
     frame, client = _rect(window.get("frame")), _rect(window.get("client"))
     tiled = tiles(window)
-    inside = {"x": client["x"] - frame["x"], "y": client["y"] - frame["y"],
+    inside: Rect = {"x": client["x"] - frame["x"], "y": client["y"] - frame["y"],
               "width": client["width"], "height": client["height"]}
     wm_class = window.get("wm_class") or []
     instance = wm_class[0] if len(wm_class) > 0 else None
@@ -55,8 +83,8 @@ def window_container(window: Mapping[str, Any]) -> dict[str, Any]:
         floating="auto_off" if tiled else "user_on", border="normal",
         name=window.get("title") or None, window=int(window["id"]),
         window_type=window.get("window_type") or "normal",
-        rect=frame, window_rect=inside, geometry=_rect({"width": client["width"], "height": client["height"]}),
-        deco_rect=_rect({"width": frame["width"], "height": max(0, client["y"] - frame["y"])}),
+        rect=frame, window_rect=inside, geometry={"x": 0, "y": 0, "width": client["width"], "height": client["height"]},
+        deco_rect={"x": 0, "y": 0, "width": frame["width"], "height": max(0, client["y"] - frame["y"])},
         focused=bool(window.get("focused")), sticky=window.get("desktop") == -1,
         fullscreen_mode=0, app_id=None, pid=window.get("pid"), visible=bool(window.get("visible")),
         shell="xwayland",
@@ -66,18 +94,19 @@ def window_container(window: Mapping[str, Any]) -> dict[str, Any]:
         minimized=bool(window.get("minimized")), maximized=bool(window.get("maximized")))
 
 
-def _desktop(window: Mapping[str, Any]) -> int:
+def _desktop(window: WindowInfo) -> int:
     """The window's EWMH desktop; sticky (-1) and unknown ones count as the first."""
     desktop = window.get("desktop")
     return desktop if isinstance(desktop, int) and desktop >= 0 else 0
 
 
-def i3_tree(windows: Sequence[Mapping[str, Any]], screen: tuple[int | None, int | None],
-            output_name: str) -> dict[str, Any]:
+def i3_tree(listed: Sequence[Mapping[str, object]], screen: tuple[int | None, int | None],
+            output_name: str) -> I3Container:
+    windows = as_windows(listed)
     width, height = screen
-    whole = {"x": 0, "y": 0, "width": int(width or 0), "height": int(height or 0)}
+    whole: Rect = {"x": 0, "y": 0, "width": int(width or 0), "height": int(height or 0)}
     desktops = sorted({_desktop(w) for w in windows} or {0})
-    workspaces = []
+    workspaces: list[SwayNode] = []
     for desktop in desktops:
         cons = [window_container(w) for w in windows if _desktop(w) == desktop]
         workspaces.append(_container(

@@ -17,12 +17,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TypedDict
 
 from Xlib import X, Xatom
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 from Xlib.protocol import request as xrequest
+from Xlib.protocol.rq import Event
+from Xlib.xobject.drawable import Window
 
 from .connection import open_display
 from .errors import DisplayUnavailable, X11Error, is_connection_loss
@@ -35,6 +37,17 @@ MAX_TEXT_BYTES = 16 * 1024 * 1024
 INCR_CHUNK = 64 * 1024
 INCR_IDLE_S = 30.0  # a requestor that stops deleting the property is given up on
 INCR_CHUNK_WAIT_S = 2.0
+# What the serving thread is handed: take or drop ownership (None), or read the text.
+Job = Callable[[], "str | None"]
+
+
+class IncrTransfer(TypedDict):
+    """An incremental transfer to a requestor, in progress."""
+    window: Window
+    type: int          # the property's type: UTF8_STRING or STRING
+    data: bytes
+    offset: int        # sent so far
+    touched: float     # monotonic time of the last chunk
 
 
 class Clipboard:
@@ -50,20 +63,20 @@ class Clipboard:
         self.PROPERTY = atom("DESKTOPD_CLIPBOARD")
         self._text: bytes | None = None        # what we serve while we own CLIPBOARD
         self._owned_since = X.CurrentTime
-        self._jobs: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
+        self._jobs: queue.Queue[tuple[Job, Future[str | None]]] = queue.Queue()
         self._wake_r, self._wake_w = os.pipe()
         self._closing = False
         # Incremental transfers in progress: (requestor id, property) -> transfer state.
-        self._incr: dict[tuple[int, int], dict[str, Any]] = {}
+        self._incr: dict[tuple[int, int], IncrTransfer] = {}
         self._dpy.sync()
         self._thread = threading.Thread(target=self._serve, name="desktopd-clipboard", daemon=True)
         self._thread.start()
 
     # ------------------------------------------------------------------ public (any thread)
-    def _submit(self, job: Callable[[], Any], timeout: float) -> Any:
+    def _submit(self, job: Job, timeout: float) -> str | None:
         if not self._thread.is_alive():
             raise DisplayUnavailable("clipboard connection lost")
-        future: Future = Future()
+        future: Future[str | None] = Future()
         self._jobs.put((job, future))
         os.write(self._wake_w, b"x")
         try:
@@ -132,7 +145,7 @@ class Clipboard:
                 if future.set_running_or_notify_cancel():
                     future.set_exception(DisplayUnavailable("clipboard connection lost"))
 
-    def _drain_events(self, until: Callable[[Any], bool] | None = None) -> Any:
+    def _drain_events(self, until: Callable[[Event], bool] | None = None) -> Event | None:
         """Handle queued events; return the first one ``until`` accepts (left unhandled)."""
         while self._dpy.pending_events():
             event = self._dpy.next_event()
@@ -146,7 +159,7 @@ class Clipboard:
                 log.warning("clipboard: failed to handle %s: %s", type(event).__name__, exc)
         return None
 
-    def _wait_for(self, until: Callable[[Any], bool], timeout: float) -> Any:
+    def _wait_for(self, until: Callable[[Event], bool], timeout: float) -> Event | None:
         deadline = time.monotonic() + timeout
         while True:
             event = self._drain_events(until)
@@ -157,7 +170,7 @@ class Clipboard:
                 return None
             select.select([self._dpy.fileno()], [], [], remaining)
 
-    def _handle(self, event: Any) -> None:
+    def _handle(self, event: Event) -> None:
         if event.type == X.SelectionRequest:
             self._answer(event)
         elif event.type == X.SelectionClear and event.atom == self.CLIPBOARD:
@@ -167,14 +180,14 @@ class Clipboard:
             if transfer is not None:
                 self._send_chunk(event.window.id, event.atom, transfer)
 
-    def _start_incr(self, requestor: Any, prop: int, kind: int, data: bytes) -> None:
+    def _start_incr(self, requestor: Window, prop: int, kind: int, data: bytes) -> None:
         """Announce an INCR transfer; chunks follow each time the requestor deletes the property."""
         requestor.change_attributes(event_mask=X.PropertyChangeMask)  # our selection on its window
         requestor.change_property(prop, self.INCR, 32, [len(data)])
         self._incr[(requestor.id, prop)] = {"window": requestor, "type": kind, "data": data,
                                             "offset": 0, "touched": time.monotonic()}
 
-    def _send_chunk(self, window_id: int, prop: int, transfer: dict[str, Any]) -> None:
+    def _send_chunk(self, window_id: int, prop: int, transfer: IncrTransfer) -> None:
         offset = transfer["offset"]
         chunk = transfer["data"][offset:offset + INCR_CHUNK]
         window = transfer["window"]
@@ -193,7 +206,7 @@ class Clipboard:
                 log.warning("clipboard: incremental transfer to %#x abandoned", key[0])
                 del self._incr[key]
 
-    def _answer(self, request: Any) -> None:
+    def _answer(self, request: Event) -> None:
         prop = request.property or request.target  # obsolete clients send None
         requestor = request.requestor
         ok = self._text is not None and request.selection == self.CLIPBOARD

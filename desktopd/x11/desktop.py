@@ -14,13 +14,16 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from PIL import Image
 from Xlib import error as xerror
 from Xlib import display as xdisplay  # for annotations
+from Xlib.protocol.rq import Request
 
 from desktopd.backend.protocol import check_typing
+from desktopd_contract.windows import WindowActionResult
+from httpapi.json_types import JSONObject
 
 from .capture import Capturer, Region
 from .clipboard import Clipboard
@@ -110,7 +113,7 @@ class X11Desktop:
         return self._call(lambda: int(self._dpy.display.info.resource_id_base))
 
     @staticmethod
-    def _async_x_error(err: xerror.XError, request: Any) -> None:
+    def _async_x_error(err: xerror.XError, request: Request) -> None:
         log.debug("asynchronous X error: %s", err)
 
     def close(self) -> None:
@@ -244,14 +247,14 @@ class X11Desktop:
             return screen.width_in_pixels, screen.height_in_pixels
         return self._call(size, retry=True)
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> JSONObject:
         """State for /health. Never raises: a missing display is reported, not thrown."""
         try:
             self.ensure_connected()
         except X11Error as exc:
             return {"display": self.display_name, "connected": False, "connects": self.connects,
                     "last_error": str(exc)}
-        base = {"display": self.display_name, "connects": self.connects,
+        base: JSONObject = {"display": self.display_name, "connects": self.connects,
                 "last_error": self.last_error}
         dpy, screen = self._dpy, self._dpy.screen()
         capturer = self._capturer
@@ -344,27 +347,28 @@ class X11Desktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    def windows(self) -> list[dict[str, Any]]:
+    # Backend declares plain dicts (desktopd/backend.py): each WindowInfo is handed on as one.
+    def windows(self) -> list[dict[str, object]]:
         """Top-level windows, bottom to top (see desktopd/x11/windows.py for the fields)."""
-        return self._call(lambda: self._windows.list(), retry=True)
+        return [dict(window) for window in self._call(lambda: self._windows.list(), retry=True)]
 
-    def window(self, window_id: int) -> dict[str, Any]:
-        return self._call(lambda: self._windows.get(int(window_id)), retry=True)
+    def window(self, window_id: int) -> dict[str, object]:
+        return dict(self._call(lambda: self._windows.get(int(window_id)), retry=True))
 
-    def window_manager(self) -> dict[str, Any]:
+    def window_manager(self) -> JSONObject:
         return self._call(lambda: self._windows.wm_info(), retry=True)
 
-    def window_action(self, window_id: int, action: str, **params: Any) -> dict[str, Any]:
+    def window_action(self, window_id: int, action: str, **params: float) -> dict[str, object]:
         """focus|close|move(x,y)|resize(width,height)|minimize|maximize|restore.
 
         Returns {"id", "action", "method" (how it was done), "window" (state afterwards) or
         "closed"}; raises WindowNotFound, ValueError naming a bad parameter."""
-        def act() -> dict[str, Any]:
+        def act() -> WindowActionResult:
             try:
                 return self._windows.act(int(window_id), action, **params)
             except xerror.BadWindow:
                 raise WindowNotFound(int(window_id)) from None
-        return self._call(act)
+        return dict(self._call(act))
 
     # -------------------------------------------------------------------------- clipboard
     def _clipboard_owner(self) -> Clipboard:

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import select
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from Xlib import X, error as xerror
+from Xlib.display import Display
+from Xlib.protocol.rq import Event
+
+from desktopd_contract.windows import WindowInfo
 
 from .errors import WindowNotFound
 
 ACTION_SETTLE_S = 1.0  # upper bound on waiting for the WM/app to carry an action out
 
-EventSink = Callable[[Any], None] | None   # events read while waiting go on to (e.g.) the keyboard
-Described = dict[str, Any]
+EventSink = Callable[[Event], None] | None   # events read while waiting go on to (e.g.) the keyboard
+Described = WindowInfo
 
 
-def wait_event(dpy: Any, deadline: float, on_event: EventSink) -> bool:
+def wait_event(dpy: Display, deadline: float, on_event: EventSink) -> bool:
     """Block until the connection has an event or ``deadline``; False on timeout."""
     while not dpy.pending_events():
         remaining = deadline - time.monotonic()
@@ -31,7 +34,7 @@ def wait_event(dpy: Any, deadline: float, on_event: EventSink) -> bool:
     return True
 
 
-def action_done(info: Described, action: str, params: dict[str, Any], screen_width: int) -> bool:
+def action_done(info: Described, action: str, params: Mapping[str, float], screen_width: int) -> bool:
     """Whether the window as described shows ``action`` carried out."""
     if action == "move":
         return (info["frame"]["x"], info["frame"]["y"]) == (params["x"], params["y"])
@@ -48,7 +51,7 @@ def action_done(info: Described, action: str, params: dict[str, Any], screen_wid
     return True
 
 
-def settled_window(dpy: Any, wid: int, action: str, params: dict[str, Any],
+def settled_window(dpy: Display, wid: int, action: str, params: Mapping[str, float],
                    describe: Callable[[int], Described], on_event: EventSink) -> Described | None:
     """The window after the WM/app carried the action out, or as it is when the wait ends;
     None when it is gone."""
@@ -77,7 +80,7 @@ def settled_window(dpy: Any, wid: int, action: str, params: dict[str, Any],
             pass
 
 
-def wait_gone(dpy: Any, wid: int, listed: Callable[[], list[Described]], on_event: EventSink) -> bool:
+def wait_gone(dpy: Display, wid: int, listed: Callable[[], list[Described]], on_event: EventSink) -> bool:
     """True once no listed window has id ``wid`` (within ACTION_SETTLE_S)."""
     root = dpy.screen().root
     root.change_attributes(event_mask=X.SubstructureNotifyMask)

@@ -18,10 +18,11 @@ close uses WM_DELETE_WINDOW or destroys the window.
 
 from __future__ import annotations
 
-from typing import Any
-
 from Xlib import X, Xatom, error as xerror
 from Xlib.protocol import event as xevent
+
+from desktopd_contract.windows import Bounds, WindowActionResult, WindowInfo
+from httpapi.json_types import JSONObject
 
 from .errors import WindowNotFound
 from .window_waits import settled_window, wait_gone
@@ -33,7 +34,7 @@ ACTIONS = ("focus", "close", "move", "resize", "minimize", "maximize", "restore"
 WINDOW_TYPE_PREFIX = "_NET_WM_WINDOW_TYPE_"
 
 
-def _bounds(x: int, y: int, width: int, height: int) -> dict[str, Any]:
+def _bounds(x: int, y: int, width: int, height: int) -> Bounds:
     return {"x": int(x), "y": int(y), "width": int(width), "height": int(height), "space": "screen"}
 
 
@@ -61,7 +62,7 @@ class Windows:
         return prop.value if prop is not None else None
 
     # ------------------------------------------------------------------ window manager
-    def wm_info(self) -> dict[str, Any]:
+    def wm_info(self) -> JSONObject:
         """Which WM (if any) is running and what it supports (EWMH's check window)."""
         check = self._prop(self._root, "_NET_SUPPORTING_WM_CHECK", Xatom.WINDOW)
         if not check:
@@ -104,7 +105,7 @@ class Windows:
                 ids.append(child.id)
         return ids
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> list[WindowInfo]:
         ids = self._client_ids()
         active = self._active_window()
         current_desktop = self._prop(self._root, "_NET_CURRENT_DESKTOP", Xatom.CARDINAL)
@@ -156,7 +157,7 @@ class Windows:
         return value.decode("latin-1" if prop.property_type == Xatom.STRING else "utf-8", "replace")
 
     def _describe(self, wid: int, index: int, active: int | None,
-                  current_desktop: int | None) -> dict[str, Any]:
+                  current_desktop: int | None) -> WindowInfo:
         window = self._dpy.create_resource_object("window", wid)
         geometry = window.get_geometry()
         origin = window.translate_coords(self._root, 0, 0)
@@ -175,7 +176,7 @@ class Windows:
             frame = _bounds(fg.x, fg.y, fg.width + 2 * fg.border_width,
                             fg.height + 2 * fg.border_width)
         else:
-            frame = dict(client)
+            frame = client.copy()
         wm_class = window.get_wm_class()
         pid = self._prop(window, "_NET_WM_PID", Xatom.CARDINAL)
         desktop = self._prop(window, "_NET_WM_DESKTOP", Xatom.CARDINAL)
@@ -224,7 +225,7 @@ class Windows:
             name = self._atom_names[atom] = self._dpy.get_atom_name(atom)
         return name
 
-    def get(self, wid: int) -> dict[str, Any]:
+    def get(self, wid: int) -> WindowInfo:
         for info in self.list():
             if info["id"] == wid or info["frame_id"] == wid:
                 return info
@@ -239,7 +240,7 @@ class Windows:
         mask = (X.SubstructureRedirectMask | X.SubstructureNotifyMask) if to_root else 0
         target.send_event(message, event_mask=mask)
 
-    def act(self, wid: int, action: str, **params: Any) -> dict[str, Any]:
+    def act(self, wid: int, action: str, **params: float) -> WindowActionResult:
         if action not in ACTIONS:
             raise ValueError(f"action: unknown window action {action!r}; one of {', '.join(ACTIONS)}")
         info = self.get(wid)  # WindowNotFound for anything not top-level

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..limits import COORD_LIMIT
 from httpapi.fields import F, Enum, Int, ListOf, Model, Number, Str, Tagged, tagged_variant
+from httpapi.json_types import JSONValue
 
 from ..vendor_format import Action, JSONObject, KitSide, RawAction, VendorFormat
 
@@ -88,8 +89,13 @@ def _unwrap(action: RawAction) -> Action:
     return dict(inner) if isinstance(inner, Mapping) else dict(action)
 
 
+def _executed(reply: JSONObject) -> JSONObject:
+    executed = reply.get("executed")
+    return dict(executed) if isinstance(executed, dict) else {}
+
+
 def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:
-    content = [{"type": "text", "text": text}] if text is not None else []
+    content: list[JSONValue] = [{"type": "text", "text": text}] if text is not None else []
     return {"content": content, "action": issued.get("action"), "executed": executed}
 
 
@@ -107,7 +113,7 @@ FORMAT = VendorFormat(
                "left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up", "hold_key": "keys",
                "wait": "wait", "screenshot": "noop", "cursor_position": "noop", "zoom": "noop"},
         body=dict,
-        executed=lambda reply: dict(reply.get("executed") or {}),
+        executed=_executed,
         step_reply=_step_reply,
         query={"screenshot": False},
         unwrap=_unwrap),

@@ -70,7 +70,9 @@ def _recognises(action: RawAction) -> bool:
 
 def _executed(reply: JSONObject) -> JSONObject:
     """The last action's: what the pointer did last."""
-    return dict((reply.get("executed") or [{}])[-1])
+    executed = reply.get("executed")
+    last = executed[-1] if isinstance(executed, list) and executed else None
+    return dict(last) if isinstance(last, dict) else {}
 
 
 def _step_reply(issued: Action, executed: JSONObject, text: str | None) -> JSONObject:

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
@@ -46,7 +45,7 @@ TOOL_QUERY = Model("AnthropicToolQuery", [
     F("version", Enum(TOOL_VERSIONS), default=TOOL_VERSIONS[0], description="The tool type."),
 ], check=display_pair)
 
-RESULT = {"type": "object", "required": ["content"], "properties": {
+RESULT: JSONObject = {"type": "object", "required": ["content"], "properties": {
     "content": {"type": "array", "description": "The tool_result's content blocks.", "items": {"oneOf": [
         {"type": "object", "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
         {"type": "object", "properties": {"type": {"const": "image"}, "source": {
@@ -57,7 +56,7 @@ RESULT = {"type": "object", "required": ["content"], "properties": {
     "executed": {"type": "object", "description": "What ran, in screen pixels."},
     "settled": SETTLED_SCHEMA,
     "screen": {"type": "object"}, "display": {"type": "object"}}}
-TOOL_DEFINITION = {"type": "object", "properties": {
+TOOL_DEFINITION: JSONObject = {"type": "object", "properties": {
     "type": {"enum": list(TOOL_VERSIONS)}, "name": {"const": "computer"},
     "display_width_px": {"type": "integer"}, "display_height_px": {"type": "integer"},
     "display_number": {"type": ["integer", "null"]}, "enable_zoom": {"type": "boolean"}}}
@@ -108,7 +107,7 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str 
         await steps.check_keys(xs, [(where, m) for m in modifiers])
         button, count = CLICKS[action]
         executed["x"], executed["y"] = await steps.click(xs, at, button, count, modifiers)
-        executed.update(button=button, clicks=count, modifiers=modifiers)
+        executed.update(button=button, clicks=count, modifiers=list(modifiers))
     elif action == "left_click_drag":
         end = _required_point(display, act["coordinate"], "coordinate")
         start = _point(display, act["start_coordinate"], "start_coordinate") \
@@ -127,12 +126,12 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str 
         ux, uy = SCROLL_DIRECTIONS[act["scroll_direction"]]
         amount = act["scroll_amount"]
         executed["x"], executed["y"] = await steps.scroll(xs, at, ux * amount, uy * amount, modifiers)
-        executed.update(dx=ux * amount, dy=uy * amount, modifiers=modifiers)
+        executed.update(dx=ux * amount, dy=uy * amount, modifiers=list(modifiers))
     elif action == "hold_key":
         names = steps.modifier_names(act["text"], "text")
         await steps.check_keys(xs, [("text", n) for n in names])
         await steps.hold(xs, names, act["duration"])
-        executed.update(keys=names, seconds=act["duration"])
+        executed.update(keys=list(names), seconds=act["duration"])
     elif action == "wait":
         await asyncio.sleep(act["duration"])
         executed["seconds"] = act["duration"]
@@ -154,7 +153,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return Clicks(started, count) if count and not act.get("text") and not act.get("key") else None
 
 
-async def computer_action(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def computer_action(request: web.Request, q: Mapping[str, object]) -> web.Response:
     act = await json_body(request, ACTIONS)
     xs = backend_service(request)
     display = await display_of(xs, q)
@@ -167,7 +166,7 @@ async def computer_action(request: web.Request, q: dict[str, Any]) -> web.Respon
         content.append({"type": "text", "text": done.text})
     action = act["action"]
     if action == "zoom":
-        x, y, width, height = done.executed["region"]
+        x, y, width, height = _zoom_region(display, act["region"])   # as perform checked it
         png = await screenshot_png(xs, None, (x, y, width, height))
         content.append(_image(png))
     elif action != "cursor_position" and (q["screenshot"] or action == "screenshot"):
@@ -187,9 +186,9 @@ def _image(png: bytes) -> JSONObject:
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png)}}
 
 
-async def tool_definition(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def tool_definition(request: web.Request, q: Mapping[str, object]) -> web.Response:
     display = await display_of(backend_service(request), q)
-    tool: JSONObject = {"type": q["version"], "name": "computer",
+    tool: JSONObject = {"type": str(q["version"]), "name": "computer",
                             "display_width_px": display.advertised[0],
                             "display_height_px": display.advertised[1]}
     if q["version"] == "computer_20251124":

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiohttp import web
 
@@ -52,7 +51,7 @@ BODY = Model("OpenAIComputerCall", [
 
 QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, *SETTLE_FIELDS], check=display_pair)
 
-RESULT = {"type": "object", "required": ["type", "output"], "properties": {
+RESULT: JSONObject = {"type": "object", "required": ["type", "output"], "properties": {
     "type": {"const": "computer_call_output"}, "call_id": {"type": "string"},
     "output": {"type": "object", "properties": {"type": {"const": "computer_screenshot"},
                                                 "image_url": {"type": "string"}}},
@@ -112,7 +111,7 @@ async def perform(xs: BackendService, display: Display, act: Action, where: str)
         names = [key_name(k) for k in act["keys"]]
         await steps.check_keys(xs, [(f"{where}.keys[{i}]", n) for i, n in enumerate(names)])
         await xs.call(steps.press_combos, [names])   # all together: ["CTRL", "C"] is ctrl+c
-        done["keys"] = names
+        done["keys"] = list(names)
     elif kind == "type":
         await steps.type_text(xs, act["text"])
         done["typed"] = len(act["text"])
@@ -133,7 +132,7 @@ def clicks(acts: Sequence[Action], started: float) -> Clicks | None:
     return None
 
 
-async def computer_call(request: web.Request, q: dict[str, Any]) -> web.Response:
+async def computer_call(request: web.Request, q: Mapping[str, object]) -> web.Response:
     body = await json_body(request, BODY)
     xs = backend_service(request)
     display = await display_of(xs, q)
