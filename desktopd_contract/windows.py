@@ -54,6 +54,6 @@ def as_window(described: Mapping[str, object]) -> WindowInfo:
 
 
 def as_windows(listed: Sequence[Mapping[str, object]]) -> list[WindowInfo]:
-    """The windows a backend listed, typed: the Backend protocol (desktopd/backend.py) hands them
+    """The windows a backend listed, typed: the Backend protocol (desktopd/backend/protocol.py) hands them
     on as plain dicts, and both backends build them as WindowInfo."""
     return cast(list[WindowInfo], list(listed))

@@ -1,7 +1,7 @@
 """The input layer's events and requests, typed: what POINTER_EVENT, KEY_EVENT and KEYBOARD_BODY
-(desktopd/models.py) validate to, every field present (absent optional ones None). The models
+(desktopd/input/models.py) validate to, every field present (absent optional ones None). The models
 validate to plain dicts; the ``as_*`` functions below are where those dicts (or events built in
-the same shape, as handlers/compat.py does) are read as these types."""
+the same shape, as desktopd/compat/ does) are read as these types."""
 
 from __future__ import annotations
 

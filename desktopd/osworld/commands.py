@@ -29,7 +29,7 @@ COMMAND = AnyOf([ListOf(Str(), min_items=1, max_items=4096), Str(min_length=1, m
 
 
 class RunResult(TypedDict):
-    """desktopd/processes.py run's answer, as far as OSWorld's routes read it."""
+    """desktopd/execute/processes.py run's answer, as far as OSWorld's routes read it."""
     exit_code: int | None
     stdout: str
     stderr: str

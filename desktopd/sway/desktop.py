@@ -274,7 +274,7 @@ class SwayDesktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    # Backend declares plain dicts (desktopd/backend.py): each SwayWindowInfo is handed on as one.
+    # Backend declares plain dicts (desktopd/backend/protocol.py): each SwayWindowInfo is handed on as one.
     def windows(self) -> list[dict[str, object]]:
         return [dict(window) for window in self._call(lambda s: s.windows.list(), retry=True)]
 

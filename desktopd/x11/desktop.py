@@ -347,7 +347,7 @@ class X11Desktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    # Backend declares plain dicts (desktopd/backend.py): each WindowInfo is handed on as one.
+    # Backend declares plain dicts (desktopd/backend/protocol.py): each WindowInfo is handed on as one.
     def windows(self) -> list[dict[str, object]]:
         """Top-level windows, bottom to top (see desktopd/x11/windows.py for the fields)."""
         return [dict(window) for window in self._call(lambda: self._windows.list(), retry=True)]

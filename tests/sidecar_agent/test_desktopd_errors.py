@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
+from desktopd.input.models import POINTER_EVENT
 from desktopd.input.pointer_events import check_on_screen
 from httpapi.errors import ApiError
 from sidecar.agent.pointer import VisibleInput, desktopd_client
@@ -103,8 +104,9 @@ async def test_an_unreachable_desktopd_is_503_and_not_retried(desktopd_answering
     ({"action": "drag", "path": [[0, 0], [1300, 5]]}, "events[0].path[1]"),
 ])
 def test_desktopd_gives_off_screen_points_their_reason(event: dict[str, object], field: str) -> None:
+    validated = POINTER_EVENT.validate(event)     # what the check is given: every field present
     with pytest.raises(ApiError) as caught:
-        check_on_screen([event], ["events[0]"], (1280, 800))
+        check_on_screen([validated], ["events[0]"], (1280, 800))
     body = caught.value.body()
     assert (caught.value.status, body["error"], body["field"], body["reason"]) == \
         (422, "invalid_field", field, "off_screen")
