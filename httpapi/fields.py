@@ -11,14 +11,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from httpapi.api_error import ApiError, invalid
 
-_MISSING: Any = object()
+MISSING: Any = object()
 
 
-def _join(path: str, name: str) -> str:
+def join_path(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
@@ -57,7 +57,7 @@ class Int(Spec):
                 value.is_integer() or self.round_floats):
             value = int(round(value))
         if isinstance(value, bool) or not isinstance(value, int):
-            raise invalid(path, f"expected an integer, got {_kind(value)}")
+            raise invalid(path, f"expected an integer, got {json_kind(value)}")
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
@@ -80,7 +80,7 @@ class Number(Spec):
             except ValueError:
                 raise invalid(path, f"expected a number, got {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise invalid(path, f"expected a number, got {_kind(value)}")
+            raise invalid(path, f"expected a number, got {json_kind(value)}")
         value = float(value)
         if not math.isfinite(value):
             raise invalid(path, "expected a finite number")
@@ -110,7 +110,7 @@ class Bool(Spec):
                 return False
             raise invalid(path, f"expected true or false, got {value!r}")
         if not isinstance(value, bool):
-            raise invalid(path, f"expected a boolean, got {_kind(value)}")
+            raise invalid(path, f"expected a boolean, got {json_kind(value)}")
         return value
 
     def schema(self) -> dict[str, Any]:
@@ -127,7 +127,7 @@ class Str(Spec):
 
     def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str):
-            raise invalid(path, f"expected a string, got {_kind(value)}")
+            raise invalid(path, f"expected a string, got {json_kind(value)}")
         if len(value) < self.min_length:
             raise invalid(path, "must not be empty" if self.min_length == 1
                           else f"must be at least {self.min_length} characters")
@@ -154,15 +154,17 @@ class Str(Spec):
 class Enum(Spec):
     values: Sequence[str]
     description: str = ""
+    typed: bool = True      # False: the schema lists the values alone, without "type" (responses')
 
     def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str) or value not in self.values:
-            shown = value if isinstance(value, str) else _kind(value)
+            shown = value if isinstance(value, str) else json_kind(value)
             raise invalid(path, f"must be one of {', '.join(self.values)}; got {shown!r}")
         return value
 
     def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string", "enum": list(self.values)}
+        out: dict[str, Any] = {"type": "string"} if self.typed else {}
+        out["enum"] = list(self.values)
         names = enum_constant_names(self.values)
         if names is not None:
             out["x-enum-varnames"] = names
@@ -196,7 +198,7 @@ class ListOf(Spec):
 
     def validate(self, value: object, path: str, coerce: bool = False) -> list[Any]:
         if not isinstance(value, list):
-            raise invalid(path, f"expected an array, got {_kind(value)}")
+            raise invalid(path, f"expected an array, got {json_kind(value)}")
         if len(value) < self.min_items:
             raise invalid(path, f"needs at least {self.min_items} item(s)")
         if self.max_items is not None and len(value) > self.max_items:
@@ -222,10 +224,10 @@ class MapOf(Spec):
 
     def validate(self, value: object, path: str, coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise invalid(path, f"expected an object, got {_kind(value)}")
+            raise invalid(path, f"expected an object, got {json_kind(value)}")
         if self.max_items is not None and len(value) > self.max_items:
             raise invalid(path, f"takes at most {self.max_items} entries")
-        return {k: self.value.validate(v, _join(path, k), coerce) for k, v in value.items()}
+        return {k: self.value.validate(v, join_path(path, k), coerce) for k, v in value.items()}
 
     def schema(self) -> dict[str, Any]:
         return self._with_doc({"type": "object", "additionalProperties": self.value.schema()})
@@ -266,13 +268,13 @@ class Tagged(Spec):
 
     def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+            raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         kind = value.get(self.tag)
-        where = _join(path, self.tag)
+        where = join_path(path, self.tag)
         if kind is None:
             raise invalid(where, "is required")
         if not isinstance(kind, str) or kind not in self.variants:
-            shown = kind if isinstance(kind, str) else _kind(kind)
+            shown = kind if isinstance(kind, str) else json_kind(kind)
             raise invalid(where, f"unknown {self.tag} {shown!r} (known: {', '.join(self.variants)})")
         return self.variants[kind].validate(value, path, coerce)
 
@@ -294,6 +296,7 @@ class Const(Spec):
 
     value: str
     description: str = ""
+    typed: bool = True      # False: the schema names the value alone, without "type" (responses')
 
     def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if value != self.value:
@@ -301,7 +304,50 @@ class Const(Spec):
         return self.value
 
     def schema(self) -> dict[str, Any]:
-        return self._with_doc({"type": "string", "const": self.value})
+        out: dict[str, Any] = {"type": "string"} if self.typed else {}
+        out["const"] = self.value
+        return self._with_doc(out)
+
+
+@dataclass
+class Nullable(Spec):
+    """``spec``'s value or null; its schema is spec's with "null" beside its type
+    (``{"type": ["integer", "null"]}``), so spec must name one JSON type."""
+
+    spec: Spec
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec.schema().get("type"), str):
+            raise TypeError(f"Nullable needs a spec of one JSON type, not {self.spec!r}")
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+        return None if value is None else self.spec.validate(value, path, coerce)
+
+    def schema(self) -> dict[str, Any]:
+        out = self.spec.schema()
+        out["type"] = [out["type"], "null"]
+        return self._with_doc(out)
+
+
+_JSON_KINDS: dict[str, type] = {"object": dict, "array": list}
+
+
+@dataclass
+class Opaque(Spec):
+    """A JSON value whose content the schema leaves open (a HAR log, code's return value): of
+    one JSON type when ``kind`` names it (``{"type": "object"}``), else any (``{}``)."""
+
+    kind: Literal["object", "array"] | None = None
+    description: str = ""
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+        if self.kind is not None and not isinstance(value, _JSON_KINDS[self.kind]):
+            raise invalid(path, f"expected an {self.kind}, got {json_kind(value)}")
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        return self._with_doc({} if self.kind is None else {"type": self.kind})
 
 
 @dataclass
@@ -311,7 +357,7 @@ class F:
     name: str
     spec: Spec
     required: bool = False
-    default: Any = _MISSING
+    default: Any = MISSING
     description: str = ""
 
 
@@ -332,27 +378,27 @@ class Model(Spec):
 
     def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+            raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         if not self.allow_extra:
             for key in value:
                 if key not in self._by_name:
                     known = ", ".join(self._by_name)
-                    raise invalid(_join(path, key), f"unknown field (known: {known})")
+                    raise invalid(join_path(path, key), f"unknown field (known: {known})")
         out: dict[str, Any] = {}
         for f in self.fields:
-            where = _join(path, f.name)
+            where = join_path(path, f.name)
             if f.name in value and value[f.name] is not None:
                 out[f.name] = f.spec.validate(value[f.name], where, coerce)
             elif f.required:
                 raise invalid(where, "is required")
-            elif f.default is not _MISSING:
+            elif f.default is not MISSING:
                 out[f.name] = f.default
             else:
                 out[f.name] = None
         if self.check is not None:
             problem = self.check(out)
             if problem:
-                raise invalid(_join(path, problem[0]), problem[1])
+                raise invalid(join_path(path, problem[0]), problem[1])
         return out
 
     def schema(self) -> dict[str, Any]:
@@ -364,7 +410,7 @@ class Model(Spec):
                 prop = {"anyOf": [prop, {"type": "null"}]}
             if f.description:
                 prop["description"] = f.description
-            if f.default is not _MISSING and f.default is not None:
+            if f.default is not MISSING and f.default is not None:
                 prop["default"] = f.default
             props[f.name] = prop
         out: dict[str, Any] = {"type": "object", "properties": props}
@@ -380,7 +426,7 @@ class Model(Spec):
         params = []
         for f in self.fields:
             schema = f.spec.schema()
-            if f.default is not _MISSING and f.default is not None:
+            if f.default is not MISSING and f.default is not None:
                 schema["default"] = f.default
             param: dict[str, Any] = {"name": f.name, "in": "query", "required": f.required,
                                      "schema": schema}
@@ -407,7 +453,7 @@ def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None
     return schema
 
 
-def _kind(value: object) -> str:
+def json_kind(value: object) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
             int: "integer", float: "number"}.get(type(value), type(value).__name__)
 

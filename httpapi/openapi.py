@@ -54,8 +54,8 @@ def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
         content.update({media_type: {"schema": {"type": "string"}} for media_type in sorted(route.text_types)})
         op["requestBody"] = {"required": not route.body_optional, "content": content}
     success: dict[str, Any] = {"description": "No Content" if route.success_status == 204 else "OK"}
-    if route.success:
-        success["content"] = route.success
+    if route.success_content:
+        success["content"] = route.success_content
     if route.success_headers:
         success["headers"] = {name: {"description": text, "schema": {"type": "string"}}
                               for name, text in route.success_headers.items()}

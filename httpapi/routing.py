@@ -11,6 +11,7 @@ from aiohttp import web
 
 from httpapi.bodies import Typed, json_body, optional_json_body, query
 from httpapi.fields import Model, Spec
+from httpapi.responses import Schematic
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 OBJ = {"type": "object"}
@@ -124,7 +125,10 @@ class Route:
     public: bool = False
     not_found: bool = False
     success_status: int = 200
-    success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
+    # The JSON answer's model (a ResponseModel, TypedResponse or other Spec); else ``success``
+    # gives the content by media type ({} for none), else the answer is some JSON object.
+    returns: Schematic | None = None
+    success: Mapping[str, object] | None = None
     success_headers: dict[str, str] = field(default_factory=dict)
     description: str = ""
     id_description: str = ""  # the {id} path parameter, when it is not an X window id
@@ -137,6 +141,8 @@ class Route:
     text_types: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        if self.returns is not None and self.success is not None:
+            raise ValueError(f"{self.key}: the JSON answer is its model's (returns) or success's")
         if isinstance(self.handler, QueryHandler):
             if self.query is not None and self.query is not self.handler.model:
                 raise ValueError(f"{self.key}: the query model is its handler's (with_query)")
@@ -150,6 +156,13 @@ class Route:
     @property
     def key(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def success_content(self) -> Mapping[str, object]:
+        """The success answer's content by media type, as the document lists it."""
+        if self.success is not None:
+            return self.success
+        return {"application/json": {"schema": OBJ if self.returns is None else self.returns.schema()}}
 
     @property
     def endpoint(self) -> Handler:
