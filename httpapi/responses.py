@@ -75,7 +75,7 @@ B = TypeVar("B", bound=Mapping[str, object])
 @dataclass(frozen=True)
 class TypedResponse(Generic[B]):
     """``model`` (which documents the answer) and ``shape``, the TypedDict the handler builds:
-    a test in tests/architecture checks that the TypedDict names the model's fields
+    tests/architecture/test_typed_responses.py checks that the TypedDict names the model's fields
     (required ones as required keys, Nullable ones as ``X | None``)."""
 
     model: ResponseModel
