@@ -7,15 +7,23 @@ Query strings arrive as text, so every spec can also coerce from a string (``coe
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, cast
 
 from httpapi.api_error import ApiError, invalid
+from httpapi.json_types import JSONObject, JSONValue
 
-MISSING: Any = object()
+
+class Missing(enum.Enum):
+    """A field's default when it has none (None is a default: the field is null)."""
+    MISSING = "missing"
+
+
+MISSING: Final = Missing.MISSING
 
 
 def join_path(path: str, name: str) -> str:
@@ -27,13 +35,13 @@ class Spec:
 
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         raise NotImplementedError
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         raise NotImplementedError
 
-    def _with_doc(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _with_doc(self, schema: JSONObject) -> JSONObject:
         if self.description:
             schema["description"] = self.description
         return schema
@@ -61,7 +69,7 @@ class Int(Spec):
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         kind = "number" if self.round_floats else "integer"
         return self._with_doc(_ranged({"type": kind}, self.minimum, self.maximum))
 
@@ -89,7 +97,7 @@ class Number(Spec):
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         out = _ranged({"type": "number"}, self.minimum, self.maximum)
         if self.exclusive_minimum is not None:
             out["exclusiveMinimum"] = self.exclusive_minimum
@@ -113,7 +121,7 @@ class Bool(Spec):
             raise invalid(path, f"expected a boolean, got {json_kind(value)}")
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"type": "boolean"})
 
 
@@ -139,8 +147,8 @@ class Str(Spec):
                 raise invalid(path, problem)
         return value
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string"}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "string"}
         if self.min_length:
             out["minLength"] = self.min_length
         if self.max_length is not None:
@@ -162,12 +170,12 @@ class Enum(Spec):
             raise invalid(path, f"must be one of {', '.join(self.values)}; got {shown!r}")
         return value
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string"} if self.typed else {}
-        out["enum"] = list(self.values)
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "string"} if self.typed else {}
+        out["enum"] = [*self.values]
         names = enum_constant_names(self.values)
         if names is not None:
-            out["x-enum-varnames"] = names
+            out["x-enum-varnames"] = [*names]
         return self._with_doc(out)
 
 
@@ -196,7 +204,7 @@ class ListOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> list[Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> list[JSONValue]:
         if not isinstance(value, list):
             raise invalid(path, f"expected an array, got {json_kind(value)}")
         if len(value) < self.min_items:
@@ -205,8 +213,8 @@ class ListOf(Spec):
             raise invalid(path, f"takes at most {self.max_items} items")
         return [self.item.validate(v, f"{path}[{i}]", coerce) for i, v in enumerate(value)]
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "array", "items": self.item.schema()}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "array", "items": self.item.schema()}
         if self.min_items:
             out["minItems"] = self.min_items
         if self.max_items is not None:
@@ -222,14 +230,14 @@ class MapOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONObject:
         if not isinstance(value, dict):
             raise invalid(path, f"expected an object, got {json_kind(value)}")
         if self.max_items is not None and len(value) > self.max_items:
             raise invalid(path, f"takes at most {self.max_items} entries")
         return {k: self.value.validate(v, join_path(path, k), coerce) for k, v in value.items()}
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"type": "object", "additionalProperties": self.value.schema()})
 
 
@@ -240,7 +248,7 @@ class AnyOf(Spec):
     options: Sequence[Spec]
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         first_error: ApiError | None = None
         for option in self.options:
             try:
@@ -250,7 +258,7 @@ class AnyOf(Spec):
                     first_error = exc
         raise first_error or invalid(path, "matches none of the allowed types")
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"anyOf": [o.schema() for o in self.options]})
 
 
@@ -266,7 +274,7 @@ class Tagged(Spec):
     variants: dict[str, Model]
     description: str = ""
 
-    def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str = "", coerce: bool = False) -> JSONObject:
         if not isinstance(value, dict):
             raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         kind = value.get(self.tag)
@@ -278,13 +286,13 @@ class Tagged(Spec):
             raise invalid(where, f"unknown {self.tag} {shown!r} (known: {', '.join(self.variants)})")
         return self.variants[kind].validate(value, path, coerce)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"oneOf": [model.schema() for model in self.variants.values()],
                                "discriminator": {"propertyName": self.tag}})
 
 
 def tagged_variant(tag: str, kind: str, fields: Sequence[F], *, name: str, description: str = "",
-                   check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None) -> Model:
+                   check: Callable[[JSONObject], tuple[str, str] | None] | None = None) -> Model:
     """One variant of a Tagged union: ``fields`` plus the required tag, whose only value is ``kind``."""
     return Model(name, [F(tag, Const(kind), required=True), *fields], description=description,
                  check=check)
@@ -303,8 +311,8 @@ class Const(Spec):
             raise invalid(path, f"must be {self.value!r}")
         return self.value
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string"} if self.typed else {}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "string"} if self.typed else {}
         out["const"] = self.value
         return self._with_doc(out)
 
@@ -321,10 +329,10 @@ class Nullable(Spec):
         if not isinstance(self.spec.schema().get("type"), str):
             raise TypeError(f"Nullable needs a spec of one JSON type, not {self.spec!r}")
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         return None if value is None else self.spec.validate(value, path, coerce)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         out = self.spec.schema()
         out["type"] = [out["type"], "null"]
         return self._with_doc(out)
@@ -341,12 +349,12 @@ class Opaque(Spec):
     kind: Literal["object", "array"] | None = None
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         if self.kind is not None and not isinstance(value, _JSON_KINDS[self.kind]):
             raise invalid(path, f"expected an {self.kind}, got {json_kind(value)}")
-        return value
+        return cast(JSONValue, value)     # passed on as it came: a parsed JSON value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({} if self.kind is None else {"type": self.kind})
 
 
@@ -357,7 +365,7 @@ class F:
     name: str
     spec: Spec
     required: bool = False
-    default: Any = MISSING
+    default: JSONValue | Missing = MISSING
     description: str = ""
 
 
@@ -370,13 +378,16 @@ class Model(Spec):
     description: str = ""
     allow_extra: bool = False
     # A cross-field check run after the fields validate: returns (field, problem) or None.
-    check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None
+    check: Callable[[JSONObject], tuple[str, str] | None] | None = None
     _by_name: dict[str, F] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_name = {f.name: f for f in self.fields}
 
     def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
+        # Typed loosely: the fields' types are the model's, known to a Typed pairing's TypedDict
+        # (httpapi.bodies) and not to this signature; code reading an unpaired model's result
+        # relies on the model having checked them.
         if not isinstance(value, dict):
             raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         if not self.allow_extra:
@@ -384,7 +395,7 @@ class Model(Spec):
                 if key not in self._by_name:
                     known = ", ".join(self._by_name)
                     raise invalid(join_path(path, key), f"unknown field (known: {known})")
-        out: dict[str, Any] = {}
+        out: JSONObject = {}
         for f in self.fields:
             where = join_path(path, f.name)
             if f.name in value and value[f.name] is not None:
@@ -401,8 +412,8 @@ class Model(Spec):
                 raise invalid(join_path(path, problem[0]), problem[1])
         return out
 
-    def schema(self) -> dict[str, Any]:
-        props: dict[str, Any] = {}
+    def schema(self) -> JSONObject:
+        props: JSONObject = {}
         for f in self.fields:
             prop = f.spec.schema()
             if not f.required:
@@ -413,22 +424,22 @@ class Model(Spec):
             if f.default is not MISSING and f.default is not None:
                 prop["default"] = f.default
             props[f.name] = prop
-        out: dict[str, Any] = {"type": "object", "properties": props}
-        required = [f.name for f in self.fields if f.required]
+        out: JSONObject = {"type": "object", "properties": props}
+        required: list[JSONValue] = [f.name for f in self.fields if f.required]
         if required:
             out["required"] = required
         if not self.allow_extra:
             out["additionalProperties"] = False
         return self._with_doc(out)
 
-    def query_parameters(self) -> list[dict[str, Any]]:
+    def query_parameters(self) -> list[JSONObject]:
         """The model as OpenAPI query parameters (for GET routes)."""
         params = []
         for f in self.fields:
             schema = f.spec.schema()
             if f.default is not MISSING and f.default is not None:
                 schema["default"] = f.default
-            param: dict[str, Any] = {"name": f.name, "in": "query", "required": f.required,
+            param: JSONObject = {"name": f.name, "in": "query", "required": f.required,
                                      "schema": schema}
             if isinstance(f.spec, Bool):
                 param["allowEmptyValue"] = True   # ?fresh alone means true
@@ -445,7 +456,7 @@ def _check_range(value: float, minimum: float | None, maximum: float | None, pat
         raise invalid(path, f"must be <= {maximum:g}, got {value:g}")
 
 
-def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None) -> dict[str, Any]:
+def _ranged(schema: JSONObject, minimum: float | None, maximum: float | None) -> JSONObject:
     if minimum is not None:
         schema["minimum"] = minimum
     if maximum is not None:
