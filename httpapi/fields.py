@@ -263,6 +263,26 @@ class AnyOf(Spec):
 
 
 @dataclass
+class OneOf(AnyOf):
+    """Exactly one alternative matches (JSON Schema's oneOf): variants that exclude each other
+    with no tag field naming them (Tagged's discriminator)."""
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
+        matched: list[JSONValue] = []
+        for option in self.options:
+            try:
+                matched.append(option.validate(value, path, coerce))
+            except ApiError:
+                continue
+        if len(matched) > 1:
+            raise invalid(path, "matches more than one of the allowed types")
+        return matched[0] if matched else super().validate(value, path, coerce)   # its error
+
+    def schema(self) -> JSONObject:
+        return self._with_doc({"oneOf": [o.schema() for o in self.options]})
+
+
+@dataclass
 class Tagged(Spec):
     """A discriminated union: the object's ``tag`` field names its variant (e.g. an ``action``).
 
@@ -300,19 +320,20 @@ def tagged_variant(tag: str, kind: str, fields: Sequence[F], *, name: str, descr
 
 @dataclass
 class Const(Spec):
-    """Exactly one string (a discriminator's value)."""
+    """Exactly one value: a string (a discriminator's), an integer or a boolean."""
 
-    value: str
+    value: str | int | bool
     description: str = ""
     typed: bool = True      # False: the schema names the value alone, without "type" (responses')
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> str:
-        if value != self.value:
+    def validate(self, value: object, path: str, coerce: bool = False) -> str | int | bool:
+        if type(value) is not type(self.value) or value != self.value:     # 1 is not true
             raise invalid(path, f"must be {self.value!r}")
         return self.value
 
     def schema(self) -> JSONObject:
-        out: JSONObject = {"type": "string"} if self.typed else {}
+        kind = "boolean" if isinstance(self.value, bool) else "integer" if isinstance(self.value, int) else "string"
+        out: JSONObject = {"type": kind} if self.typed else {}
         out["const"] = self.value
         return self._with_doc(out)
 
@@ -335,6 +356,9 @@ class Nullable(Spec):
     def schema(self) -> JSONObject:
         out = self.spec.schema()
         out["type"] = [out["type"], "null"]
+        enum = out.get("enum")
+        if isinstance(enum, list):
+            out["enum"] = [*enum, None]      # else an enum would still refuse the null
         return self._with_doc(out)
 
 

@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from httpapi.errors import ApiError
-from httpapi.fields import F, Const, Enum, Int, ListOf, Nullable, Opaque, Str
+from httpapi.fields import F, Const, Enum, Int, ListOf, Nullable, OneOf, Opaque, Str
 from httpapi.middlewares import error_middleware
 from httpapi.openapi import operation
 from httpapi.responses import ResponseModel, TypedResponse
@@ -42,6 +42,25 @@ def test_the_schema_is_the_rows_with_a_responses_rules() -> None:
             "state": {"enum": ["shown", "hidden"]},
             "extra": {"type": "object"},
             "anything": {"description": "Any JSON."}}}
+
+
+def test_unions_constants_and_nullable_enums() -> None:
+    text = ResponseModel("Text", [F("type", Const("text", typed=False)), F("text", Str())])
+    image = ResponseModel("Image", [F("type", Const("image", typed=False), required=True)])
+    assert OneOf([text, image]).schema() == {"oneOf": [text.schema(), image.schema()]}
+    assert Const(True, typed=False).schema() == {"const": True}
+    assert Const(3).schema() == {"type": "integer", "const": 3}
+    assert Nullable(Enum(["a", "b"])).schema() == {"type": ["string", "null"], "enum": ["a", "b", None]}
+
+
+def test_one_of_takes_exactly_one_alternative() -> None:
+    either = OneOf([Int(maximum=5), Int(minimum=3)])
+    assert either.validate(1, "n") == 1 and either.validate(9, "n") == 9
+    for wrong, problem in [(4, "more than one"), ("x", "integer")]:
+        with pytest.raises(ApiError, match=problem):
+            either.validate(wrong, "n")
+    with pytest.raises(ApiError):
+        Const(True).validate(1, "flag")           # 1 == True in Python, not in JSON
 
 
 def test_an_object_without_required_fields_lists_none() -> None:
