@@ -116,3 +116,10 @@ def test_a_row_names_its_answer_once() -> None:
     with pytest.raises(ValueError, match="returns"):
         Route("GET", "/point", _point, "A point", "test", returns=POINT,
               success={"application/json": {"schema": {"type": "object"}}})
+
+
+def test_a_content_table_that_is_not_json_is_refused_where_it_is_documented() -> None:
+    route = Route("GET", "/odd", _point, "Odd", "test",
+                  success={"application/json": {"schema": {"enum": {"a", "b"}}}})
+    with pytest.raises(TypeError, match=r"GET /odd's success.application/json.schema.enum is not JSON"):
+        operation(route, {code: "error" for code in range(400, 600)})
