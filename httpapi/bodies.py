@@ -13,7 +13,8 @@ from typing import Any, Generic, TypeVar, cast, overload
 
 from aiohttp import web
 
-from httpapi.fields import Model, Spec
+from httpapi.fields import Model, Spec, Tagged
+from httpapi.json_types import JSONValue
 from httpapi.errors import invalid, read_body, read_json_object
 
 B = TypeVar("B", bound=Mapping[str, object])
@@ -35,10 +36,12 @@ class Typed(Generic[B]):
 @overload
 async def json_body(request: web.Request, model: Typed[B]) -> B: ...
 @overload
-async def json_body(request: web.Request, model: Spec) -> dict[str, Any]: ...
+async def json_body(request: web.Request, model: Model | Tagged) -> dict[str, Any]: ...
+@overload
+async def json_body(request: web.Request, model: Spec) -> JSONValue: ...
 
 
-async def json_body(request: web.Request, model: Spec | Typed[B]) -> dict[str, Any] | B:
+async def json_body(request: web.Request, model: Spec | Typed[B]) -> object:
     """The body validated against ``model``: 400 when it is not a JSON object, 422 naming the field."""
     return model.validate(await read_json_object(request), "")
 
@@ -49,7 +52,7 @@ async def optional_json_body(request: web.Request, model: Typed[B]) -> B: ...
 async def optional_json_body(request: web.Request, model: Model) -> dict[str, Any]: ...
 
 
-async def optional_json_body(request: web.Request, model: Model | Typed[B]) -> dict[str, Any] | B:
+async def optional_json_body(request: web.Request, model: Model | Typed[B]) -> Mapping[str, object]:
     """Like json_body, but an empty body means an empty object (actions without parameters)."""
     if not request.can_read_body:
         return model.validate({})
@@ -65,7 +68,7 @@ def query(request: web.Request, model: Typed[B]) -> B: ...
 def query(request: web.Request, model: Model) -> dict[str, Any]: ...
 
 
-def query(request: web.Request, model: Model | Typed[B]) -> dict[str, Any] | B:
+def query(request: web.Request, model: Model | Typed[B]) -> Mapping[str, object]:
     params = request.query
     for name in params:
         if len(params.getall(name)) > 1:

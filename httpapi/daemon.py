@@ -8,8 +8,8 @@ import ipaddress
 import logging
 import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Protocol, TypeVar
 
 from aiohttp import web
 from aiohttp.web_log import AccessLogger
@@ -108,8 +108,22 @@ async def serve_until_signalled(app: web.Application, host: str, port: int,
         await runner.cleanup()
 
 
-def daemon_main(name: str, parse: Callable[[], Any], settings_error: type[Exception],
-                serve: Callable[[Any], Any]) -> int:
+class DaemonSettings(Protocol):
+    """What daemon_main reads of a daemon's settings."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def log_level(self) -> str: ...
+
+
+S = TypeVar("S", bound=DaemonSettings)
+
+
+def daemon_main(name: str, parse: Callable[[], S], settings_error: type[Exception],
+                serve: Callable[[S], Coroutine[object, object, None]]) -> int:
     """Parse settings (bad ones: a message and exit code 2), configure logging, run ``serve``."""
     try:
         settings = parse()

@@ -7,18 +7,26 @@ Query strings arrive as text, so every spec can also coerce from a string (``coe
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal, cast
 
 from httpapi.api_error import ApiError, invalid
+from httpapi.json_types import JSONObject, JSONValue
 
-_MISSING: Any = object()
+
+class Missing(enum.Enum):
+    """A field's default when it has none (None is a default: the field is null)."""
+    MISSING = "missing"
 
 
-def _join(path: str, name: str) -> str:
+MISSING: Final = Missing.MISSING
+
+
+def join_path(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
@@ -27,13 +35,13 @@ class Spec:
 
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         raise NotImplementedError
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         raise NotImplementedError
 
-    def _with_doc(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _with_doc(self, schema: JSONObject) -> JSONObject:
         if self.description:
             schema["description"] = self.description
         return schema
@@ -57,11 +65,11 @@ class Int(Spec):
                 value.is_integer() or self.round_floats):
             value = int(round(value))
         if isinstance(value, bool) or not isinstance(value, int):
-            raise invalid(path, f"expected an integer, got {_kind(value)}")
+            raise invalid(path, f"expected an integer, got {json_kind(value)}")
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         kind = "number" if self.round_floats else "integer"
         return self._with_doc(_ranged({"type": kind}, self.minimum, self.maximum))
 
@@ -80,7 +88,7 @@ class Number(Spec):
             except ValueError:
                 raise invalid(path, f"expected a number, got {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise invalid(path, f"expected a number, got {_kind(value)}")
+            raise invalid(path, f"expected a number, got {json_kind(value)}")
         value = float(value)
         if not math.isfinite(value):
             raise invalid(path, "expected a finite number")
@@ -89,7 +97,7 @@ class Number(Spec):
         _check_range(value, self.minimum, self.maximum, path)
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         out = _ranged({"type": "number"}, self.minimum, self.maximum)
         if self.exclusive_minimum is not None:
             out["exclusiveMinimum"] = self.exclusive_minimum
@@ -110,10 +118,10 @@ class Bool(Spec):
                 return False
             raise invalid(path, f"expected true or false, got {value!r}")
         if not isinstance(value, bool):
-            raise invalid(path, f"expected a boolean, got {_kind(value)}")
+            raise invalid(path, f"expected a boolean, got {json_kind(value)}")
         return value
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"type": "boolean"})
 
 
@@ -127,7 +135,7 @@ class Str(Spec):
 
     def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str):
-            raise invalid(path, f"expected a string, got {_kind(value)}")
+            raise invalid(path, f"expected a string, got {json_kind(value)}")
         if len(value) < self.min_length:
             raise invalid(path, "must not be empty" if self.min_length == 1
                           else f"must be at least {self.min_length} characters")
@@ -139,8 +147,8 @@ class Str(Spec):
                 raise invalid(path, problem)
         return value
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string"}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "string"}
         if self.min_length:
             out["minLength"] = self.min_length
         if self.max_length is not None:
@@ -154,18 +162,20 @@ class Str(Spec):
 class Enum(Spec):
     values: Sequence[str]
     description: str = ""
+    typed: bool = True      # False: the schema lists the values alone, without "type" (responses')
 
     def validate(self, value: object, path: str, coerce: bool = False) -> str:
         if not isinstance(value, str) or value not in self.values:
-            shown = value if isinstance(value, str) else _kind(value)
+            shown = value if isinstance(value, str) else json_kind(value)
             raise invalid(path, f"must be one of {', '.join(self.values)}; got {shown!r}")
         return value
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string", "enum": list(self.values)}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "string"} if self.typed else {}
+        out["enum"] = [*self.values]
         names = enum_constant_names(self.values)
         if names is not None:
-            out["x-enum-varnames"] = names
+            out["x-enum-varnames"] = [*names]
         return self._with_doc(out)
 
 
@@ -194,17 +204,17 @@ class ListOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> list[Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> list[JSONValue]:
         if not isinstance(value, list):
-            raise invalid(path, f"expected an array, got {_kind(value)}")
+            raise invalid(path, f"expected an array, got {json_kind(value)}")
         if len(value) < self.min_items:
             raise invalid(path, f"needs at least {self.min_items} item(s)")
         if self.max_items is not None and len(value) > self.max_items:
             raise invalid(path, f"takes at most {self.max_items} items")
         return [self.item.validate(v, f"{path}[{i}]", coerce) for i, v in enumerate(value)]
 
-    def schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "array", "items": self.item.schema()}
+    def schema(self) -> JSONObject:
+        out: JSONObject = {"type": "array", "items": self.item.schema()}
         if self.min_items:
             out["minItems"] = self.min_items
         if self.max_items is not None:
@@ -220,14 +230,14 @@ class MapOf(Spec):
     max_items: int | None = None
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONObject:
         if not isinstance(value, dict):
-            raise invalid(path, f"expected an object, got {_kind(value)}")
+            raise invalid(path, f"expected an object, got {json_kind(value)}")
         if self.max_items is not None and len(value) > self.max_items:
             raise invalid(path, f"takes at most {self.max_items} entries")
-        return {k: self.value.validate(v, _join(path, k), coerce) for k, v in value.items()}
+        return {k: self.value.validate(v, join_path(path, k), coerce) for k, v in value.items()}
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"type": "object", "additionalProperties": self.value.schema()})
 
 
@@ -238,7 +248,7 @@ class AnyOf(Spec):
     options: Sequence[Spec]
     description: str = ""
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> Any:
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
         first_error: ApiError | None = None
         for option in self.options:
             try:
@@ -248,8 +258,28 @@ class AnyOf(Spec):
                     first_error = exc
         raise first_error or invalid(path, "matches none of the allowed types")
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"anyOf": [o.schema() for o in self.options]})
+
+
+@dataclass
+class OneOf(AnyOf):
+    """Exactly one alternative matches (JSON Schema's oneOf): variants that exclude each other
+    with no tag field naming them (Tagged's discriminator)."""
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
+        matched: list[JSONValue] = []
+        for option in self.options:
+            try:
+                matched.append(option.validate(value, path, coerce))
+            except ApiError:
+                continue
+        if len(matched) > 1:
+            raise invalid(path, "matches more than one of the allowed types")
+        return matched[0] if matched else super().validate(value, path, coerce)   # its error
+
+    def schema(self) -> JSONObject:
+        return self._with_doc({"oneOf": [o.schema() for o in self.options]})
 
 
 @dataclass
@@ -264,25 +294,25 @@ class Tagged(Spec):
     variants: dict[str, Model]
     description: str = ""
 
-    def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
+    def validate(self, value: object, path: str = "", coerce: bool = False) -> JSONObject:
         if not isinstance(value, dict):
-            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+            raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         kind = value.get(self.tag)
-        where = _join(path, self.tag)
+        where = join_path(path, self.tag)
         if kind is None:
             raise invalid(where, "is required")
         if not isinstance(kind, str) or kind not in self.variants:
-            shown = kind if isinstance(kind, str) else _kind(kind)
+            shown = kind if isinstance(kind, str) else json_kind(kind)
             raise invalid(where, f"unknown {self.tag} {shown!r} (known: {', '.join(self.variants)})")
         return self.variants[kind].validate(value, path, coerce)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JSONObject:
         return self._with_doc({"oneOf": [model.schema() for model in self.variants.values()],
                                "discriminator": {"propertyName": self.tag}})
 
 
 def tagged_variant(tag: str, kind: str, fields: Sequence[F], *, name: str, description: str = "",
-                   check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None) -> Model:
+                   check: Callable[[JSONObject], tuple[str, str] | None] | None = None) -> Model:
     """One variant of a Tagged union: ``fields`` plus the required tag, whose only value is ``kind``."""
     return Model(name, [F(tag, Const(kind), required=True), *fields], description=description,
                  check=check)
@@ -290,18 +320,66 @@ def tagged_variant(tag: str, kind: str, fields: Sequence[F], *, name: str, descr
 
 @dataclass
 class Const(Spec):
-    """Exactly one string (a discriminator's value)."""
+    """Exactly one value: a string (a discriminator's), an integer or a boolean."""
 
-    value: str
+    value: str | int | bool
     description: str = ""
+    typed: bool = True      # False: the schema names the value alone, without "type" (responses')
 
-    def validate(self, value: object, path: str, coerce: bool = False) -> str:
-        if value != self.value:
+    def validate(self, value: object, path: str, coerce: bool = False) -> str | int | bool:
+        if type(value) is not type(self.value) or value != self.value:     # 1 is not true
             raise invalid(path, f"must be {self.value!r}")
         return self.value
 
-    def schema(self) -> dict[str, Any]:
-        return self._with_doc({"type": "string", "const": self.value})
+    def schema(self) -> JSONObject:
+        kind = "boolean" if isinstance(self.value, bool) else "integer" if isinstance(self.value, int) else "string"
+        out: JSONObject = {"type": kind} if self.typed else {}
+        out["const"] = self.value
+        return self._with_doc(out)
+
+
+@dataclass
+class Nullable(Spec):
+    """``spec``'s value or null; its schema is spec's with "null" beside its type
+    (``{"type": ["integer", "null"]}``), so spec must name one JSON type."""
+
+    spec: Spec
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec.schema().get("type"), str):
+            raise TypeError(f"Nullable needs a spec of one JSON type, not {self.spec!r}")
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
+        return None if value is None else self.spec.validate(value, path, coerce)
+
+    def schema(self) -> JSONObject:
+        out = self.spec.schema()
+        out["type"] = [out["type"], "null"]
+        enum = out.get("enum")
+        if isinstance(enum, list):
+            out["enum"] = [*enum, None]      # else an enum would still refuse the null
+        return self._with_doc(out)
+
+
+_JSON_KINDS: dict[str, type] = {"object": dict, "array": list}
+
+
+@dataclass
+class Opaque(Spec):
+    """A JSON value whose content the schema leaves open (a HAR log, code's return value): of
+    one JSON type when ``kind`` names it (``{"type": "object"}``), else any (``{}``)."""
+
+    kind: Literal["object", "array"] | None = None
+    description: str = ""
+
+    def validate(self, value: object, path: str, coerce: bool = False) -> JSONValue:
+        if self.kind is not None and not isinstance(value, _JSON_KINDS[self.kind]):
+            raise invalid(path, f"expected an {self.kind}, got {json_kind(value)}")
+        return cast(JSONValue, value)     # passed on as it came: a parsed JSON value
+
+    def schema(self) -> JSONObject:
+        return self._with_doc({} if self.kind is None else {"type": self.kind})
 
 
 @dataclass
@@ -311,7 +389,7 @@ class F:
     name: str
     spec: Spec
     required: bool = False
-    default: Any = _MISSING
+    default: JSONValue | Missing = MISSING
     description: str = ""
 
 
@@ -324,39 +402,42 @@ class Model(Spec):
     description: str = ""
     allow_extra: bool = False
     # A cross-field check run after the fields validate: returns (field, problem) or None.
-    check: Callable[[dict[str, Any]], tuple[str, str] | None] | None = None
+    check: Callable[[JSONObject], tuple[str, str] | None] | None = None
     _by_name: dict[str, F] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_name = {f.name: f for f in self.fields}
 
     def validate(self, value: object, path: str = "", coerce: bool = False) -> dict[str, Any]:
+        # Typed loosely: the fields' types are the model's, known to a Typed pairing's TypedDict
+        # (httpapi.bodies) and not to this signature; code reading an unpaired model's result
+        # relies on the model having checked them.
         if not isinstance(value, dict):
-            raise invalid(path or "body", f"expected an object, got {_kind(value)}")
+            raise invalid(path or "body", f"expected an object, got {json_kind(value)}")
         if not self.allow_extra:
             for key in value:
                 if key not in self._by_name:
                     known = ", ".join(self._by_name)
-                    raise invalid(_join(path, key), f"unknown field (known: {known})")
-        out: dict[str, Any] = {}
+                    raise invalid(join_path(path, key), f"unknown field (known: {known})")
+        out: JSONObject = {}
         for f in self.fields:
-            where = _join(path, f.name)
+            where = join_path(path, f.name)
             if f.name in value and value[f.name] is not None:
                 out[f.name] = f.spec.validate(value[f.name], where, coerce)
             elif f.required:
                 raise invalid(where, "is required")
-            elif f.default is not _MISSING:
+            elif f.default is not MISSING:
                 out[f.name] = f.default
             else:
                 out[f.name] = None
         if self.check is not None:
             problem = self.check(out)
             if problem:
-                raise invalid(_join(path, problem[0]), problem[1])
+                raise invalid(join_path(path, problem[0]), problem[1])
         return out
 
-    def schema(self) -> dict[str, Any]:
-        props: dict[str, Any] = {}
+    def schema(self) -> JSONObject:
+        props: JSONObject = {}
         for f in self.fields:
             prop = f.spec.schema()
             if not f.required:
@@ -364,25 +445,25 @@ class Model(Spec):
                 prop = {"anyOf": [prop, {"type": "null"}]}
             if f.description:
                 prop["description"] = f.description
-            if f.default is not _MISSING and f.default is not None:
+            if f.default is not MISSING and f.default is not None:
                 prop["default"] = f.default
             props[f.name] = prop
-        out: dict[str, Any] = {"type": "object", "properties": props}
-        required = [f.name for f in self.fields if f.required]
+        out: JSONObject = {"type": "object", "properties": props}
+        required: list[JSONValue] = [f.name for f in self.fields if f.required]
         if required:
             out["required"] = required
         if not self.allow_extra:
             out["additionalProperties"] = False
         return self._with_doc(out)
 
-    def query_parameters(self) -> list[dict[str, Any]]:
+    def query_parameters(self) -> list[JSONObject]:
         """The model as OpenAPI query parameters (for GET routes)."""
         params = []
         for f in self.fields:
             schema = f.spec.schema()
-            if f.default is not _MISSING and f.default is not None:
+            if f.default is not MISSING and f.default is not None:
                 schema["default"] = f.default
-            param: dict[str, Any] = {"name": f.name, "in": "query", "required": f.required,
+            param: JSONObject = {"name": f.name, "in": "query", "required": f.required,
                                      "schema": schema}
             if isinstance(f.spec, Bool):
                 param["allowEmptyValue"] = True   # ?fresh alone means true
@@ -399,7 +480,7 @@ def _check_range(value: float, minimum: float | None, maximum: float | None, pat
         raise invalid(path, f"must be <= {maximum:g}, got {value:g}")
 
 
-def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None) -> dict[str, Any]:
+def _ranged(schema: JSONObject, minimum: float | None, maximum: float | None) -> JSONObject:
     if minimum is not None:
         schema["minimum"] = minimum
     if maximum is not None:
@@ -407,7 +488,7 @@ def _ranged(schema: dict[str, Any], minimum: float | None, maximum: float | None
     return schema
 
 
-def _kind(value: object) -> str:
+def json_kind(value: object) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
             int: "integer", float: "number"}.get(type(value), type(value).__name__)
 

@@ -4,9 +4,15 @@ same objects that validate requests, so a document cannot drift from the code)."
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-ERROR_SCHEMA = {
+from httpapi.json_types import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from httpapi.routing import Route
+
+ERROR_SCHEMA: JSONObject = {
     "type": "object", "required": ["error", "detail"],
     "properties": {
         "error": {"type": "string", "description": "Machine-readable code, e.g. invalid_field."},
@@ -18,7 +24,7 @@ ERROR_SCHEMA = {
 }
 
 
-def _error(status: int, texts: dict[int, str]) -> dict[str, Any]:
+def _error(status: int, texts: dict[int, str]) -> JSONObject:
     return {"description": texts[status],
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
@@ -34,12 +40,12 @@ def operation_id(method: str, path: str) -> str:
     return f"{method.lower()}_{words}"
 
 
-def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
-    op: dict[str, Any] = {"summary": route.summary, "tags": [route.tag],
+def operation(route: Route, texts: dict[int, str]) -> JSONObject:
+    op: JSONObject = {"summary": route.summary, "tags": [route.tag],
                           "operationId": operation_id(route.method, route.path)}
     if route.description:
         op["description"] = route.description
-    params = []
+    params: list[JSONValue] = []
     for name in re.findall(r"{(\w+)}", route.path):
         params.append({"name": name, "in": "path", "required": True,
                        "description": route.id_description or
@@ -50,16 +56,16 @@ def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
     if params:
         op["parameters"] = params
     if route.body is not None:
-        content: dict[str, Any] = {"application/json": {"schema": route.body.schema()}}
+        content: JSONObject = {"application/json": {"schema": route.body.schema()}}
         content.update({media_type: {"schema": {"type": "string"}} for media_type in sorted(route.text_types)})
         op["requestBody"] = {"required": not route.body_optional, "content": content}
-    success: dict[str, Any] = {"description": "No Content" if route.success_status == 204 else "OK"}
-    if route.success:
-        success["content"] = route.success
+    success: JSONObject = {"description": "No Content" if route.success_status == 204 else "OK"}
+    if route.success_content:
+        success["content"] = route.success_content
     if route.success_headers:
         success["headers"] = {name: {"description": text, "schema": {"type": "string"}}
                               for name, text in route.success_headers.items()}
-    responses: dict[str, Any] = {str(route.success_status): success}
+    responses: JSONObject = {str(route.success_status): success}
     codes = []
     if route.body is not None:
         codes += [400, 422]
@@ -81,26 +87,25 @@ def operation(route: Any, texts: dict[int, str]) -> dict[str, Any]:
     return op
 
 
-def build_openapi(routes: list[Any], *, title: str, version: str, description: str,
-                  texts: dict[int, str]) -> dict[str, Any]:
+def build_openapi(routes: Sequence[Route], *, title: str, version: str, description: str,
+                  texts: dict[int, str]) -> JSONObject:
     """The OpenAPI 3.1 document of ``routes`` (either daemon's table); ``texts``: the
     description of each error status."""
-    paths: dict[str, dict[str, Any]] = {}
+    paths: dict[str, JSONObject] = {}
     owners: dict[str, str] = {}
     for route in routes:
-        op = operation(route, texts)
         # OpenAPI requires unique operation ids (generated clients name functions by them): a
         # route that would repeat one is a mistake in the table, refused where the table is read.
-        here = f"{route.method} {route.path}"
-        if op["operationId"] in owners:
-            raise ValueError(f"operation id {op['operationId']!r} of {here} is already "
-                             f"{owners[op['operationId']]}'s: rename one path")
-        owners[op["operationId"]] = here
-        paths.setdefault(route.path, {})[route.method.lower()] = op
+        op_id, here = operation_id(route.method, route.path), f"{route.method} {route.path}"
+        if op_id in owners:
+            raise ValueError(f"operation id {op_id!r} of {here} is already {owners[op_id]}'s: "
+                             "rename one path")
+        owners[op_id] = here
+        paths.setdefault(route.path, {})[route.method.lower()] = operation(route, texts)
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version, "description": description},
-        "paths": paths,
+        "paths": {path: operations for path, operations in paths.items()},   # as JSON values
         "components": {
             "schemas": {"Error": ERROR_SCHEMA},
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",

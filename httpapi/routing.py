@@ -5,20 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypedDict, TypeVar, cast, overload
+from typing import Generic, Never, TypedDict, TypeVar, cast, overload
 
 from aiohttp import web
 
 from httpapi.bodies import Typed, json_body, optional_json_body, query
 from httpapi.fields import Model, Spec
+from httpapi.json_types import JSONObject, json_object
+from httpapi.responses import Schematic
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-OBJ = {"type": "object"}
+OBJ: JSONObject = {"type": "object"}
 Q = TypeVar("Q", bound=Mapping[str, object])
 
 
+class ParsingHandler:
+    """A handler that gets its request's query or body parsed by a model (QueryHandler,
+    BodyHandler): whatever its parsed type, ``bound()`` is what the app runs."""
+
+    def bound(self) -> Handler:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class QueryHandler(Generic[Q]):
+class QueryHandler(ParsingHandler, Generic[Q]):
     """A handler given its query already parsed by the model that documents it: the route takes
     the model from here (named once), and the handler never reads request.query itself."""
     model: Model
@@ -29,13 +39,13 @@ class QueryHandler(Generic[Q]):
 
         async def parsed(request: web.Request) -> web.StreamResponse:
             # Q is the model's TypedDict (with_query's overloads pair them; tests/security checks
-            # the TypedDict against the model) or dict[str, Any].
+            # the TypedDict against the model) or the unpaired model's dict.
             return await self.handle(request, cast(Q, query(request, model)))
         return parsed
 
 
 @dataclass(frozen=True)
-class BodyHandler(Generic[Q]):
+class BodyHandler(ParsingHandler, Generic[Q]):
     """A handler given its JSON body already validated by the model that documents it (as
     QueryHandler for a query): 400 when the body is not a JSON object, 422 naming the field."""
     spec: Spec
@@ -67,12 +77,13 @@ class BodyHandler(Generic[Q]):
 def with_body(model: Typed[Q], handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]], *,
               optional: bool = False) -> BodyHandler[Q]: ...
 @overload
-def with_body(model: Spec, handle: Callable[[web.Request, dict[str, Any]], Awaitable[web.StreamResponse]], *,
-              optional: bool = False) -> BodyHandler[dict[str, Any]]: ...
+def with_body(model: Spec, handle: Callable[[web.Request, JSONObject], Awaitable[web.StreamResponse]], *,
+              optional: bool = False) -> BodyHandler[JSONObject]: ...
 
 
-def with_body(model: Typed[Q] | Spec, handle: Callable[[web.Request, Any], Awaitable[web.StreamResponse]], *,
-              optional: bool = False) -> BodyHandler[Any]:
+def with_body(model: Typed[Q] | Spec, handle: Callable[[web.Request, Never], Awaitable[web.StreamResponse]], *,
+              optional: bool = False) -> ParsingHandler:
+    # A handler of any parameter type is a Callable[[Request, Never], ...]; the overloads say which.
     """``handle(request, body)`` with body the model's validation of the request's JSON object
     (the model's TypedDict when it has one); ``optional``: an absent body is an empty object."""
     spec = model.model if isinstance(model, Typed) else model
@@ -85,12 +96,12 @@ def with_body(model: Typed[Q] | Spec, handle: Callable[[web.Request, Any], Await
 def with_query(model: Typed[Q], handle: Callable[[web.Request, Q], Awaitable[web.StreamResponse]]
                ) -> QueryHandler[Q]: ...
 @overload
-def with_query(model: Model, handle: Callable[[web.Request, dict[str, Any]], Awaitable[web.StreamResponse]]
-               ) -> QueryHandler[dict[str, Any]]: ...
+def with_query(model: Model, handle: Callable[[web.Request, JSONObject], Awaitable[web.StreamResponse]]
+               ) -> QueryHandler[JSONObject]: ...
 
 
-def with_query(model: Typed[Q] | Model, handle: Callable[[web.Request, Any], Awaitable[web.StreamResponse]]
-               ) -> QueryHandler[Any]:
+def with_query(model: Typed[Q] | Model, handle: Callable[[web.Request, Never], Awaitable[web.StreamResponse]]
+               ) -> ParsingHandler:
     """``handle(request, params)`` with params the model's validation of the query string (the
     model's TypedDict when it has one)."""
     return QueryHandler(model.model if isinstance(model, Typed) else model, handle)
@@ -114,7 +125,7 @@ class RouteOptions(ErrorOptions, total=False):
 class Route:
     method: str
     path: str
-    handler: Handler | QueryHandler[Any] | BodyHandler[Any]
+    handler: Handler | ParsingHandler
     summary: str
     tag: str
     query: Model | None = None
@@ -124,7 +135,10 @@ class Route:
     public: bool = False
     not_found: bool = False
     success_status: int = 200
-    success: dict[str, Any] = field(default_factory=lambda: {"application/json": {"schema": OBJ}})
+    # The JSON answer's model (a ResponseModel, TypedResponse or other Spec); else ``success``
+    # gives the content by media type ({} for none), else the answer is some JSON object.
+    returns: Schematic | None = None
+    success: Mapping[str, object] | None = None
     success_headers: dict[str, str] = field(default_factory=dict)
     description: str = ""
     id_description: str = ""  # the {id} path parameter, when it is not an X window id
@@ -137,6 +151,8 @@ class Route:
     text_types: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        if self.returns is not None and self.success is not None:
+            raise ValueError(f"{self.key}: the JSON answer is its model's (returns) or success's")
         if isinstance(self.handler, QueryHandler):
             if self.query is not None and self.query is not self.handler.model:
                 raise ValueError(f"{self.key}: the query model is its handler's (with_query)")
@@ -152,9 +168,16 @@ class Route:
         return f"{self.method} {self.path}"
 
     @property
+    def success_content(self) -> JSONObject:
+        """The success answer's content by media type, as the document lists it."""
+        if self.success is not None:
+            return json_object(self.success, f"{self.key}'s success")
+        return {"application/json": {"schema": OBJ if self.returns is None else self.returns.schema()}}
+
+    @property
     def endpoint(self) -> Handler:
         """What the app runs for the route."""
-        if isinstance(self.handler, (QueryHandler, BodyHandler)):
+        if isinstance(self.handler, ParsingHandler):
             return self.handler.bound()
         return self.handler
 

@@ -7,7 +7,8 @@ from aiohttp import web
 
 from httpapi.bodies import json_body
 from httpapi.errors import ApiError
-from httpapi.fields import F, Model, Str
+from httpapi.fields import F, Bool, ListOf, Model, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 from httpapi.routing import Route
 
 from ..agent.playwright_exec import clamp_timeout, playwright_installed, run_playwright
@@ -19,7 +20,6 @@ from . import app_keys as keys
 from .request_models import PLAYWRIGHT_BODY
 from .tab_lookup import find_tab, front_tab, live_session
 
-OBJ_SCHEMA = {"type": "object"}
 # The token for clients that cannot send the Authorization header (cdp_url_token.py).
 URL_TOKEN_QUERY = Model("CdpUrlToken", [
     F("token", Str(), description="The bearer token, for a client that cannot send the "
@@ -48,26 +48,26 @@ async def playwright(request: web.Request) -> web.Response:
                                                   clamp_timeout(body["timeout_s"])))
 
 
-PLAYWRIGHT_RESULT = {"application/json": {"schema": {
-    "type": "object", "required": ["success", "result", "stdout", "stderr", "error", "timed_out"],
-    "properties": {"success": {"type": "boolean"},
-                   "result": {"description": "The code's return value (JSON)."},
-                   "stdout": {"type": "string"}, "stderr": {"type": "string"},
-                   "error": {"type": ["string", "null"],
-                             "description": "The exception with its traceback, a timeout, or null."},
-                   "timed_out": {"type": "boolean"}, "duration_s": {"type": "number"}}}}}
+PLAYWRIGHT_RESULT = ResponseModel("PlaywrightResult", [
+    F("success", Bool(), required=True),
+    F("result", Opaque(), required=True, description="The code's return value (JSON)."),
+    F("stdout", Str(), required=True), F("stderr", Str(), required=True),
+    F("error", Nullable(Str()), required=True,
+      description="The exception with its traceback, a timeout, or null."),
+    F("timed_out", Bool(), required=True), F("duration_s", Number()),
+])
 LISTING_TEXT = ("Chromium's DevTools listing with every webSocketDebuggerUrl pointing at "
                 "/cdp/devtools/... on this port (the browser's at /cdp/devtools/browser/desktopd, "
                 "whichever Chromium runs), each with `?token=` when the request gave one: "
                 "`connect_over_cdp(\"http://HOST:8122/cdp\", headers={\"Authorization\": "
                 "\"Bearer TOKEN\"})`. Served at the root too, where Puppeteer's browserURL looks.")
 # /json and /json/list are arrays of targets; /json/version and /json/protocol objects.
-CDP_ARRAY = {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
-CDP_OBJECT = {"application/json": {"schema": {"type": "object"}}}
+CDP_ARRAY = ListOf(Opaque("object"))
+CDP_OBJECT = Opaque("object")
 CDP_ROUTES = [
     Route("GET", prefix + path + slash, cdp_proxy.listing,
           f"Chromium's DevTools {path}" if prefix + slash == "/cdp" else f"Same as /cdp{path}",
-          success=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT,
+          returns=CDP_ARRAY if path in ("/json", "/json/list") else CDP_OBJECT,
           description=LISTING_TEXT,
           tag="cdp", extra_errors=(502,), query=URL_TOKEN_QUERY)
     for prefix in CDP_PREFIXES[::-1] for path in cdp_proxy.LISTINGS for slash in ("", "/")]
@@ -85,14 +85,15 @@ LIVE_BROWSER_ROUTES: list[Route] = CDP_ROUTES + [
     Route("POST", "/playwright", playwright, "Run Python Playwright code against the live browser",
           "playwright", body=PLAYWRIGHT_BODY.model, not_found=True, extra_errors=(403, 501),
           concurrency=4,   # each call is a child process with a Node driver
-          success=PLAYWRIGHT_RESULT,
+          returns=PLAYWRIGHT_RESULT,
           description="A child process connects Playwright to this browser over CDP with `page`, "
                       "`context` and `browser` bound, runs the code and is killed at the timeout. "
                       "The answer is 200 whether the code succeeded or not (`success`, `error`). "
                       "403 when switched off (SIDECAR_PLAYWRIGHT=0); 501 where Playwright is not "
                       "installed (the image desktopd/chromium; desktopd/chromium-full has it)."),
     Route("POST", "/mcp", mcp_endpoint, "The MCP server (streamable HTTP, stateless, JSON answers)",
-          "mcp", uses_x=False, extra_errors=(400, 501), success={"application/json": {"schema": OBJ_SCHEMA}},
+          "mcp", uses_x=False, extra_errors=(400, 501),
+          returns=Opaque("object"),
           description="JSON-RPC messages of the Model Context Protocol: initialize, tools/list, "
                       "tools/call. Its tools call this sidecar and desktopd (SIDECAR_DESKTOPD_URL). "
                       "Clients: the MCP SDKs' streamable HTTP transport with the Authorization "

@@ -13,7 +13,9 @@ from aiohttp import web
 
 from httpapi.bounded import within
 from httpapi.errors import ApiError
+from httpapi.fields import F, ListOf, Str
 from httpapi.openapi import build_openapi
+from httpapi.responses import ResponseModel
 from httpapi.routing import ErrorOptions, Route, register, with_body
 
 from .. import __version__
@@ -349,15 +351,12 @@ async def openapi_json(request: web.Request) -> web.Response:
     return web.Response(text=OPENAPI_BODY, content_type="application/json")
 
 
-OBJ_SCHEMA = {"type": "object"}
-OBJECT = {"application/json": {"schema": OBJ_SCHEMA}}
-TARGETS = {"application/json": {"schema": {"type": "array", "items": {
-    "type": "object", "required": ["id", "type", "title", "url"],
-    "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
-                   "url": {"type": "string"},
-                   "webSocketDebuggerUrl": {"type": "string", "description": "Only with --expose-cdp: "
-                                            "the target's CDP WebSocket through the token-checked proxy "
-                                            "(in /targets, /tabs and /tabs/{id})."}}}}}}
+TARGET = ResponseModel("Target", [
+    F("id", Str(), required=True), F("type", Str(), required=True), F("title", Str(), required=True),
+    F("url", Str(), required=True),
+    F("webSocketDebuggerUrl", Str(), description="Only with --expose-cdp: the target's CDP WebSocket "
+      "through the token-checked proxy (in /targets, /tabs and /tabs/{id})."),
+])
 TAB_ID = "CDP target id of a tab, or a unique prefix of one (from GET /tabs)."
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
@@ -387,8 +386,8 @@ ROUTES: list[Route] = [
                       "503 (same body) otherwise."),
     Route("GET", "/openapi.json", openapi_json, "This document", "meta", uses_x=False),
     Route("GET", "/targets", list_targets, "Every CDP target (tabs, iframes, workers): a JSON array",
-          "tabs", success=TARGETS),
-    Route("GET", "/tabs", list_tabs, "Tabs in tab order: a JSON array", "tabs", success=TARGETS),
+          "tabs", returns=ListOf(TARGET)),
+    Route("GET", "/tabs", list_tabs, "Tabs in tab order: a JSON array", "tabs", returns=ListOf(TARGET)),
     Route("POST", "/tabs", with_body(OPEN_TAB_BODY, open_tab, optional=True), "Open a tab", "tabs",
           success_status=201, extra_errors=(403, 502, 504)),
     Route("GET", "/tabs/{tab_id}", get_tab, "One tab", "tabs", **_TAB),
@@ -422,7 +421,7 @@ ROUTES: list[Route] = [
           extra_errors=(504,), concurrency=24),
     Route("POST", "/settle", with_body(SETTLE_BODY, settle_evidence),
           "Whether the tab in front took an act's clicks in and has "
-          "nothing left to draw (desktopd's settle)", "layout", success=SETTLE_RESULT,
+          "nothing left to draw (desktopd's settle)", "layout", returns=SETTLE_RESULT,
           description="Answers idle, changed or none (no evidence); see sidecar/server/settle_evidence.py."),
     *AGENT_ROUTES,
     *LIVE_BROWSER_ROUTES,

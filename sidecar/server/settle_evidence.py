@@ -35,13 +35,14 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any, TypedDict
+from typing import Literal, Required, TypedDict, cast
 
 from aiohttp import web
 
 from httpapi.app_keys import app_key
 from httpapi.bodies import Typed
-from httpapi.fields import F, Int, Model, Number
+from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Nullable, Number, Str
+from httpapi.responses import ResponseModel, TypedResponse
 
 from . import app_keys as keys
 from ..cdp.connection import CDPError, CDPTimeout
@@ -78,19 +79,29 @@ SETTLE_BODY = Typed(Model("SettleEvidence", [
                   "are reactions still to come (answered as changed, with due_s)."),
 ]), SettleEvidence)
 
-SETTLE_RESULT = {"application/json": {"schema": {
-    "type": "object", "required": ["evidence"],
-    "properties": {"evidence": {"enum": ["idle", "changed", "none"]},
-                   "due_s": {"type": "number", "description": "With changed: the last pending reaction "
-                                                           "timer, seconds after the act's start."},
-                   "due_in_s": {"type": "number", "description": "The same, seconds from the answer."},
-                   "one_frame": {"type": "boolean",
-                                 "description": "With changed: the change is drawn in one frame, already "
-                                                "produced when this answer was sent; nothing else is pending."},
-                   "viewport": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4,
-                                "description": "With one_frame: the page's viewport on the screen, x, y, "
-                                               "width, height in screen pixels (where that frame lands)."},
-                   "detail": {"type": "string"}, "tab": {"type": ["string", "null"]}}}}}
+
+
+class SettleAnswer(TypedDict, total=False):
+    evidence: Required[Literal["idle", "changed", "none"]]
+    due_s: float
+    due_in_s: float
+    one_frame: bool
+    viewport: list[int]
+    detail: str
+    tab: str | None
+
+
+SETTLE_RESULT = TypedResponse(ResponseModel("SettleAnswer", [
+    F("evidence", Enum(["idle", "changed", "none"], typed=False), required=True),
+    F("due_s", Number(), description="With changed: the last pending reaction timer, seconds "
+      "after the act's start."),
+    F("due_in_s", Number(), description="The same, seconds from the answer."),
+    F("one_frame", Bool(), description="With changed: the change is drawn in one frame, already "
+      "produced when this answer was sent; nothing else is pending."),
+    F("viewport", ListOf(Int(), min_items=4, max_items=4), description="With one_frame: the "
+      "page's viewport on the screen, x, y, width, height in screen pixels (where that frame lands)."),
+    F("detail", Str()), F("tab", Nullable(Str())),
+]), SettleAnswer)
 
 
 class Trackers:
@@ -116,7 +127,7 @@ class Trackers:
 TRACKERS = app_key("sidecar.settle_trackers", Trackers)
 
 
-async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> dict[str, Any]:
+async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> SettleAnswer:
     if page.crashed or page.pending_navigation is not None:
         return {"evidence": "none", "detail": "a navigation is pending"}
     sent = time.monotonic()
@@ -136,7 +147,7 @@ async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> dict[st
         return {"evidence": "none", "detail": "the page gave no answer"}
     if page.pending_navigation is not None:
         return {"evidence": "none", "detail": "a navigation is pending"}
-    return value
+    return cast(SettleAnswer, value)      # the script's answer, its evidence checked above
 
 
 async def settle_evidence(request: web.Request, body: SettleEvidence) -> web.Response:
@@ -149,5 +160,5 @@ async def settle_evidence(request: web.Request, body: SettleEvidence) -> web.Res
     answers = await asyncio.gather(*(_ask(p, body, budget) for p in pages))
     for page, answer in zip(pages, answers):
         if answer.get("detail") != "hidden":
-            return web.json_response({**answer, "tab": page.target_id})
-    return web.json_response({"evidence": "none", "detail": "no visible tab", "tab": None})
+            return SETTLE_RESULT.response({**answer, "tab": page.target_id})
+    return SETTLE_RESULT.response({"evidence": "none", "detail": "no visible tab", "tab": None})

@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from aiohttp import web
 
 from httpapi.app_keys import app_key
 from httpapi.errors import invalid
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Number, Str
+from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel, TypedResponse
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
 from httpapi.routing import Route, with_body, with_query
 
@@ -25,6 +26,7 @@ from .tab_lookup import cdp_timeout as _timeout
 from .tab_lookup import live_session as _session
 from ..cdp.targets import TargetTracker
 from ..errors import ChromiumUnavailable, TabNotFound
+from ..state.profiles import ProfileSummary
 from ..state.har import HarCapture, HarOptions, HarStateError
 from ..state.storage_state import (SAME_SITE, Cookie, StorageState, candidate_origins, load_storage_state, origin_of,
                             read_storage_state, remember_origins, remembered_origins)
@@ -149,18 +151,26 @@ class HarQuery(TypedDict):
 HAR_QUERY = Typed(Model("HarQuery", [
     F("since", Int(minimum=0), default=0, description="Only entries whose _seq is at least this."),
 ]), HarQuery)
-PROFILES_RESULT = {"application/json": {"schema": {"type": "object", "required": ["profiles", "current"],
-    "properties": {"profiles": {"type": "array", "items": {"type": "object", "required": ["name", "in_use"],
-                                "properties": {"name": {"type": "string"}, "in_use": {"type": "boolean"},
-                                               "bytes": {"type": "integer"}, "modified": {"type": "number"}}}},
-                   "current": {"type": ["string", "null"],
-                               "description": "The running browser's profile; null: the throwaway one."},
-                   "directory": {"type": ["string", "null"]}}}}}
-STATE_RESULT = {"application/json": {"schema": STORAGE_STATE.schema()}}
-HAR_RESULT = {"application/json": {"schema": {"type": "object", "required": ["log"], "properties": {
-    "log": {"type": "object", "description": "HAR 1.2: version, creator, pages, entries. Entries add "
-            "_requestId, _seq, _tab, _resourceType; a failed request has response.status 0 and _error."},
-    "next": {"type": "integer", "description": "GET /har: the since= of the next read."}}}}}
+class ProfilesAnswer(TypedDict):
+    profiles: list[ProfileSummary]
+    current: str | None
+    directory: NotRequired[str | None]
+
+
+PROFILES_RESULT = TypedResponse(ResponseModel("Profiles", [
+    F("profiles", ListOf(ResponseModel("Profile", [
+        F("name", Str(), required=True), F("in_use", Bool(), required=True),
+        F("bytes", Int()), F("modified", Number())])), required=True),
+    F("current", Nullable(Str()), required=True,
+      description="The running browser's profile; null: the throwaway one."),
+    F("directory", Nullable(Str())),
+]), ProfilesAnswer)
+HAR_RESULT = ResponseModel("Har", [
+    F("log", Opaque("object"), required=True, description="HAR 1.2: version, creator, pages, "
+      "entries. Entries add _requestId, _seq, _tab, _resourceType; a failed request has "
+      "response.status 0 and _error."),
+    F("next", Int(), description="GET /har: the since= of the next read."),
+])
 
 
 def _tab_id(tracker: TargetTracker, tab: str) -> str:
@@ -176,8 +186,8 @@ async def list_profiles(request: web.Request) -> web.Response:
     supervisor = request.app[keys.SUPERVISOR]
     store = supervisor.profiles
     current = supervisor.profile.name if supervisor.profile is not None else None
-    return web.json_response({"profiles": [store.describe(name) for name in store.names()],
-                              "current": current, "directory": store.root})
+    return PROFILES_RESULT.response({"profiles": [store.describe(name) for name in store.names()],
+                                     "current": current, "directory": store.root})
 
 
 async def delete_profile(request: web.Request) -> web.Response:
@@ -290,7 +300,7 @@ async def har_read(request: web.Request, params: HarQuery) -> web.Response:
 
 PROFILE_NAME = "A profile's name: 1-64 letters, digits, '_', '.', '-', starting with a letter or digit."
 STATE_ROUTES = [
-    Route("GET", "/profiles", list_profiles, "The named browser profiles", "state", success=PROFILES_RESULT,
+    Route("GET", "/profiles", list_profiles, "The named browser profiles", "state", returns=PROFILES_RESULT,
           description="Profiles are directories under SIDECAR_PROFILES_DIR; POST /reset "
                       "{\"profile\": NAME} starts Chromium on one (creating it)."),
     Route("DELETE", "/profiles/{name}", delete_profile, "Delete a named profile", "state",
@@ -299,7 +309,7 @@ STATE_ROUTES = [
                                     "another sidecar's sharing the directory)."),
     Route("GET", "/storage-state", with_query(STORAGE_QUERY, get_storage_state),
           "Cookies and localStorage (Playwright's storageState)",
-          "state", success=STATE_RESULT, extra_errors=(502, 504),
+          "state", returns=STORAGE_STATE, extra_errors=(502, 504),
           description="Every cookie of the browser, and the localStorage of each origin found (the "
                       "tabs' frames and histories, origins this profile had storage at before, and "
                       "?origins=) that has any, read in a hidden page that never touches the network. "
@@ -317,9 +327,9 @@ STATE_ROUTES = [
                       "runs, or the tab is captured already."),
     Route("POST", "/har/stop", with_body(HAR_STOP, har_stop, optional=True),
           "Stop the capture and answer it as HAR 1.2", "har",
-          not_found=True, extra_errors=(409,), success=HAR_RESULT,
+          not_found=True, extra_errors=(409,), returns=HAR_RESULT,
           description="With tab: that tab's entries, the others keep being captured. 409 when no "
                       "capture runs. Headers hold cookies: keep the HAR private."),
     Route("GET", "/har", with_query(HAR_QUERY, har_read), "The running capture so far, as HAR 1.2", "har",
-          extra_errors=(409,), success=HAR_RESULT, uses_x=False),
+          extra_errors=(409,), returns=HAR_RESULT, uses_x=False),
 ]

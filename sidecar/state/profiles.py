@@ -16,7 +16,7 @@ import os
 import shutil
 import stat
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from httpapi.profile_names import profile_name_problem
 
@@ -81,6 +81,14 @@ def _lock(path: str) -> int | None:
     return fd
 
 
+class ProfileSummary(TypedDict):
+    """A profile as GET /profiles lists it (sidecar/server/state_routes.py documents it)."""
+    name: str
+    in_use: bool
+    bytes: int
+    modified: float
+
+
 class ProfileStore:
     """The named profiles under ``root`` (None: named profiles are not configured)."""
 
@@ -124,7 +132,7 @@ class ProfileStore:
         return sorted(entry.name for entry in os.scandir(self.root)
                       if entry.is_dir(follow_symlinks=False) and profile_name_problem(entry.name) is None)
 
-    def describe(self, name: str) -> dict[str, object]:
+    def describe(self, name: str) -> ProfileSummary:
         path = self._dir(name)
         size, newest = 0, 0.0
         for folder, _dirs, files in os.walk(path):

@@ -9,6 +9,9 @@ import signal
 
 import pytest
 
+from httpapi.fields import ListOf
+from sidecar.server.routes import TARGET
+
 from .support import SidecarProcess, Sites, pid_alive, wait_pid_gone
 
 pytestmark = pytest.mark.chromium
@@ -47,11 +50,13 @@ async def test_tabs_and_targets_list_the_start_urls_in_order(sidecar: SidecarPro
                                                              sites: dict[str, str]) -> None:
     status, body = await sidecar.get("/tabs")
     assert status == 200 and isinstance(body, list)          # the original's shape: a JSON array
+    ListOf(TARGET).validate(body, "")                        # what the document says it is
     assert [t["url"] for t in body] == [sites["main"], sites["second"]]
     assert [t["index"] for t in body] == [0, 1]
     assert all(t["type"] == "page" and t["attached"] for t in body)
     status, body = await sidecar.get("/targets")
     assert status == 200 and isinstance(body, list)
+    ListOf(TARGET).validate(body, "")
     pages = [t for t in body if t["type"] == "page"]
     assert {t["url"] for t in pages} >= {sites["main"], sites["second"]}
     assert all({"id", "type", "title", "url", "attached"} <= set(t) for t in body)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.server.state_routes import PROFILES_RESULT
+
 from .login_site import LoginSite
 from .support import SidecarProcess
 
@@ -66,6 +68,7 @@ async def test_a_named_profile_keeps_the_login_and_the_default_does_not(tmp_path
         assert (status, body["error"]) == (409, "profile_in_use"), body
         status, listing = await second.get("/profiles", **auth())
         assert status == 200 and listing["current"] is None
+        PROFILES_RESULT.model.validate(listing)               # what the document says it is
         assert [(p["name"], p["in_use"]) for p in listing["profiles"]] == [("alice", True)]
 
         # The default profile is a fresh one: logged out. The named one again: logged in.
