@@ -10,7 +10,7 @@ from typing import Any
 from httpapi.errors import ApiError
 
 from ..cdp.protocol.cdp_commands import PageCaptureScreenshotParams
-from ..cdp.targets import PageTarget
+from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
 from .events import LEVELS, DialogArm, TabEvents
@@ -19,7 +19,7 @@ from .resolve import element_node, resolve
 from .session import AgentSession
 
 
-async def go_history(page: PageTarget, step: int, timeout: float) -> dict[str, Any]:
+async def go_history(tracker: TargetTracker, page: PageTarget, step: int, timeout: float) -> dict[str, Any]:
     """Back (-1) or forward (+1) one entry; 409 when there is none."""
     history = await page.send("Page.getNavigationHistory", timeout=timeout)
     index = history["currentIndex"] + step
@@ -27,7 +27,7 @@ async def go_history(page: PageTarget, step: int, timeout: float) -> dict[str, A
     if not 0 <= index < len(entries):
         raise ApiError(409, "no_history", "there is no page to go " + ("back" if step < 0 else "forward")
                        + " to")
-    await page.send("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]}, timeout=timeout)
+    await tracker.go_to_history_entry(page, entries[index]["id"], timeout)
     return {"url": entries[index]["url"], "title": entries[index].get("title", "")}
 
 

@@ -20,7 +20,7 @@ from httpapi.bounded import within
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
-from ..cdp.targets import PageTarget
+from ..cdp.targets import PageTarget, WindowBounds
 from ..layout.geometry import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
 from .compositor_window import SwayWindowCheck
@@ -40,6 +40,14 @@ HEADLESS_WINDOW = (1280, 800)
 RECONNECT_ATTEMPTS = 3
 # Chromium's window flags and bounds are in device-independent pixels: screen pixels / scale.
 WINDOW_SPACE = "screen (device-independent pixels)"
+
+
+class RequestedWindow(WindowBounds):
+    """The window the browser is asked for, as /health reports it."""
+
+    space: str
+
+
 # A Chromium that stayed up this long resets the restart backoff.
 STABLE_AFTER_S = 60.0
 
@@ -133,7 +141,7 @@ class ChromiumSupervisor:
 
         async def end_previous() -> None:
             since = time.monotonic()
-            await close_previous(live.conn, live.tracker, previous_context, previous_pages, timeout)
+            await close_previous(live.tracker, previous_context, previous_pages, timeout)
             live.agent.downloads.clear()
             empty_directory(self.settings.downloads_dir)
             timings.lap("close_previous", since)
@@ -252,7 +260,7 @@ class ChromiumSupervisor:
             body["cdp_url"] = chromium.ws_url
         return body
 
-    def _window(self) -> dict[str, Any] | None:
+    def _window(self) -> RequestedWindow | None:
         if self.window_size is None:
             return None
         x, y = self.settings.window_position

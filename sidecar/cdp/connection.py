@@ -56,6 +56,8 @@ _EVENT_PREFIX = re.compile(r'\{"method":"([^"]+)"')
 _BUILTIN_EVENTS = frozenset({"Target.detachedFromTarget", "Inspector.targetCrashed"})
 # Chromium's reply when a message names a session that no longer exists.
 SESSION_NOT_FOUND = -32001
+# JSON-RPC's "invalid params", which Chromium answers e.g. for a target id it does not know.
+INVALID_PARAMS = -32602
 
 
 class CDPError(Exception):

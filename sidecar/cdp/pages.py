@@ -1,5 +1,5 @@
-"""A tab and an out-of-process iframe as the tracker (targets.py) keeps them, each with its own
-session, and closing a tab."""
+"""A tab, an out-of-process iframe and a hidden page as the tracker (targets.py) keeps them, each
+with its own session."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .connection import CDPConnection, CDPError, CDPSessionClosed
+from .connection import CDPConnection
 from .protocol.cdp_send import SessionCommands
 from .protocol.cdp_types import RuntimeExceptionDetails
 
@@ -58,28 +58,24 @@ class PageTarget(SessionCommands):
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
+@dataclass(frozen=True)
+class HiddenPage(SessionCommands):
+    """A page without a tab (Chromium 127+: type "other", not one of ``pages()``), attached by the
+    tracker for as long as its ``hidden_page()`` block runs."""
+
+    target_id: str
+    session_id: str
+    _conn: CDPConnection = field(repr=False)
+
+    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
+                       timeout: float | None = None) -> dict[str, Any]:
+        return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
+
+
 def exception_text(details: RuntimeExceptionDetails) -> str:
     """What a page's script threw, as Runtime's exceptionDetails describe it."""
     exception = details.get("exception")
     return (exception.get("description") if exception else None) or details.get("text", "")
-
-
-# JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.
-INVALID_PARAMS = -32602
-
-
-async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
-    """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
-    its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
-    not Chromium's "No target with given id found" as a 502."""
-    try:
-        result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
-    except CDPError as exc:
-        if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
-            raise CDPSessionClosed(f"tab {page.target_id} was already closed",
-                                   method="Target.closeTarget") from None
-        raise
-    return result.get("success") is not False
 
 
 async def visibility_state(page: PageTarget, timeout: float | None) -> str | None:

@@ -98,10 +98,10 @@ def _history(step: int | None) -> BodyHandler[HistoryBody]:
         agent = Agent(request)
         page = await agent.tab(body["tab"])
         if step is None:
-            await page.send("Page.reload", timeout=agent.timeout)
+            await agent.tracker.reload(page, agent.timeout)
             result: dict[str, Any] = {"url": page.url}
         else:
-            result = await tools.go_history(page, step, agent.timeout)
+            result = await tools.go_history(agent.tracker, page, step, agent.timeout)
         ctx = agent.act_context(page, "cdp", visible=False)
         await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
         return web.json_response({"tab": page.target_id, **result, "url": page.url})

@@ -203,7 +203,7 @@ async def get_storage_state(request: web.Request, params: StorageStateQuery) -> 
     named = [item.strip().rstrip("/") for item in (params["origins"] or "").split(",") if item.strip()]
     profile_dir = _profile_dir(request)
     origins = await candidate_origins(tracker.pages(), profile_dir, named, _timeout(request))
-    state = await read_storage_state(conn, origins, _timeout(request), tracker.browser_context_id)
+    state = await read_storage_state(conn, tracker, origins, _timeout(request))
     remember_origins(profile_dir, [entry["origin"] for entry in state["origins"]])
     # Cookies: never stored by a cache on the way.
     return web.json_response(state, headers={"Cache-Control": "no-store"})
@@ -215,7 +215,7 @@ async def post_storage_state(request: web.Request, body: dict[str, Any]) -> web.
                            "origins": [{"origin": o["origin"].rstrip("/"), "localStorage": o["localStorage"]}
                                        for o in body["origins"]]}
     conn, tracker = _session(request)
-    loaded = await load_storage_state(conn, state, _timeout(request), tracker.browser_context_id)
+    loaded = await load_storage_state(conn, tracker, state, _timeout(request))
     profile_dir = _profile_dir(request)
     remember_origins(profile_dir, remembered_origins(profile_dir) + [o["origin"] for o in state["origins"]])
     return web.json_response({"loaded": loaded})
