@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from httpapi.json_types import JSONObject
 
 from .connection import CDPConnection
 from .protocol.cdp_send import SessionCommands
@@ -24,8 +25,8 @@ class ChildTarget(SessionCommands):
     page_target_id: str            # the tab it belongs to
     _conn: CDPConnection = field(repr=False)
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
@@ -53,8 +54,8 @@ class PageTarget(SessionCommands):
     navigations: int = 0           # navigations started: tells a later one from an earlier one
     navigation_started: float = 0.0     # time.monotonic() when the last one started
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
@@ -67,8 +68,8 @@ class HiddenPage(SessionCommands):
     session_id: str
     _conn: CDPConnection = field(repr=False)
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
