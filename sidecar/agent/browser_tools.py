@@ -63,7 +63,7 @@ async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHeal
         element = await resolve(agent, page, ref, timeout)
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=timeout)
-        node, _viewport = await element_node(layout, element, health)
+        node = await element_node(layout, element, health)
         box = node["bounds"]["borderBox"]          # document space of the top-level page
         if box["width"] <= 0 or box["height"] <= 0:
             raise ApiError(409, "not_rendered", f"ref {ref} has no area", field="ref")
