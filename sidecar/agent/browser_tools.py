@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from httpapi.errors import ApiError
 
@@ -13,13 +13,52 @@ from ..cdp.protocol.cdp_commands import PageCaptureScreenshotParams
 from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.seams import TabHealth
 from ..layout import LayoutService
-from .events import LEVELS, DialogArm, TabEvents
+from .events import LEVELS, ConsoleMessage, DialogArm, DialogJSON, RequestEntry, TabEvents
 from .page_snapshot import visibility
 from .resolve import element_node, resolve
 from .session import AgentSession
 
 
-async def go_history(tracker: TargetTracker, page: PageTarget, step: int, timeout: float) -> dict[str, Any]:
+class HistoryMove(TypedDict):
+    """Where a back, forward or reload went."""
+
+    url: str
+    title: NotRequired[str]
+
+
+class ConsoleAnswer(TypedDict):
+    messages: list[ConsoleMessage]
+    total: int
+    dropped: int
+
+
+class RequestsAnswer(TypedDict):
+    requests: list[RequestEntry]
+    total: int
+
+
+class DialogArmed(TypedDict):
+    accept: bool
+    prompt_text: str | None
+
+
+class ChooserPaths(TypedDict):
+    paths: list[str]
+
+
+class DialogHookAnswer(TypedDict, total=False):
+    """The dialog answered now, or the answer armed for the next one."""
+
+    answered: DialogJSON
+    armed: DialogArmed
+
+
+class ChooserHookAnswer(TypedDict, total=False):
+    answered: ChooserPaths
+    armed: ChooserPaths
+
+
+async def go_history(tracker: TargetTracker, page: PageTarget, step: int, timeout: float) -> HistoryMove:
     """Back (-1) or forward (+1) one entry; 409 when there is none."""
     history = await page.send("Page.getNavigationHistory", timeout=timeout)
     index = history["currentIndex"] + step
@@ -31,13 +70,13 @@ async def go_history(tracker: TargetTracker, page: PageTarget, step: int, timeou
     return {"url": entries[index]["url"], "title": entries[index].get("title", "")}
 
 
-def console(events: TabEvents, level: str, limit: int) -> dict[str, Any]:
+def console(events: TabEvents, level: str, limit: int) -> ConsoleAnswer:
     floor = LEVELS.index(level)
     messages = [m for m in events.console if LEVELS.index(m["level"]) >= floor]
     return {"messages": messages[-limit:], "total": len(messages), "dropped": events.lost}
 
 
-def requests(events: TabEvents, limit: int, failed_only: bool) -> dict[str, Any]:
+def requests(events: TabEvents, limit: int, failed_only: bool) -> RequestsAnswer:
     entries = list(events.requests.values())
     if failed_only:
         entries = [e for e in entries if e["failed"] or (e["status"] or 0) >= 400]
@@ -80,7 +119,7 @@ async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHeal
 
 
 async def arm_dialog(agent: AgentSession, page: PageTarget, accept: bool,
-                     prompt_text: str | None) -> dict[str, Any]:
+                     prompt_text: str | None) -> DialogHookAnswer:
     """Answer the dialog open now, or the next one."""
     events = agent.events(page.target_id)
     if events.pending_dialog is not None:
@@ -91,7 +130,7 @@ async def arm_dialog(agent: AgentSession, page: PageTarget, accept: bool,
     return {"armed": {"accept": accept, "prompt_text": prompt_text}}
 
 
-async def arm_file_chooser(agent: AgentSession, page: PageTarget, paths: list[str]) -> dict[str, Any]:
+async def arm_file_chooser(agent: AgentSession, page: PageTarget, paths: list[str]) -> ChooserHookAnswer:
     """Answer the file chooser open now, or the next one."""
     for i, path in enumerate(paths):
         if not os.path.isabs(path) or not os.path.isfile(path):

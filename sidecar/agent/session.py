@@ -8,9 +8,9 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import TypedDict, TypeVar, cast
 
 from ..cdp.connection import CDPConnection, CDPError, EventCallback
 from ..cdp.protocol.cdp_commands import PageHandleJavaScriptDialogParams
@@ -22,8 +22,20 @@ from .tree_text import LineCache
 log = logging.getLogger(__name__)
 
 E = TypeVar("E")             # one CDP event's parameters (a TypedDict of cdp_events)
+R = TypeVar("R")
 MAX_DIFF_CLIENTS = 64          # (client, tab) pairs whose last snapshot is kept
 MAX_DOWNLOADS = 200
+class Download(TypedDict):
+    """One download as GET /downloads lists it (beside its guid)."""
+
+    url: str
+    suggested_filename: str
+    path: str
+    state: str
+    received_bytes: float
+    total_bytes: float | None
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     downloads_dir: str
@@ -45,7 +57,7 @@ class AgentSession:
         self.config = config
         self._tabs: dict[str, TabState] = {}
         self._diffs: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
-        self.downloads: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.downloads: OrderedDict[str, Download] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
         self._handlers = {
             "Target.detachedFromTarget": self._on_detached,
@@ -115,7 +127,7 @@ class AgentSession:
         while len(self._diffs) > MAX_DIFF_CLIENTS:
             self._diffs.popitem(last=False)
 
-    def spawn(self, coro: Any) -> asyncio.Task:
+    def spawn(self, coro: Coroutine[object, object, R]) -> asyncio.Task[R]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._done)
@@ -207,7 +219,7 @@ class AgentSession:
                                                            "backendNodeId": chooser.backend_node_id},
                                  session_id=chooser.session_id, timeout=self.config.call_timeout)
 
-    def _on_loading(self, started: bool) -> Any:
+    def _on_loading(self, started: bool) -> EventCallback:
         def handler(params: dict, session_id: str | None) -> None:
             page = self.tracker.page_for_session(session_id) if session_id else None
             if page is None or params.get("frameId") != page.target_id:

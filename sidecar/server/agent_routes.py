@@ -99,7 +99,7 @@ def _history(step: int | None) -> BodyHandler[HistoryBody]:
         page = await agent.tab(body["tab"])
         if step is None:
             await agent.tracker.reload(page, agent.timeout)
-            result: dict[str, Any] = {"url": page.url}
+            result: tools.HistoryMove = {"url": page.url}
         else:
             result = await tools.go_history(agent.tracker, page, step, agent.timeout)
         ctx = agent.act_context(page, "cdp", visible=False)
