@@ -13,13 +13,14 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from httpapi.bounded import within
 
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
+from ..cdp.protocol.cdp_types import BrowserBounds
 from ..cdp.targets import PageTarget, WindowBounds
 from ..layout.geometry import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
@@ -45,6 +46,17 @@ WINDOW_SPACE = "screen (device-independent pixels)"
 class RequestedWindow(WindowBounds):
     """The window the browser is asked for, as /health reports it."""
 
+    space: str
+
+
+class ActualWindow(TypedDict):
+    """Where Chromium says the window is (DIP), as /health reports it."""
+
+    x: int | None
+    y: int | None
+    width: int | None
+    height: int | None
+    state: str | None
     space: str
 
 
@@ -210,13 +222,13 @@ class ChromiumSupervisor:
             raise ChromiumUnavailable(why)
         return live
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self) -> dict[str, object]:
         """``health_snapshot()`` plus the browser window's actual bounds, asked from Chromium."""
         body = self.health_snapshot()
         body["window"] = {"requested": self._window(), "actual": await self._actual_window()}
         return body
 
-    async def _actual_window(self) -> dict[str, Any] | None:
+    async def _actual_window(self) -> ActualWindow | None:
         """Where the first tab's window really is (Chromium may shrink a screen-sized window by
         a pixel, and a window manager may move it). CSS/DIP pixels: screen pixels / DPR."""
         live = self.live
@@ -227,14 +239,14 @@ class ChromiumSupervisor:
                                          {"targetId": live.tracker.pages()[0].target_id}, timeout=2.0)
         except CDPError:
             return None
-        bounds = reply.get("bounds", {})
+        bounds: BrowserBounds = reply.get("bounds", {})
         return {"x": bounds.get("left"), "y": bounds.get("top"), "width": bounds.get("width"),
                 "height": bounds.get("height"), "state": bounds.get("windowState"),
                 "space": WINDOW_SPACE}
 
-    def health_snapshot(self) -> dict[str, Any]:
+    def health_snapshot(self) -> dict[str, object]:
         chromium, live = self.chromium, self.live
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "status": self.status,
             "pid": chromium.pid if chromium is not None and chromium.returncode is None else None,
             "version": self.version.get("product") if self.version else None,

@@ -35,13 +35,14 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from aiohttp import web
 
 from httpapi.app_keys import app_key
 from httpapi.bodies import Typed
 from httpapi.fields import F, Int, Model, Number
+from httpapi.json_types import JSONObject
 
 from . import app_keys as keys
 from ..cdp.connection import CDPError, CDPTimeout
@@ -116,7 +117,7 @@ class Trackers:
 TRACKERS = app_key("sidecar.settle_trackers", Trackers)
 
 
-async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> dict[str, Any]:
+async def _ask(page: PageTarget, body: SettleEvidence, budget: float) -> JSONObject:
     if page.crashed or page.pending_navigation is not None:
         return {"evidence": "none", "detail": "a navigation is pending"}
     sent = time.monotonic()

@@ -7,7 +7,7 @@ post a reset (the guard refuses its Origin / Sec-Fetch-Site, and a DNS-rebinding
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict, cast
 
@@ -67,7 +67,7 @@ def _matches(pattern: str, what: str) -> Callable[[str], str | None]:
     return lambda value: None if compiled.match(value) else f"not a valid {what}"
 
 
-def _cookie_rules(cookie: dict[str, Any]) -> tuple[str, str] | None:
+def _cookie_rules(cookie: Mapping[str, object]) -> tuple[str, str] | None:
     if cookie["sameSite"] == "None" and not cookie["secure"]:
         return "sameSite", "None needs secure: true (browsers refuse it otherwise)"
     if cookie["partitionKey"] is not None and not cookie["secure"]:
