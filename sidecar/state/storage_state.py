@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict, get_args
+from collections.abc import Iterable, Sequence
+from typing import Literal, TypedDict, get_args
 from urllib.parse import urlsplit
 
 from ..cdp.connection import INVALID_PARAMS, CDPConnection, CDPError
 from ..cdp.targets import PageTarget, TargetTracker
 from ..cdp.protocol.cdp_commands import StorageGetCookiesParams, StorageSetCookiesParams
-from ..cdp.protocol.cdp_types import NetworkCookieParam
+from ..cdp.protocol.cdp_types import NetworkCookie, NetworkCookieParam
 from .scratch_page import ScratchFailed, scratch_page
 
 ORIGINS_FILE = "desktopd-storage-origins.json"
@@ -75,7 +75,7 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
-def cookie_from_cdp(cookie: Mapping[str, Any]) -> Cookie:
+def cookie_from_cdp(cookie: NetworkCookie) -> Cookie:
     """A CDP Network.Cookie in Playwright's form (its field names and order; sameSite Lax when
     Chromium reports none, as Playwright does)."""
     out: Cookie = {"name": cookie["name"], "value": cookie["value"], "domain": cookie["domain"],
