@@ -1,5 +1,6 @@
 """How a session is set up once the tracker (targets.py) attached it: one ordered list of steps
-for every tab and out-of-process iframe, so no other part configures sessions of its own.
+for every tab and out-of-process iframe, and the pipeline that runs them, so no other part
+configures sessions of its own.
 
 The steps go out in this order without waiting for each other's answer (Chromium runs one
 session's commands in the order received), so a page that loads right after it attached is
@@ -8,8 +9,14 @@ navigation ends, which is why a page counts as ready as soon as its ``readies`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from .connection import CDPConnection, CDPError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,3 +50,51 @@ SESSION_SETUP: tuple[SetupStep, ...] = (
     # Last: a target someone else started paused runs once it is set up.
     SetupStep("Runtime.runIfWaitingForDebugger", only_paused=True),
 )
+
+
+class AttachPipeline:
+    """Runs the steps on the tracker's connection: BROWSER_SETUP once, SESSION_SETUP for each
+    session the tracker attached."""
+
+    def __init__(self, conn: CDPConnection, timeout: float) -> None:
+        self.conn = conn
+        self.timeout = timeout
+        self._fallen_back: set[str] = set()     # steps Chromium wanted the fallback of
+
+    async def set_up_browser(self) -> None:
+        await self._send(BROWSER_SETUP, None)
+
+    async def set_up(self, session_id: str, paused: bool, readied: Callable[[], None]) -> None:
+        """Sends the steps in order, all at once, then weighs the answers in the same order;
+        ``readied()`` once the readying step answered (or the setup ended without it)."""
+        steps = [step for step in SESSION_SETUP if paused or not step.only_paused]
+        replies = [asyncio.ensure_future(self._send(step, session_id)) for step in steps]
+        told = False
+        try:
+            for step, reply in zip(steps, replies):
+                try:
+                    await reply
+                except CDPError as exc:
+                    # The target went away (closed tab, navigated iframe) before it was set up.
+                    log.debug("%s on session %s failed: %s", step.method, session_id, exc)
+                if step.readies and not told:
+                    told = True
+                    readied()
+        finally:
+            for reply in replies:
+                reply.cancel()
+            if not told:
+                readied()
+
+    async def _send(self, step: SetupStep, session_id: str | None) -> None:
+        """``step`` on ``session_id`` (None: the browser), with its fallback once Chromium
+        rejected its params (then for every session after, too)."""
+        fallen_back = step.method in self._fallen_back and step.fallback is not None
+        params = step.fallback if fallen_back else step.params
+        try:
+            await self.conn.send_raw(step.method, params, session_id=session_id, timeout=self.timeout)
+        except CDPError as exc:
+            if step.fallback is None or fallen_back or exc.code is None:
+                raise
+            self._fallen_back.add(step.method)
+            await self.conn.send_raw(step.method, step.fallback, session_id=session_id, timeout=self.timeout)

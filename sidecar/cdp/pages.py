@@ -1,11 +1,12 @@
 """A tab, an out-of-process iframe and a hidden page as the tracker (targets.py) keeps them, each
-with its own session."""
+with its own session; a target as listed, and where a new window goes."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
 from httpapi.json_types import JSONObject
 
@@ -71,6 +72,29 @@ class HiddenPage(SessionCommands):
     async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
                        timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
+
+
+class WindowBounds(TypedDict):
+    """Where a new window goes, in DIP (CSS pixels): the supervisor's requested window."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class TargetEntry(TypedDict):
+    """One target as GET /targets lists it (tabs add theirs: server/tab_lookup.py)."""
+
+    id: str
+    type: str
+    title: str
+    url: str
+    attached: bool
+    openerId: NotRequired[str]
+    parentId: NotRequired[str]
+    crashed: NotRequired[bool]
+    webSocketDebuggerUrl: NotRequired[str]      # through the exposed DevTools endpoint
 
 
 def exception_text(details: RuntimeExceptionDetails) -> str:

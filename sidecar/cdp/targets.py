@@ -18,17 +18,17 @@ import itertools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from typing import NotRequired, Protocol, TypedDict
+from typing import Protocol
 
 from httpapi.bounded import within
 
-from .attach import BROWSER_SETUP, SESSION_SETUP, SetupStep
+from .attach import AttachPipeline
 from .connection import INVALID_PARAMS, CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .pages import ChildTarget, HiddenPage, PageTarget
+from .pages import ChildTarget, HiddenPage, PageTarget, TargetEntry, WindowBounds
 from .protocol.cdp_commands import PageNavigateResult, PageReloadResult, TargetCreateTargetParams
 from .protocol.cdp_types import TargetTargetInfo
 
-__all__ = ["ChildTarget", "HiddenPage", "PageTarget", "TargetTracker", "WindowBounds"]
+__all__ = ["ChildTarget", "HiddenPage", "PageTarget", "TargetEntry", "TargetTracker", "WindowBounds"]
 
 log = logging.getLogger(__name__)
 
@@ -40,29 +40,6 @@ SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
 COMMIT_WAIT_S = 2.0
 # How long a closed tab may remain before Chromium is asked again to close it.
 CLOSE_REASK_S = 2.0
-
-
-class WindowBounds(TypedDict):
-    """Where a new window goes, in DIP (CSS pixels): the supervisor's requested window."""
-
-    x: int
-    y: int
-    width: int
-    height: int
-
-
-class TargetEntry(TypedDict):
-    """One target as GET /targets lists it (tabs add theirs: server/tab_lookup.py)."""
-
-    id: str
-    type: str
-    title: str
-    url: str
-    attached: bool
-    openerId: NotRequired[str]
-    parentId: NotRequired[str]
-    crashed: NotRequired[bool]
-    webSocketDebuggerUrl: NotRequired[str]      # through the exposed DevTools endpoint
 
 
 class Navigating(Protocol):
@@ -105,7 +82,7 @@ class TargetTracker:
             "Page.frameStartedNavigating": self._on_navigation_started,
             "Page.frameNavigated": self._on_frame_navigated,
         }
-        self._fallen_back: set[str] = set()     # setup steps Chromium wanted their fallback of
+        self._attach = AttachPipeline(conn, configure_timeout)     # sets up every new session
         # The browser context new tabs open in: the episode's (browser/episode_context.py), or
         # None for the browser's default context.
         self.browser_context_id: str | None = None
@@ -114,7 +91,7 @@ class TargetTracker:
         for method, handler in self._handlers.items():
             self.conn.on(method, handler)
         await self.conn.send("Target.setDiscoverTargets", {"discover": True})
-        await self._send_step(BROWSER_SETUP, None)
+        await self._attach.set_up_browser()
 
     def stop(self) -> None:
         for method, handler in self._handlers.items():
@@ -487,7 +464,8 @@ class TargetTracker:
                               title=info.get("title", ""), order=self._order[target_id],
                               _conn=self.conn, opener_id=info.get("openerId"))
             self._pages[target_id] = page
-            self._spawn(self._set_up(session_id, page.ready, bool(params.get("waitingForDebugger"))))
+            self._spawn(self._attach.set_up(session_id, bool(params.get("waitingForDebugger")),
+                                            lambda: self._readied(page.ready)))
         elif kind == "iframe":
             parent_id = self._sessions.get(parent_session)
             owner = self.page_for_session(parent_session)
@@ -499,7 +477,8 @@ class TargetTracker:
                                 _conn=self.conn)
             self._children[target_id] = child
             owner.children[target_id] = child
-            self._spawn(self._set_up(session_id, None, bool(params.get("waitingForDebugger"))))
+            self._spawn(self._attach.set_up(session_id, bool(params.get("waitingForDebugger")),
+                                            lambda: self._readied(None)))
         self._changed()
 
     def _on_detached(self, params: dict, _parent_session: str | None) -> None:
@@ -521,46 +500,14 @@ class TargetTracker:
                 owner.children.pop(target_id, None)
         self._changed()
 
-    # -- the attach pipeline: every new session set up by attach.SESSION_SETUP -----------------
+    # -- tasks -------------------------------------------------------------------------------
 
     def _spawn(self, coro: Coroutine[object, object, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _set_up(self, session_id: str, ready: asyncio.Event | None, paused: bool) -> None:
-        """Sends SESSION_SETUP's steps in order, all at once (attach.py says why), then weighs the
-        answers in the same order; ``ready`` is set once the readying step answered."""
-        steps = [step for step in SESSION_SETUP if paused or not step.only_paused]
-        replies = [asyncio.ensure_future(self._send_step(step, session_id)) for step in steps]
-        try:
-            for step, reply in zip(steps, replies):
-                try:
-                    await reply
-                except CDPError as exc:
-                    # The target went away (closed tab, navigated iframe) before it was set up.
-                    log.debug("%s on session %s failed: %s", step.method, session_id, exc)
-                if step.readies:
-                    if ready is not None:
-                        ready.set()
-                    self._changed()
-        finally:
-            for reply in replies:
-                reply.cancel()
-            if ready is not None and not ready.is_set():
-                ready.set()
-                self._changed()
-
-    async def _send_step(self, step: SetupStep, session_id: str | None) -> None:
-        """``step`` on ``session_id`` (None: the browser), with its fallback once Chromium
-        rejected its params (then for every session after, too)."""
-        fallen_back = step.method in self._fallen_back and step.fallback is not None
-        params = step.fallback if fallen_back else step.params
-        try:
-            await self.conn.send_raw(step.method, params, session_id=session_id, timeout=self.configure_timeout)
-        except CDPError as exc:
-            if step.fallback is None or fallen_back or exc.code is None:
-                raise
-            self._fallen_back.add(step.method)
-            await self.conn.send_raw(step.method, step.fallback, session_id=session_id,
-                                     timeout=self.configure_timeout)
+    def _readied(self, ready: asyncio.Event | None) -> None:
+        if ready is not None:
+            ready.set()
+        self._changed()
