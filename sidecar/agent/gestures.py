@@ -169,7 +169,7 @@ async def _aim_at(ctx: ActContext, element: Element) -> Aimed:
         await element.call(TO_MIDDLE_DRAWN, timeout=ctx.timeout, await_promise=True)
         node = await element_node(ctx.layout, element, ctx.health, fresh=True)
     role, name = node.get("role"), node.get("name")
-    summary = _summary(element, role["value"] if role else None, name["value"] if name else "")
+    summary = _summary(element, role.get("value") if role else None, name.get("value", "") if name else "")
     viewport_box, screen_box = node.get("viewport"), node.get("screen")
     if ctx.mode == "cdp":
         if viewport_box is None:

@@ -49,13 +49,13 @@ class AgentNode:
 
 def _role(node: LayoutNode) -> str:
     role = node.get("role")
-    value = role["value"] if role else ""
+    value = (role.get("value") if role else None) or ""
     return ROLE_NAMES.get(value, value)
 
 
 def _name(node: LayoutNode) -> str:
     name = node.get("name")
-    return name["value"] if name else ""
+    return str((name.get("value") if name else None) or "")
 
 
 # Grouping roles that add depth, not meaning, when unnamed.
