@@ -141,6 +141,7 @@ class TargetTracker:
         return await self.navigate(page, page.url or "about:blank", timeout)
 
     async def reload(self, page: PageTarget, timeout: float) -> PageReloadResult:
+        """Page.reload: the tab's document loaded again (sent to its renderer: see revive)."""
         return await page.send("Page.reload", timeout=timeout)
 
     async def go_to_history_entry(self, page: PageTarget, entry_id: int, timeout: float) -> None:
