@@ -10,7 +10,6 @@ lists the table; tests/sidecar_service/test_app_errors.py checks each row.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from httpapi.errors import ApiError
 
@@ -91,12 +90,12 @@ def http_form(exc: BaseException) -> HttpForm | None:
     return None
 
 
-def as_api_error(exc: BaseException, *, extra: dict[str, Any] | None = None) -> ApiError:
+def as_api_error(exc: BaseException, *, extra: dict[str, object] | None = None) -> ApiError:
     """``exc`` in its HTTP form (HTTP_FORMS); an exception outside the table is a bug: 500."""
     form = http_form(exc)
     if form is None:
         return ApiError(500, "internal_error", f"{type(exc).__name__}: {exc}")
-    detail: Any = str(exc)
+    detail: object = str(exc)
     if isinstance(exc, CDPError) and form.code == "cdp_error":
         detail = {"method": exc.method, "code": exc.code, "message": exc.message}
     headers = {"Retry-After": str(form.retry_after)} if form.retry_after is not None else None

@@ -7,12 +7,11 @@ state it may open, and lets the page take it in."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from httpapi.bounded import within
 from httpapi.errors import ApiError
 
-from .act_kind import ActBody, ActKind, Target
+from .act_kind import ActAnswer, ActBody, ActKind, Target
 from .events import TabEvents
 from .gestures import ActContext, aim, ensure_front
 from .kinds import KINDS
@@ -23,11 +22,11 @@ DEFAULT_WAIT_S = 10.0          # for a navigation an act started
 REQUEST_GRACE_S = 1.0
 
 
-async def _act(ctx: ActContext, kind: ActKind, body: ActBody) -> dict[str, Any]:
+async def _act(ctx: ActContext, kind: ActKind, body: ActBody) -> ActAnswer:
     element = None
     if kind.ref == "required" or (kind.ref == "optional" and body.get("ref")):
         element = await resolve(ctx.agent, ctx.page, body["ref"], ctx.timeout)
-    out: dict[str, Any] = {}
+    out: ActAnswer = {}
     point = None
     if kind.aims and element is not None:
         if ctx.mode == "visible":
@@ -48,7 +47,7 @@ def hung_after(ctx: ActContext, body: ActBody) -> float:
     return limit
 
 
-async def run_act(ctx: ActContext, body: ActBody) -> dict[str, Any]:
+async def run_act(ctx: ActContext, body: ActBody) -> ActAnswer:
     """The act, raced against a modal state it may open (an alert() in a click handler blocks
     CDP input until answered): the answer reports the dialog instead of hanging."""
     events = ctx.agent.events(ctx.page.target_id)

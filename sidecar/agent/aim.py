@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
 
 from httpapi.errors import ApiError
 
@@ -95,18 +94,18 @@ async def _frame_aim(element: Element, timeout: float) -> Aim | None:
         if attempt:
             await element.call(TO_MIDDLE, timeout=timeout)
         page = element.page
-        replies: list[Any] = await asyncio.gather(
+        quads, metrics, window = await asyncio.gather(
             page.send("DOM.getContentQuads", {"objectId": element.object_id}, timeout=timeout),
             page.send("Page.getLayoutMetrics", timeout=timeout),
             page.send("Runtime.evaluate", {"expression": f"({_WINDOW})", "returnByValue": True},
                       timeout=timeout),
             return_exceptions=True)
-        quads, metrics, window = replies
-        for reply in replies:
-            if isinstance(reply, CDPError):
+        if isinstance(quads, BaseException) or isinstance(metrics, BaseException) \
+                or isinstance(window, BaseException):
+            failure = next(r for r in (quads, metrics, window) if isinstance(r, BaseException))
+            if isinstance(failure, CDPError):
                 return None         # no box (display:none...): the whole read says so
-            if isinstance(reply, BaseException):
-                raise reply
+            raise failure
         try:
             view = view_of(parse_probe(window), metrics)
         except ValueError:

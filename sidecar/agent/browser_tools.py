@@ -5,21 +5,60 @@ from __future__ import annotations
 
 import base64
 import os
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from httpapi.errors import ApiError
 
 from ..cdp.protocol.cdp_commands import PageCaptureScreenshotParams
-from ..cdp.targets import PageTarget
+from ..cdp.targets import PageTarget, TargetTracker
 from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutService
-from .events import LEVELS, DialogArm, TabEvents
+from .events import LEVELS, ConsoleMessage, DialogArm, DialogJSON, RequestEntry, TabEvents
 from .page_snapshot import visibility
 from .resolve import element_node, resolve
 from .session import AgentSession
 
 
-async def go_history(page: PageTarget, step: int, timeout: float) -> dict[str, Any]:
+class HistoryMove(TypedDict):
+    """Where a back, forward or reload went."""
+
+    url: str
+    title: NotRequired[str]
+
+
+class ConsoleAnswer(TypedDict):
+    messages: list[ConsoleMessage]
+    total: int
+    dropped: int
+
+
+class RequestsAnswer(TypedDict):
+    requests: list[RequestEntry]
+    total: int
+
+
+class DialogArmed(TypedDict):
+    accept: bool
+    prompt_text: str | None
+
+
+class ChooserPaths(TypedDict):
+    paths: list[str]
+
+
+class DialogHookAnswer(TypedDict, total=False):
+    """The dialog answered now, or the answer armed for the next one."""
+
+    answered: DialogJSON
+    armed: DialogArmed
+
+
+class ChooserHookAnswer(TypedDict, total=False):
+    answered: ChooserPaths
+    armed: ChooserPaths
+
+
+async def go_history(tracker: TargetTracker, page: PageTarget, step: int, timeout: float) -> HistoryMove:
     """Back (-1) or forward (+1) one entry; 409 when there is none."""
     history = await page.send("Page.getNavigationHistory", timeout=timeout)
     index = history["currentIndex"] + step
@@ -27,17 +66,17 @@ async def go_history(page: PageTarget, step: int, timeout: float) -> dict[str, A
     if not 0 <= index < len(entries):
         raise ApiError(409, "no_history", "there is no page to go " + ("back" if step < 0 else "forward")
                        + " to")
-    await page.send("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]}, timeout=timeout)
+    await tracker.go_to_history_entry(page, entries[index]["id"], timeout)
     return {"url": entries[index]["url"], "title": entries[index].get("title", "")}
 
 
-def console(events: TabEvents, level: str, limit: int) -> dict[str, Any]:
+def console(events: TabEvents, level: str, limit: int) -> ConsoleAnswer:
     floor = LEVELS.index(level)
     messages = [m for m in events.console if LEVELS.index(m["level"]) >= floor]
     return {"messages": messages[-limit:], "total": len(messages), "dropped": events.lost}
 
 
-def requests(events: TabEvents, limit: int, failed_only: bool) -> dict[str, Any]:
+def requests(events: TabEvents, limit: int, failed_only: bool) -> RequestsAnswer:
     entries = list(events.requests.values())
     if failed_only:
         entries = [e for e in entries if e["failed"] or (e["status"] or 0) >= 400]
@@ -63,7 +102,7 @@ async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHeal
         element = await resolve(agent, page, ref, timeout)
         await element.session.send("DOM.scrollIntoViewIfNeeded",
                                    {"backendNodeId": element.key.backend_node_id}, timeout=timeout)
-        node, _viewport = await element_node(layout, element, health)
+        node = await element_node(layout, element, health)
         box = node["bounds"]["borderBox"]          # document space of the top-level page
         if box["width"] <= 0 or box["height"] <= 0:
             raise ApiError(409, "not_rendered", f"ref {ref} has no area", field="ref")
@@ -80,7 +119,7 @@ async def screenshot(layout: LayoutService, agent: AgentSession, health: TabHeal
 
 
 async def arm_dialog(agent: AgentSession, page: PageTarget, accept: bool,
-                     prompt_text: str | None) -> dict[str, Any]:
+                     prompt_text: str | None) -> DialogHookAnswer:
     """Answer the dialog open now, or the next one."""
     events = agent.events(page.target_id)
     if events.pending_dialog is not None:
@@ -91,7 +130,7 @@ async def arm_dialog(agent: AgentSession, page: PageTarget, accept: bool,
     return {"armed": {"accept": accept, "prompt_text": prompt_text}}
 
 
-async def arm_file_chooser(agent: AgentSession, page: PageTarget, paths: list[str]) -> dict[str, Any]:
+async def arm_file_chooser(agent: AgentSession, page: PageTarget, paths: list[str]) -> ChooserHookAnswer:
     """Answer the file chooser open now, or the next one."""
     for i, path in enumerate(paths):
         if not os.path.isabs(path) or not os.path.isfile(path):

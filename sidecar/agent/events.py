@@ -8,7 +8,7 @@ import asyncio
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Literal, NotRequired, TypedDict, cast
 
 from ..cdp.protocol.cdp_events import (NetworkLoadingFailedEvent, NetworkRequestWillBeSentEvent,
                                        NetworkResponseReceivedEvent, RuntimeConsoleAPICalledEvent,
@@ -66,6 +66,27 @@ class DialogAnswer(TypedDict):
     by: NotRequired[str]
 
 
+class DialogJSON(TypedDict):
+    type: str
+    message: str
+    url: str
+    default_prompt: NotRequired[str]
+    answered: NotRequired[DialogAnswer]
+
+
+class ModalState(TypedDict):
+    """What blocks the page until an agent answers it (a dialog's fields, or a chooser's mode)."""
+
+    kind: Literal["dialog", "file_chooser"]
+    answer_with: str
+    type: NotRequired[str]
+    message: NotRequired[str]
+    url: NotRequired[str]
+    default_prompt: NotRequired[str]
+    answered: NotRequired[DialogAnswer]
+    mode: NotRequired[str]
+
+
 def _arg_text(arg: RuntimeRemoteObject) -> str:
     if "value" in arg:
         value = arg["value"]
@@ -83,8 +104,8 @@ class Dialog:
     opened_at: float = field(default_factory=time.time)
     answer: DialogAnswer | None = None
 
-    def json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"type": self.type, "message": self.message, "url": self.url}
+    def json(self) -> DialogJSON:
+        body: DialogJSON = {"type": self.type, "message": self.message, "url": self.url}
         if self.type == "prompt":
             body["default_prompt"] = self.default_prompt
         if self.answer is not None:
@@ -190,7 +211,7 @@ class TabEvents:
         if entry is not None:
             entry["failed"] = params.get("errorText") or "failed"
 
-    def modal_state(self) -> dict[str, Any] | None:
+    def modal_state(self) -> ModalState | None:
         """The modal state an agent must answer before the page goes on, or None."""
         if self.pending_dialog is not None:
             return {"kind": "dialog", **self.pending_dialog.json(),

@@ -5,9 +5,9 @@ tab to the front, and gestures that return once the page saw them (visible mode)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from desktopd_kit import AsyncDesktop
 from httpapi.errors import ApiError
@@ -96,12 +96,15 @@ async def _ax_summary(element: Element, timeout: float) -> ElementSummary:
     except CDPError:
         return {"ref": element.ref, "role": None, "name": ""}
     nodes = reply.get("nodes")
-    return await _element_summary(element, nodes[0] if nodes else {})
+    node = nodes[0] if nodes else None
+    role, name = (node.get("role"), node.get("name")) if node else (None, None)
+    return _summary(element, role.get("value") if role else None, name.get("value", "") if name else "")
 
 
-async def _element_summary(element: Element, node: Mapping[str, Any]) -> ElementSummary:
-    return {"ref": element.ref, "role": (node.get("role") or {}).get("value"),
-            "name": (node.get("name") or {}).get("value", "")}
+def _summary(element: Element, role: object, name: object) -> ElementSummary:
+    """The element's ref, role and name (as the AX tree or /layout gave them: strings)."""
+    return {"ref": element.ref, "role": role if isinstance(role, str) else None,
+            "name": name if isinstance(name, str) else ""}
 
 
 async def aim(ctx: ActContext, element: Element, *, presses: bool = False) -> Aimed:
@@ -155,28 +158,32 @@ async def _aim_at(ctx: ActContext, element: Element) -> Aimed:
         # lands a frame or two later: let the tab render it before the box is read.
         await ctx.page.send("Runtime.evaluate", {"expression": NEXT_FRAME,
                                                  "awaitPromise": True}, timeout=ctx.timeout)
-    node, viewport = await element_node(ctx.layout, element, ctx.health)
+    node = await element_node(ctx.layout, element, ctx.health)
     if ctx.mode == "visible" and not node.get("visible"):
         # A scroll inside a frame can land after the read: once more, after a frame, in full.
         await element.call(NEXT_FRAME_FUNCTION, timeout=ctx.timeout, await_promise=True)
-        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
+        node = await element_node(ctx.layout, element, ctx.health, fresh=True)
     if node.get("visible") and node.get("hittable") is False:
         # Something else would take the click there (a sticky header over an element the
         # scroll left at the edge): once more from the middle of the view.
         await element.call(TO_MIDDLE_DRAWN, timeout=ctx.timeout, await_promise=True)
-        node, viewport = await element_node(ctx.layout, element, ctx.health, fresh=True)
-    summary = await _element_summary(element, node)
+        node = await element_node(ctx.layout, element, ctx.health, fresh=True)
+    role, name = node.get("role"), node.get("name")
+    summary = _summary(element, role.get("value") if role else None, name.get("value", "") if name else "")
+    viewport_box, screen_box = node.get("viewport"), node.get("screen")
     if ctx.mode == "cdp":
-        box = node["viewport"]["borderBox"]
+        if viewport_box is None:
+            raise ApiError(409, "not_rendered", f"ref {element.ref} has no box", field="ref")
+        box = viewport_box["borderBox"]
         point = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         return summary, {"x": round(point[0], 2), "y": round(point[1], 2), "space": "viewport"}, point
-    if not node.get("visible"):
+    if not node.get("visible") or screen_box is None:
         raise ApiError(409, "not_visible", f"ref {element.ref} is not on screen after scrolling it "
                        "into view (covered, clipped or zero-sized)", field="ref")
     # The centre of the largest visible part (a link wrapped over two lines, a box clipped by
     # its frame), as the quick measure takes it.
-    point = node["screen"].get("clickPoint") or node["screen"]["center"]
-    return summary, {"x": point["x"], "y": point["y"], "space": "screen"}, (point["x"], point["y"])
+    at = screen_box.get("clickPoint") or screen_box["center"]
+    return summary, {"x": at["x"], "y": at["y"], "space": "screen"}, (at["x"], at["y"])
 
 
 async def ensure_front(ctx: ActContext) -> None:
@@ -193,7 +200,7 @@ async def ensure_front(ctx: ActContext) -> None:
 
 
 async def gesture(ctx: ActContext, element: Element | None, event: str,
-                   gesture: Coroutine[Any, Any, None]) -> None:
+                   gesture: Coroutine[object, object, None]) -> None:
     """Run an input coroutine; in visible mode, return once the page saw its ``event`` (bounded),
     so what the act reports (and the next snapshot) follows the input."""
     session = element.session if element is not None else ctx.page
@@ -205,7 +212,7 @@ async def gesture(ctx: ActContext, element: Element | None, event: str,
 
 
 async def _until_arrived(ctx: ActContext, element: Element | None, event: str,
-                         session: PageTarget | ChildTarget, gesture: Coroutine[Any, Any, None]) -> None:
+                         session: PageTarget | ChildTarget, gesture: Coroutine[object, object, None]) -> None:
     """Run visible input and return once the page saw ``event`` (bounded): XTEST input reaches
     the page through the X server and the browser, after the call that sent it answered."""
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
 
 from httpapi.errors import ApiError
 
@@ -15,6 +14,8 @@ from ..cdp.targets import ChildTarget, PageTarget, TargetTracker
 from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutOptions, LayoutService
 from ..layout.runtime.memory import gc_paused
+from .events import ModalState
+from .layout_node import TabEntry
 from .refs import RefTable
 from .tree_text import Rendered, RenderOptions, render
 from .session import AgentSession
@@ -31,7 +32,7 @@ class Snapshot:
     url: str
     title: str
     rendered: Rendered
-    modal: dict[str, Any] | None
+    modal: ModalState | None
     navigation_pending: dict[str, str] | None = None
 
 
@@ -96,7 +97,7 @@ async def tab_loaders(page: PageTarget, timeout: float) -> dict[str, str]:
 
 
 async def tab_nodes(layout: LayoutService, page: PageTarget, health: TabHealth,
-                    fresh: bool = False) -> dict[str, Any]:
+                    fresh: bool = False) -> TabEntry:
     """The tab's /layout entry (document-space bounds, every node); ``fresh``: a full read.
     Without hit tests: the agent's tree does not use "hittable", and they cost a browser call per
     interactive node in view whenever the page changed."""
@@ -105,7 +106,7 @@ async def tab_nodes(layout: LayoutService, page: PageTarget, health: TabHealth,
 
 
 async def agent_tree(layout: LayoutService, agent: AgentSession,
-                     page: PageTarget, health: TabHealth, timeout: float) -> tuple[dict[str, Any], list[AgentNode], RefTable]:
+                     page: PageTarget, health: TabHealth, timeout: float) -> tuple[TabEntry, list[AgentNode], RefTable]:
     # The documents before and after the read must be the same ones, or a node could be bound
     # to a document it is not in: read again while a navigation commits (bounded).
     loaders = await tab_loaders(page, timeout)

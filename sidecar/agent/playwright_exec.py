@@ -15,9 +15,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from httpapi.bounded import within
+
+from .playwright_runner import Outcome
 
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 300.0
@@ -37,6 +38,15 @@ def playwright_installed() -> bool:
 def clamp_timeout(value: float | None) -> float:
     """The caller's timeout within (0, MAX_TIMEOUT_S], DEFAULT_TIMEOUT_S when absent."""
     return DEFAULT_TIMEOUT_S if value is None else min(float(value), MAX_TIMEOUT_S)
+
+
+class PlaywrightRun(Outcome):
+    """POST /playwright's answer: the runner's outcome and how the run went."""
+
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration_s: float
 
 
 @dataclass
@@ -66,7 +76,7 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 
 
 async def run_playwright(code: str, ws_url: str, target_id: str | None, timeout_s: float,
-                         python: str = sys.executable) -> dict[str, Any]:
+                         python: str = sys.executable) -> PlaywrightRun:
     """{"result", "stdout", "stderr", "error", "success", "timed_out", "duration_s"}."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sidecar-playwright-") as workdir:
@@ -107,12 +117,18 @@ async def run_playwright(code: str, ws_url: str, target_id: str | None, timeout_
             "duration_s": round(time.monotonic() - started, 3)}
 
 
-def _read_outcome(path: str) -> dict[str, Any] | None:
+def _read_outcome(path: str) -> Outcome | None:
+    """The runner's outcome; None when it wrote none (or not whole)."""
     try:
         with open(path, encoding="utf-8") as result:
-            return json.load(result)
+            outcome = json.load(result)
     except (OSError, ValueError):
         return None
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("success"), bool):
+        return None
+    error = outcome.get("error")
+    return {"success": outcome["success"], "result": outcome.get("result"),
+            "error": error if isinstance(error, str) else None}
 
 
 def _package_root() -> str:

@@ -19,13 +19,30 @@ import json
 import sys
 import textwrap
 import traceback
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypedDict, cast
+
+from httpapi.json_types import JSONValue
+
+if TYPE_CHECKING:       # Playwright is imported only when code runs
+    from playwright.async_api import Browser, BrowserContext, Page
 
 CONNECT_TIMEOUT_MS = 15_000
 FUNCTION = "__playwright_code__"
 
 
-def compile_code(code: str) -> Any:
+class Outcome(TypedDict):
+    """What RESULT_FILE holds."""
+
+    success: bool
+    result: JSONValue
+    error: str | None
+
+
+PlaywrightCode = Callable[["Page | None", "BrowserContext", "Browser"], Awaitable[object]]
+
+
+def compile_code(code: str) -> PlaywrightCode:
     """The code as an async function taking (page, context, browser); SyntaxError as raised."""
     try:
         compile(code, "<playwright>", "eval", flags=0x2000)   # PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -35,12 +52,12 @@ def compile_code(code: str) -> Any:
     source = f"async def {FUNCTION}(page, context, browser):\n{textwrap.indent(body, '    ')}\n    pass\n"
     tree = ast.parse(source, "<playwright>")
     ast.increment_lineno(tree, -1)      # tracebacks count the caller's lines from 1
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, object] = {}
     exec(compile(tree, "<playwright>", "exec"), namespace)  # noqa: S102 - running it is the point
-    return namespace[FUNCTION]
+    return cast(PlaywrightCode, namespace[FUNCTION])    # the async def in ``source``
 
 
-async def _page_of(context: Any, target_id: str) -> Any:
+async def _page_of(context: BrowserContext, target_id: str) -> Page | None:
     """The Playwright page of a CDP target id (None when the tab is gone)."""
     for page in context.pages:
         session = await context.new_cdp_session(page)
@@ -53,7 +70,7 @@ async def _page_of(context: Any, target_id: str) -> Any:
     return None
 
 
-async def run(code: str, ws_url: str, target_id: str | None) -> dict[str, Any]:
+async def run(code: str, ws_url: str, target_id: str | None) -> Outcome:
     try:
         function = compile_code(code)
     except SyntaxError as exc:
@@ -74,12 +91,12 @@ async def run(code: str, ws_url: str, target_id: str | None) -> dict[str, Any]:
             frames = traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
             return {"success": False, "result": None, "error": "".join(frames)}
         try:
-            json.dumps(value)
+            result: JSONValue = json.loads(json.dumps(value))
         except (TypeError, ValueError) as exc:
             return {"success": False, "result": None,
                     "error": f"the code returned a {type(value).__name__}, which is not JSON-serialisable "
                              f"({exc}): return dicts, lists, strings, numbers, booleans or None"}
-        return {"success": True, "result": value, "error": None}
+        return {"success": True, "result": result, "error": None}
 
 
 def main(argv: list[str]) -> int:

@@ -3,16 +3,19 @@ document and the element must still be in it. Never another element."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from httpapi.errors import ApiError
+from httpapi.json_types import JSONValue
 
 from ..cdp.connection import CDPError
 from ..cdp.pages import exception_text
 from ..cdp.targets import ChildTarget, PageTarget
 from ..layout.runtime.seams import TabHealth
 from ..layout import LayoutService
+from .layout_node import LayoutNode
 from .refs import ElementKey
 from .session import AgentSession
 from .page_snapshot import frame_loaders, stale_ref, tab_nodes, unknown_ref
@@ -26,8 +29,10 @@ class Element:
     session: PageTarget | ChildTarget
     object_id: str
 
-    async def call(self, function: str, *args: Any, timeout: float, await_promise: bool = False) -> Any:
-        """``function`` run with this element as ``this``; its JSON-able result."""
+    async def call(self, function: str, *args: JSONValue | Sequence[str], timeout: float,
+                   await_promise: bool = False) -> Any:
+        """``function`` run with this element as ``this``; its JSON-able result, of the shape the
+        function returns (each caller's script says which)."""
         reply = await self.session.send("Runtime.callFunctionOn", {
             "objectId": self.object_id, "functionDeclaration": function,
             "arguments": [{"value": a} for a in args], "returnByValue": True,
@@ -36,7 +41,7 @@ class Element:
             raise ApiError(422, "script_error", exception_text(reply["exceptionDetails"]))
         return (reply.get("result") or {}).get("value")
 
-    async def call_pending(self, function: str, *args: Any, timeout: float) -> str | None:
+    async def call_pending(self, function: str, *args: JSONValue | Sequence[str], timeout: float) -> str | None:
         """``function`` run with this element as ``this``, its promise left pending: the
         promise's object id, awaited later (Runtime.awaitPromise) once input was sent."""
         reply = await self.session.send("Runtime.callFunctionOn", {
@@ -72,13 +77,12 @@ async def resolve(agent: AgentSession, page: PageTarget, ref: str, timeout: floa
     return element
 
 
-async def element_node(layout: LayoutService, element: Element, health: TabHealth, fresh: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The element's /layout node now (its screen box, its viewport box) and the tab's viewport."""
+async def element_node(layout: LayoutService, element: Element, health: TabHealth, fresh: bool = False) -> LayoutNode:
+    """The element's /layout node now (its screen box, its viewport box)."""
     entry = await tab_nodes(layout, element.page, health, fresh)
-    tab_layout = entry["layout"]
-    for node in tab_layout["nodes"]:
+    for node in entry["layout"]["nodes"]:
         if node.get("backendDOMNodeId") == element.key.backend_node_id and \
                 node.get("frameId") == element.key.frame_id:
-            return node, tab_layout["viewport"]
+            return node
     raise ApiError(409, "not_rendered", f"ref {element.ref} is in the page but has no box (hidden, "
                    "display:none or outside the accessibility tree)", field="ref")

@@ -8,9 +8,9 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import TypedDict, TypeVar, cast
 
 from ..cdp.connection import CDPConnection, CDPError, EventCallback
 from ..cdp.protocol.cdp_commands import PageHandleJavaScriptDialogParams
@@ -22,9 +22,20 @@ from .tree_text import LineCache
 log = logging.getLogger(__name__)
 
 E = TypeVar("E")             # one CDP event's parameters (a TypedDict of cdp_events)
+R = TypeVar("R")
 MAX_DIFF_CLIENTS = 64          # (client, tab) pairs whose last snapshot is kept
 MAX_DOWNLOADS = 200
-# Domains each page and OOPIF session reports to us.
+class Download(TypedDict):
+    """One download as GET /downloads lists it (beside its guid)."""
+
+    url: str
+    suggested_filename: str
+    path: str
+    state: str
+    received_bytes: float
+    total_bytes: float | None
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     downloads_dir: str
@@ -46,10 +57,9 @@ class AgentSession:
         self.config = config
         self._tabs: dict[str, TabState] = {}
         self._diffs: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
-        self.downloads: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.downloads: OrderedDict[str, Download] = OrderedDict()
         self._tasks: set[asyncio.Task] = set()
         self._handlers = {
-            "Target.attachedToTarget": self._on_attached,
             "Target.detachedFromTarget": self._on_detached,
             "Runtime.consoleAPICalled": self._tab_call(TabEvents.add_console),
             "Runtime.exceptionThrown": self._tab_call(TabEvents.add_error),
@@ -69,7 +79,8 @@ class AgentSession:
         }
 
     async def start(self) -> None:
-        """Before the tracker starts, so every page's attach is seen here too."""
+        """Before the tracker starts, so its listeners hear the first pages' events (the
+        tracker sets every session up: cdp/attach.py)."""
         for method, handler in self._handlers.items():
             self.conn.on(method, handler)
         os.makedirs(self.config.downloads_dir, exist_ok=True)
@@ -116,7 +127,7 @@ class AgentSession:
         while len(self._diffs) > MAX_DIFF_CLIENTS:
             self._diffs.popitem(last=False)
 
-    def spawn(self, coro: Any) -> asyncio.Task:
+    def spawn(self, coro: Coroutine[object, object, R]) -> asyncio.Task[R]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._done)
@@ -144,28 +155,10 @@ class AgentSession:
                 method(tab, cast(E, params))
         return handler
 
-    def _on_attached(self, params: dict, _parent: str | None) -> None:
-        if params.get("targetInfo", {}).get("type") in ("page", "iframe"):
-            self.spawn(self._configure(params["sessionId"]))
-
     def _on_detached(self, params: dict, _parent: str | None) -> None:
         target_id = params.get("targetId")
         if target_id and target_id in self._tabs and self.tracker.find_page(target_id) is None:
             del self._tabs[target_id]
-
-    async def _configure(self, session_id: str) -> None:
-        # All at once: a page that loads right after it attached is watched sooner.
-        timeout, send = self.config.call_timeout, self.conn.send
-        setup = {"Page.enable": send("Page.enable", session_id=session_id, timeout=timeout),
-                 "Runtime.enable": send("Runtime.enable", session_id=session_id, timeout=timeout),
-                 "Network.enable": send("Network.enable", session_id=session_id, timeout=timeout),
-                 "Log.enable": send("Log.enable", session_id=session_id, timeout=timeout),
-                 "Page.setInterceptFileChooserDialog": send("Page.setInterceptFileChooserDialog", {"enabled": True},
-                                                            session_id=session_id, timeout=timeout)}
-        results = await asyncio.gather(*setup.values(), return_exceptions=True)
-        for method, result in zip(setup, results):
-            if isinstance(result, BaseException):
-                log.debug("%s on session %s failed: %s", method, session_id, result)
 
     def _on_dialog(self, params: dict, session_id: str | None) -> None:
         tab = self._tab_of(session_id)
@@ -226,7 +219,7 @@ class AgentSession:
                                                            "backendNodeId": chooser.backend_node_id},
                                  session_id=chooser.session_id, timeout=self.config.call_timeout)
 
-    def _on_loading(self, started: bool) -> Any:
+    def _on_loading(self, started: bool) -> EventCallback:
         def handler(params: dict, session_id: str | None) -> None:
             page = self.tracker.page_for_session(session_id) if session_id else None
             if page is None or params.get("frameId") != page.target_id:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from .layout_node import LayoutNode
 from .refs import ElementKey, RefTable
 
 # Roles an agent acts on.
@@ -39,7 +39,7 @@ STATE_FLAGS = ("checked", "expanded", "disabled", "selected", "focused", "presse
 class AgentNode:
     role: str
     name: str
-    node: dict[str, Any]                       # the /layout node
+    node: LayoutNode                           # the /layout node
     value: str | None = None
     ref: str | None = None
     key: ElementKey | None = None
@@ -47,13 +47,15 @@ class AgentNode:
     children: list[AgentNode] = field(default_factory=list)
 
 
-def _role(node: dict[str, Any]) -> str:
-    value = (node.get("role") or {}).get("value") or ""
+def _role(node: LayoutNode) -> str:
+    role = node.get("role")
+    value = (role.get("value") if role else None) or ""
     return ROLE_NAMES.get(value, value)
 
 
-def _name(node: dict[str, Any]) -> str:
-    return str((node.get("name") or {}).get("value") or "")
+def _name(node: LayoutNode) -> str:
+    name = node.get("name")
+    return str((name.get("value") if name else None) or "")
 
 
 # Grouping roles that add depth, not meaning, when unnamed.
@@ -64,7 +66,7 @@ DISSOLVED_UNNAMED = frozenset({
     "emphasis", "strong", "mark", "code", "time", "subscript", "superscript"})
 
 
-def _dissolved(node: dict[str, Any], role: str, name: str) -> bool:
+def _dissolved(node: LayoutNode, role: str, name: str) -> bool:
     if node.get("ignored"):
         return True
     if role in DISSOLVED:
@@ -72,7 +74,7 @@ def _dissolved(node: dict[str, Any], role: str, name: str) -> bool:
     return not name and role in DISSOLVED_UNNAMED
 
 
-def key_of(node: dict[str, Any], loaders: dict[str, str]) -> ElementKey | None:
+def key_of(node: LayoutNode, loaders: dict[str, str]) -> ElementKey | None:
     backend = node.get("backendDOMNodeId")
     frame_id = node.get("frameId")
     target_id = node.get("targetId")
@@ -81,16 +83,16 @@ def key_of(node: dict[str, Any], loaders: dict[str, str]) -> ElementKey | None:
     return ElementKey(target_id, frame_id, backend, loaders.get(frame_id, ""))
 
 
-def build_tree(nodes: Sequence[dict[str, Any]], loaders: dict[str, str],
+def build_tree(nodes: Sequence[LayoutNode], loaders: dict[str, str],
                ref_for: Callable[[ElementKey], str]) -> list[AgentNode]:
     """The top-level agent nodes of a tab's /layout nodes (in /layout's pre-order)."""
     by_id = {node["nodeId"]: node for node in nodes}
     roots = [node for node in nodes if node.get("parentId") not in by_id]
 
-    def convert(node: dict[str, Any], out: list[AgentNode]) -> None:
+    def convert(node: LayoutNode, out: list[AgentNode]) -> None:
         # An explicit stack instead of recursion: documents can nest deeper than Python's limit.
         # Children are pushed reversed, so each parent receives them in document order.
-        stack: list[tuple[dict[str, Any], list[AgentNode]]] = [(node, out)]
+        stack: list[tuple[LayoutNode, list[AgentNode]]] = [(node, out)]
         while stack:
             current, into = stack.pop()
             role, name = _role(current), _name(current)
@@ -126,7 +128,7 @@ def drop_redundant_text(nodes: list[AgentNode]) -> None:
     def same(a: str, b: str) -> bool:
         return bool(a) and " ".join(a.split()) == " ".join(b.split())
 
-    top = AgentNode("", "", {}, children=list(nodes))
+    top = AgentNode("", "", {"nodeId": ""}, children=list(nodes))
     stack = [top]
     while stack:
         node = stack.pop()
@@ -154,7 +156,7 @@ def walk(nodes: list[AgentNode]) -> list[AgentNode]:
     return out
 
 
-def agent_nodes(nodes: Sequence[dict[str, Any]], loaders: dict[str, str], table: RefTable) -> list[AgentNode]:
+def agent_nodes(nodes: Sequence[LayoutNode], loaders: dict[str, str], table: RefTable) -> list[AgentNode]:
     """The tab's agent tree with refs from its table."""
     roots = build_tree(nodes, loaders, table.ref_for)
     drop_redundant_text(roots)

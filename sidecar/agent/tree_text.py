@@ -8,8 +8,8 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from .layout_node import LayoutNode, SnapshotNode
 from .tree import STATE_FLAGS, AgentNode, walk
 
 _json_string = json.encoder.encode_basestring
@@ -31,7 +31,7 @@ class RenderOptions:
 @dataclass
 class Rendered:
     text: str
-    tree: list[dict[str, Any]]
+    tree: list[SnapshotNode]
     nodes: int                 # nodes shown
     refs: int                  # refs shown
     total_nodes: int           # nodes in the (scoped, filtered) tree
@@ -88,8 +88,8 @@ class LineCache:
     last snapshot's."""
 
     def __init__(self) -> None:
-        self._last: dict[int, tuple[dict[str, Any], str | None, str]] = {}
-        self._now: dict[int, tuple[dict[str, Any], str | None, str]] = {}
+        self._last: dict[int, tuple[LayoutNode, str | None, str]] = {}
+        self._now: dict[int, tuple[LayoutNode, str | None, str]] = {}
 
     def line(self, node: AgentNode) -> str:
         key = id(node.node)
@@ -132,13 +132,14 @@ def digests(nodes: list[AgentNode], line: Callable[[AgentNode], str] = line_of) 
     return out
 
 
-def _json_node(node: AgentNode) -> dict[str, Any]:
-    item: dict[str, Any] = {"role": node.role, "name": node.name}
+def _json_node(node: AgentNode) -> SnapshotNode:
+    item: SnapshotNode = {"role": node.role, "name": node.name}
     if node.ref:
         item["ref"] = node.ref
     if node.value not in (None, ""):
         item["value"] = node.value
-    states = {k: v for k, v in (node.node.get("states") or {}).items() if k in STATE_FLAGS and v}
+    states: dict[str, bool | str] = {k: v for k, v in (node.node.get("states") or {}).items()
+                                     if k in STATE_FLAGS and v}
     if states:
         item["states"] = states
     values = node.node.get("propertyValues") or {}
@@ -162,10 +163,10 @@ def render(nodes: list[AgentNode], options: RenderOptions,
     everything = walk(nodes)
     hashes = {n.ref: digest[id(n)] for n in everything if n.ref}
     out: list[str] = []
-    tree: list[dict[str, Any]] = []
+    tree: list[SnapshotNode] = []
     chars = shown = refs = unchanged = 0
     truncated = False
-    stack: list[tuple[AgentNode, int, list[dict[str, Any]]]] = [(n, 0, tree) for n in reversed(nodes)]
+    stack: list[tuple[AgentNode, int, list[SnapshotNode]]] = [(n, 0, tree) for n in reversed(nodes)]
     while stack:
         node, depth, into = stack.pop()
         line = "  " * depth + cache.line(node)
@@ -194,8 +195,9 @@ def render(nodes: list[AgentNode], options: RenderOptions,
             item["below"] = len(walk(node.children))
             continue
         if node.children:
-            item["children"] = []
-            stack.extend((child, depth + 1, item["children"]) for child in reversed(node.children))
+            children: list[SnapshotNode] = []
+            item["children"] = children
+            stack.extend((child, depth + 1, children) for child in reversed(node.children))
     if truncated:
         rest = walk([entry[0] for entry in stack])        # one walk: only counted
         more_refs = sum(1 for n in rest if n.ref)

@@ -40,7 +40,7 @@ class ChromiumConnection:
         tracker = TargetTracker(conn, configure_timeout=settings.cdp_timeout)
         agent = AgentSession(conn, tracker, AgentConfig(settings.downloads_dir, settings.cdp_timeout))
         try:
-            await agent.start()          # before the tracker: it sees every page attach too
+            await agent.start()          # before the tracker: it hears every page's first events
             await tracker.start()
             version = await conn.send("Browser.getVersion")
         except BaseException:

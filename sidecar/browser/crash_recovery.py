@@ -80,7 +80,7 @@ class CrashRecovery:
         if page is None or not page.crashed:
             return   # closed, or revived by someone else meanwhile
         try:
-            await revive(page, self.call_timeout)
+            await self.tracker.revive(page, self.call_timeout)
         except CDPError as error:
             self.counts.failed += 1
             log.warning("tab %s: reload after the crash failed: %s", target_id, error)
@@ -89,8 +89,3 @@ class CrashRecovery:
         self.counts.gave_up.discard(target_id)
         log.info("tab %s: reloaded after its renderer crashed", target_id)
 
-
-async def revive(page, timeout: float) -> dict:
-    """A new document for ``page`` at its URL: revives a crashed renderer (Page.reload would be
-    sent to the dead one)."""
-    return await page.send("Page.navigate", {"url": page.url or "about:blank"}, timeout=timeout)

@@ -13,14 +13,15 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from httpapi.bounded import within
 
 from ..cdp.connection import CDPError
 from ..errors import ChromiumUnavailable
 from ..cdp.protocol.cdp_commands import BrowserGetVersionResult
-from ..cdp.targets import PageTarget
+from ..cdp.protocol.cdp_types import BrowserBounds
+from ..cdp.targets import PageTarget, WindowBounds
 from ..layout.geometry.spaces import chromium_on_wayland
 from .chromium_connection import ChromiumConnection
 from .compositor_window import SwayWindowCheck
@@ -40,6 +41,25 @@ HEADLESS_WINDOW = (1280, 800)
 RECONNECT_ATTEMPTS = 3
 # Chromium's window flags and bounds are in device-independent pixels: screen pixels / scale.
 WINDOW_SPACE = "screen (device-independent pixels)"
+
+
+class RequestedWindow(WindowBounds):
+    """The window the browser is asked for, as /health reports it."""
+
+    space: str
+
+
+class ActualWindow(TypedDict):
+    """Where Chromium says the window is (DIP), as /health reports it."""
+
+    x: int | None
+    y: int | None
+    width: int | None
+    height: int | None
+    state: str | None
+    space: str
+
+
 # A Chromium that stayed up this long resets the restart backoff.
 STABLE_AFTER_S = 60.0
 
@@ -133,7 +153,7 @@ class ChromiumSupervisor:
 
         async def end_previous() -> None:
             since = time.monotonic()
-            await close_previous(live.conn, live.tracker, previous_context, previous_pages, timeout)
+            await close_previous(live.tracker, previous_context, previous_pages, timeout)
             live.agent.downloads.clear()
             empty_directory(self.settings.downloads_dir)
             timings.lap("close_previous", since)
@@ -202,13 +222,13 @@ class ChromiumSupervisor:
             raise ChromiumUnavailable(why)
         return live
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self) -> dict[str, object]:
         """``health_snapshot()`` plus the browser window's actual bounds, asked from Chromium."""
         body = self.health_snapshot()
         body["window"] = {"requested": self._window(), "actual": await self._actual_window()}
         return body
 
-    async def _actual_window(self) -> dict[str, Any] | None:
+    async def _actual_window(self) -> ActualWindow | None:
         """Where the first tab's window really is (Chromium may shrink a screen-sized window by
         a pixel, and a window manager may move it). CSS/DIP pixels: screen pixels / DPR."""
         live = self.live
@@ -219,14 +239,14 @@ class ChromiumSupervisor:
                                          {"targetId": live.tracker.pages()[0].target_id}, timeout=2.0)
         except CDPError:
             return None
-        bounds = reply.get("bounds", {})
+        bounds: BrowserBounds = reply.get("bounds", {})
         return {"x": bounds.get("left"), "y": bounds.get("top"), "width": bounds.get("width"),
                 "height": bounds.get("height"), "state": bounds.get("windowState"),
                 "space": WINDOW_SPACE}
 
-    def health_snapshot(self) -> dict[str, Any]:
+    def health_snapshot(self) -> dict[str, object]:
         chromium, live = self.chromium, self.live
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "status": self.status,
             "pid": chromium.pid if chromium is not None and chromium.returncode is None else None,
             "version": self.version.get("product") if self.version else None,
@@ -252,7 +272,7 @@ class ChromiumSupervisor:
             body["cdp_url"] = chromium.ws_url
         return body
 
-    def _window(self) -> dict[str, Any] | None:
+    def _window(self) -> RequestedWindow | None:
         if self.window_size is None:
             return None
         x, y = self.settings.window_position

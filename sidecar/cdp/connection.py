@@ -31,14 +31,15 @@ import itertools
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypedDict
 
 import websockets
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from httpapi.bounded import within
+from httpapi.json_types import JSONObject, JSONValue
 
 from .protocol.cdp_send import BrowserCommands
 
@@ -56,13 +57,15 @@ _EVENT_PREFIX = re.compile(r'\{"method":"([^"]+)"')
 _BUILTIN_EVENTS = frozenset({"Target.detachedFromTarget", "Inspector.targetCrashed"})
 # Chromium's reply when a message names a session that no longer exists.
 SESSION_NOT_FOUND = -32001
+# JSON-RPC's "invalid params", which Chromium answers e.g. for a target id it does not know.
+INVALID_PARAMS = -32602
 
 
 class CDPError(Exception):
     """Chromium answered a call with an error object (or the call could not be answered)."""
 
     def __init__(self, message: str, *, code: int | None = None, method: str | None = None,
-                 data: Any = None) -> None:
+                 data: JSONValue = None) -> None:
         super().__init__(f"{method}: {message}" if method else message)
         self.code = code
         self.message = message
@@ -84,12 +87,12 @@ class CDPSessionClosed(CDPError):
 
 @dataclass
 class _Pending:
-    future: asyncio.Future
+    future: asyncio.Future[JSONObject]
     method: str
     session_id: str | None
 
 
-def _parse(raw: str | bytes) -> Any:
+def _parse(raw: str | bytes) -> JSONValue:
     if len(raw) < LARGE_MESSAGE_CHARS or not gc.isenabled():
         return json.loads(raw)
     # Millions of fresh dicts/lists would trigger several full collections mid-parse; none of
@@ -101,8 +104,27 @@ def _parse(raw: str | bytes) -> Any:
         gc.enable()
 
 
-def _connect_kwargs(open_timeout: float, max_size: int) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {
+class _ConnectOptions(TypedDict, total=False):
+    max_size: int
+    compression: None
+    ping_interval: None
+    open_timeout: float
+    close_timeout: float
+    proxy: None
+
+
+class _Socket(Protocol):
+    """What is used of a websockets client connection (legacy 10.4 and 17 alike)."""
+
+    async def send(self, message: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def __aiter__(self) -> AsyncIterator[str | bytes]: ...
+
+
+def _connect_kwargs(open_timeout: float, max_size: int) -> _ConnectOptions:
+    kwargs: _ConnectOptions = {
         "max_size": max_size,
         "compression": None,       # Chromium does not compress; skip the negotiation
         "ping_interval": None,     # a multi-MB parse may stall the loop; liveness = the process
@@ -178,7 +200,7 @@ class EventStream:
 class CDPConnection(BrowserCommands):
     """A connected CDP client. Create with ``await CDPConnection.connect(ws_url)``."""
 
-    def __init__(self, ws: Any, ws_url: str, call_timeout: float) -> None:
+    def __init__(self, ws: _Socket, ws_url: str, call_timeout: float) -> None:
         self._ws = ws
         self.ws_url = ws_url
         self.call_timeout = call_timeout
@@ -225,17 +247,17 @@ class CDPConnection(BrowserCommands):
 
     # -- calls -------------------------------------------------------------------------------
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       session_id: str | None = None, timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       session_id: str | None = None, timeout: float | None = None) -> JSONObject:
         """Call ``method`` (on ``session_id`` if given) and return its ``result`` object (send()
         is the typed way: BrowserCommands)."""
         if self.close_reason is not None:
             raise CDPDisconnected(f"not connected ({self.close_reason})", method=method)
         msg_id = next(self._ids)
-        message: dict[str, Any] = {"id": msg_id, "method": method, "params": dict(params or {})}
+        message: dict[str, object] = {"id": msg_id, "method": method, "params": dict(params or {})}
         if session_id is not None:
             message["sessionId"] = session_id
-        future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = _Pending(future, method, session_id)
         limit = self.call_timeout if timeout is None else timeout
         try:
@@ -306,7 +328,8 @@ class CDPConnection(BrowserCommands):
                 except ValueError:
                     log.warning("ignoring a CDP message that is not JSON (%d chars)", len(raw))
                     continue
-                self._handle(message)
+                if isinstance(message, dict):
+                    self._handle(message)
             reason = "Chromium closed the connection"
         except ConnectionClosed as exc:
             reason = f"connection lost: {exc}"

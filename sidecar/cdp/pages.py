@@ -1,14 +1,16 @@
-"""A tab and an out-of-process iframe as the tracker (targets.py) keeps them, each with its own
-session, and closing a tab."""
+"""A tab, an out-of-process iframe and a hidden page as the tracker (targets.py) keeps them, each
+with its own session; a target as listed, and where a new window goes."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from .connection import CDPConnection, CDPError, CDPSessionClosed
+from httpapi.json_types import JSONObject
+
+from .connection import CDPConnection
 from .protocol.cdp_send import SessionCommands
 from .protocol.cdp_types import RuntimeExceptionDetails
 
@@ -24,8 +26,8 @@ class ChildTarget(SessionCommands):
     page_target_id: str            # the tab it belongs to
     _conn: CDPConnection = field(repr=False)
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
 
 
@@ -53,33 +55,52 @@ class PageTarget(SessionCommands):
     navigations: int = 0           # navigations started: tells a later one from an earlier one
     navigation_started: float = 0.0     # time.monotonic() when the last one started
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *,
-                       timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
         return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class HiddenPage(SessionCommands):
+    """A page without a tab (Chromium 127+: type "other", not one of ``pages()``), attached by the
+    tracker for as long as its ``hidden_page()`` block runs."""
+
+    target_id: str
+    session_id: str
+    _conn: CDPConnection = field(repr=False)
+
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *,
+                       timeout: float | None = None) -> JSONObject:
+        return await self._conn.send_raw(method, params, session_id=self.session_id, timeout=timeout)
+
+
+class WindowBounds(TypedDict):
+    """Where a new window goes, in DIP (CSS pixels): the supervisor's requested window."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class TargetEntry(TypedDict):
+    """One target as GET /targets lists it (tabs add theirs: server/tab_lookup.py)."""
+
+    id: str
+    type: str
+    title: str
+    url: str
+    attached: bool
+    openerId: NotRequired[str]
+    parentId: NotRequired[str]
+    crashed: NotRequired[bool]
+    webSocketDebuggerUrl: NotRequired[str]      # through the exposed DevTools endpoint
 
 
 def exception_text(details: RuntimeExceptionDetails) -> str:
     """What a page's script threw, as Runtime's exceptionDetails describe it."""
     exception = details.get("exception")
     return (exception.get("description") if exception else None) or details.get("text", "")
-
-
-# JSON-RPC's "invalid params", which Chromium answers for a target id it does not know.
-INVALID_PARAMS = -32602
-
-
-async def close_page(conn: CDPConnection, page: PageTarget) -> bool:
-    """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
-    its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
-    not Chromium's "No target with given id found" as a 502."""
-    try:
-        result = await conn.send("Target.closeTarget", {"targetId": page.target_id})
-    except CDPError as exc:
-        if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
-            raise CDPSessionClosed(f"tab {page.target_id} was already closed",
-                                   method="Target.closeTarget") from None
-        raise
-    return result.get("success") is not False
 
 
 async def visibility_state(page: PageTarget, timeout: float | None) -> str | None:

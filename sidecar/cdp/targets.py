@@ -13,26 +13,25 @@ reader, so ``pages()`` is always consistent with the order events arrived in.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Protocol
 
 from httpapi.bounded import within
 
-from .connection import CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from .pages import ChildTarget, PageTarget, close_page
-from .protocol.cdp_commands import PageNavigateResult, TargetCreateTargetParams, TargetSetAutoAttachParams
-from .protocol.cdp_types import TargetFilterEntry
+from .attach import AttachPipeline
+from .connection import INVALID_PARAMS, CDPConnection, CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
+from .pages import ChildTarget, HiddenPage, PageTarget, TargetEntry, WindowBounds
+from .protocol.cdp_commands import PageNavigateResult, PageReloadResult, TargetCreateTargetParams
+from .protocol.cdp_types import TargetTargetInfo
 
-__all__ = ["ChildTarget", "PageTarget", "TargetTracker", "close_page"]
+__all__ = ["ChildTarget", "HiddenPage", "PageTarget", "TargetEntry", "TargetTracker", "WindowBounds"]
 
 log = logging.getLogger(__name__)
 
-# Browser level: attach to pages only (workers and extensions are not tabs). Page level: OOPIFs.
-_PAGE_FILTER: list[TargetFilterEntry] = [{"type": "page"}]
-_IFRAME_FILTER: list[TargetFilterEntry] = [{"type": "iframe"}]
 # Page.frameStartedNavigating's navigationType values that keep the document.
 SAME_DOCUMENT_NAVIGATIONS = frozenset({"sameDocument", "historySameDocument"})
 # How long after its start an ordinary navigation is given to commit before it is said to be
@@ -65,7 +64,7 @@ class TargetTracker:
     def __init__(self, conn: CDPConnection, *, configure_timeout: float = 10.0) -> None:
         self.conn = conn
         self.configure_timeout = configure_timeout
-        self._infos: dict[str, dict] = {}            # targetId -> latest TargetInfo
+        self._infos: dict[str, TargetTargetInfo] = {}   # targetId -> latest TargetInfo
         self._order: dict[str, int] = {}             # targetId -> creation sequence
         self._sequence = itertools.count()
         self._pages: dict[str, PageTarget] = {}      # targetId -> page
@@ -83,7 +82,7 @@ class TargetTracker:
             "Page.frameStartedNavigating": self._on_navigation_started,
             "Page.frameNavigated": self._on_frame_navigated,
         }
-        self._filters_supported = True
+        self._attach = AttachPipeline(conn, configure_timeout)     # sets up every new session
         # The browser context new tabs open in: the episode's (browser/episode_context.py), or
         # None for the browser's default context.
         self.browser_context_id: str | None = None
@@ -92,7 +91,7 @@ class TargetTracker:
         for method, handler in self._handlers.items():
             self.conn.on(method, handler)
         await self.conn.send("Target.setDiscoverTargets", {"discover": True})
-        await self._auto_attach(None, _PAGE_FILTER)
+        await self._attach.set_up_browser()
 
     def stop(self) -> None:
         for method, handler in self._handlers.items():
@@ -100,7 +99,7 @@ class TargetTracker:
         for task in list(self._tasks):
             task.cancel()
 
-    # -- tabs opened, activated and navigated for requests (an episode's new window: episode_context) --
+    # -- the targets' lifecycle: the only sender of these commands (tests/architecture says so) --
 
     async def open_tab(self, url: str, *, background: bool, timeout: float) -> PageTarget:
         """A new tab on ``url`` in the episode's browser context, once attached and configured."""
@@ -110,31 +109,107 @@ class TargetTracker:
         created = await self.conn.send("Target.createTarget", params, timeout=timeout)
         return await self.wait_for_page(created["targetId"], timeout)
 
+    async def open_window(self, urls: Sequence[str], context_id: str, bounds: WindowBounds | None,
+                          timeout: float) -> list[PageTarget]:
+        """A new window of the browser context ``context_id`` (at ``bounds``, DIP) with a tab on
+        each of ``urls`` (about:blank when none), the first in front; once each is attached."""
+        first: TargetCreateTargetParams = {"url": urls[0] if urls else "about:blank",
+                                           "browserContextId": context_id, "newWindow": True}
+        if bounds is not None:
+            first.update({"left": bounds["x"], "top": bounds["y"], "width": bounds["width"],
+                          "height": bounds["height"]})
+        target_ids = [(await self.conn.send("Target.createTarget", first, timeout=timeout))["targetId"]]
+        for url in urls[1:]:
+            # Without newWindow a context's tab opens in that context's window, behind the first.
+            created = await self.conn.send("Target.createTarget", {
+                "url": url, "browserContextId": context_id, "background": True}, timeout=timeout)
+            target_ids.append(created["targetId"])
+        return list(await asyncio.gather(*(self.wait_for_page(target_id, timeout) for target_id in target_ids)))
+
     async def activate(self, page: PageTarget) -> None:
         """``page`` becomes the tab shown in its window (the one desktop input reaches)."""
         await self.conn.send("Target.activateTarget", {"targetId": page.target_id})
 
-    async def navigate(self, page: PageTarget, url: str, timeout: float) -> PageNavigateResult:
+    async def navigate(self, page: PageTarget | HiddenPage, url: str, timeout: float) -> PageNavigateResult:
         """Page.navigate: answered by the browser process once the new document committed or
         failed (``errorText``), so it also revives a crashed tab."""
         return await page.send("Page.navigate", {"url": url}, timeout=timeout)
+
+    async def revive(self, page: PageTarget, timeout: float) -> PageNavigateResult:
+        """A new document for ``page`` at its URL: revives a crashed renderer (Page.reload would be
+        sent to the dead one)."""
+        return await self.navigate(page, page.url or "about:blank", timeout)
+
+    async def reload(self, page: PageTarget, timeout: float) -> PageReloadResult:
+        """Page.reload: the tab's document loaded again (sent to its renderer: see revive)."""
+        return await page.send("Page.reload", timeout=timeout)
+
+    async def go_to_history_entry(self, page: PageTarget, entry_id: int, timeout: float) -> None:
+        """The tab's session-history entry ``entry_id`` (Page.getNavigationHistory's ids)."""
+        await page.send("Page.navigateToHistoryEntry", {"entryId": entry_id}, timeout=timeout)
+
+    async def new_context(self, timeout: float) -> str:
+        """A new browser context (an off-the-record profile in memory): its id."""
+        return (await self.conn.send("Target.createBrowserContext", {}, timeout=timeout))["browserContextId"]
+
+    async def dispose_context(self, context_id: str, timeout: float) -> None:
+        """Drops the browser context with its windows (their beforeunload handlers skipped)."""
+        try:
+            await self.conn.send("Target.disposeBrowserContext", {"browserContextId": context_id},
+                                 timeout=timeout)
+        except CDPError:
+            pass                      # gone already (its last window was closed)
+
+    async def close_tabs(self, pages: Sequence[PageTarget], timeout: float) -> None:
+        """Closes ``pages`` without their beforeunload handlers or a blank neighbour (another
+        window stays) and waits until they are gone."""
+        for page in pages:
+            try:
+                await self.conn.send("Target.closeTarget", {"targetId": page.target_id}, timeout=timeout)
+            except CDPError:
+                pass                  # closed meanwhile
+        await self.wait_gone([page.target_id for page in pages], timeout)
+
+    async def wait_gone(self, target_ids: Sequence[str], timeout: float) -> None:
+        await self.wait_for(lambda: all(target_id not in self._pages for target_id in target_ids), timeout)
+
+    @contextlib.asynccontextmanager
+    async def hidden_page(self, timeout: float) -> AsyncIterator[HiddenPage]:
+        """A page without a tab in the episode's browser context, attached while the block runs
+        (it is not auto-attached: not a page target), then closed."""
+        params: TargetCreateTargetParams = {"url": "about:blank", "hidden": True}
+        if self.browser_context_id is not None:
+            params["browserContextId"] = self.browser_context_id
+        target_id = (await self.conn.send("Target.createTarget", params, timeout=timeout))["targetId"]
+        try:
+            attached = await self.conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True},
+                                            timeout=timeout)
+            yield HiddenPage(target_id, attached["sessionId"], self.conn)
+        finally:
+            try:
+                await self.conn.send("Target.closeTarget", {"targetId": target_id}, timeout=timeout)
+            except CDPError:
+                pass                  # the browser is going away anyway
 
     # -- queries -----------------------------------------------------------------------------
 
     def pages(self) -> list[PageTarget]:
         """Attached page targets, in tab (creation) order. A page being prerendered (speculation
         rules) is a page target too, but not a tab until it is activated."""
-        return sorted((page for page in self._pages.values()
-                       if self._infos.get(page.target_id, {}).get("subtype") != "prerender"),
+        return sorted((page for page in self._pages.values() if not self._prerendering(page.target_id)),
                       key=lambda page: page.order)
 
-    def targets(self) -> list[dict[str, Any]]:
+    def _prerendering(self, target_id: str) -> bool:
+        info = self._infos.get(target_id)
+        return info is not None and info.get("subtype") == "prerender"
+
+    def targets(self) -> list[TargetEntry]:
         """Every known target (pages, iframes, workers...), in creation order."""
         attached = set(self._sessions.values())
         result = []
         for target_id in sorted(self._infos, key=lambda tid: self._order.get(tid, 0)):
             info = self._infos[target_id]
-            entry: dict[str, Any] = {
+            entry: TargetEntry = {
                 "id": target_id, "type": info.get("type", ""), "title": info.get("title", ""),
                 "url": info.get("url", ""), "attached": target_id in attached,
             }
@@ -200,7 +275,7 @@ class TargetTracker:
         dropped by Chromium (the tab loads on, open): while the tab remains, Chromium is asked
         again every CLOSE_REASK_S."""
         await self.open_neighbour_if_last(page.target_id)
-        if not await close_page(self.conn, page):
+        if not await self._close_target(page):
             return False
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -216,10 +291,23 @@ class TargetTracker:
             log.info("tab %s still open %.1f s after its close: asking Chromium again",
                      page.target_id, CLOSE_REASK_S)
             try:
-                if not await close_page(self.conn, page):
+                if not await self._close_target(page):
                     return False
             except CDPSessionClosed:
                 pass            # it went meanwhile: its detach is on its way
+
+    async def _close_target(self, page: PageTarget) -> bool:
+        """Target.closeTarget for ``page``: False when Chromium refused. A tab that went away between
+        its lookup and this call (closed by another request) is CDPSessionClosed (409 tab_closed),
+        not Chromium's "No target with given id found" as a 502."""
+        try:
+            result = await self.conn.send("Target.closeTarget", {"targetId": page.target_id})
+        except CDPError as exc:
+            if exc.code == INVALID_PARAMS and "no target" in exc.message.lower():
+                raise CDPSessionClosed(f"tab {page.target_id} was already closed",
+                                       method="Target.closeTarget") from None
+            raise
+        return result.get("success") is not False
 
     async def open_neighbour_if_last(self, target_id: str) -> None:
         """A blank page beside ``target_id`` when it is the only page, before it closes: a
@@ -268,7 +356,7 @@ class TargetTracker:
         self._change.set()
         self._change = asyncio.Event()
 
-    def _remember(self, info: dict) -> None:
+    def _remember(self, info: TargetTargetInfo) -> None:
         target_id = info["targetId"]
         if target_id not in self._order:
             self._order[target_id] = next(self._sequence)
@@ -377,8 +465,8 @@ class TargetTracker:
                               title=info.get("title", ""), order=self._order[target_id],
                               _conn=self.conn, opener_id=info.get("openerId"))
             self._pages[target_id] = page
-            self._spawn(self._configure(session_id, page.ready))
-            self._spawn(self._follow_navigations(page))
+            self._spawn(self._attach.set_up(session_id, bool(params.get("waitingForDebugger")),
+                                            lambda: self._readied(page.ready)))
         elif kind == "iframe":
             parent_id = self._sessions.get(parent_session)
             owner = self.page_for_session(parent_session)
@@ -390,10 +478,8 @@ class TargetTracker:
                                 _conn=self.conn)
             self._children[target_id] = child
             owner.children[target_id] = child
-            self._spawn(self._configure(session_id, None))
-        if params.get("waitingForDebugger"):
-            # Only if someone else set waitForDebuggerOnStart: never leave a target paused.
-            self._spawn(self._resume(session_id))
+            self._spawn(self._attach.set_up(session_id, bool(params.get("waitingForDebugger")),
+                                            lambda: self._readied(None)))
         self._changed()
 
     def _on_detached(self, params: dict, _parent_session: str | None) -> None:
@@ -415,51 +501,14 @@ class TargetTracker:
                 owner.children.pop(target_id, None)
         self._changed()
 
-    # -- session configuration ---------------------------------------------------------------
+    # -- tasks -------------------------------------------------------------------------------
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[object, object, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _auto_attach(self, session_id: str | None, target_filter: list[TargetFilterEntry]) -> None:
-        params: TargetSetAutoAttachParams = {"autoAttach": True, "waitForDebuggerOnStart": False,
-                                             "flatten": True}
-        if self._filters_supported:
-            params["filter"] = target_filter
-        try:
-            await self.conn.send("Target.setAutoAttach", params, session_id=session_id,
-                                 timeout=self.configure_timeout)
-        except CDPError as exc:
-            if "filter" not in params or exc.code is None or not self._filters_supported:
-                raise
-            # Chromium older than ~M106 rejects "filter": follow everything and sort by type.
-            self._filters_supported = False
-            params.pop("filter")
-            await self.conn.send("Target.setAutoAttach", params, session_id=session_id,
-                                 timeout=self.configure_timeout)
-
-    async def _configure(self, session_id: str, ready: asyncio.Event | None) -> None:
-        try:
-            await self._auto_attach(session_id, _IFRAME_FILTER)
-        except CDPError as exc:
-            # The target went away (closed tab, navigated iframe) before we configured it.
-            log.debug("auto-attach on session %s failed: %s", session_id, exc)
-        finally:
-            if ready is not None:
-                ready.set()
-            self._changed()
-
-    async def _follow_navigations(self, page: PageTarget) -> None:
-        """The tab's Page events, the browser process's navigation start among them. Apart from
-        the auto-attach: a tab attached mid-navigation answers only once that one ends."""
-        try:
-            await page.send("Page.enable")
-        except CDPError as exc:
-            log.debug("Page.enable on tab %s failed: %s", page.target_id, exc)
-
-    async def _resume(self, session_id: str) -> None:
-        try:
-            await self.conn.send("Runtime.runIfWaitingForDebugger", session_id=session_id)
-        except CDPError as exc:
-            log.debug("could not resume session %s: %s", session_id, exc)
+    def _readied(self, ready: asyncio.Event | None) -> None:
+        if ready is not None:
+            ready.set()
+        self._changed()

@@ -26,7 +26,7 @@ AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class _Router(Protocol):
-    def lifespan_context(self, app: Any) -> AbstractAsyncContextManager[Any]: ...
+    def lifespan_context(self, app: StarletteLike) -> AbstractAsyncContextManager[object]: ...
 
 
 class StarletteLike(Protocol):

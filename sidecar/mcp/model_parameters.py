@@ -11,7 +11,7 @@ from pydantic import Field
 
 from httpapi.fields import Bool, Enum, Int, Model, Number, Spec, Str
 
-ToolFunction = TypeVar("ToolFunction", bound=Callable[..., Any])
+ToolFunction = TypeVar("ToolFunction", bound=Callable[..., object])
 
 
 def _python_type(spec: Spec) -> tuple[Any, dict[str, Any]]:

@@ -3,8 +3,6 @@ adds AGENT_ROUTES to ROUTES, so each is in the OpenAPI document with its model).
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from httpapi.routing import BodyHandler, ErrorOptions, Route, with_body, with_query
@@ -15,6 +13,7 @@ from ..cdp.targets import PageTarget, TargetTracker
 from ..layout import LayoutService
 from ..agent import browser_tools as tools
 from ..agent.act import run_act, settle
+from ..agent.act_kind import ActBody
 from ..agent.gestures import ActContext
 from ..agent.kinds import KINDS
 from ..agent.agent_requests import (ACT_BODY, CONSOLE_QUERY, DIALOG_HOOK_BODY, FILE_CHOOSER_HOOK_BODY, HISTORY_BODY,
@@ -69,7 +68,7 @@ async def snapshot(request: web.Request, params: SnapshotQuery) -> web.Response:
     headers = {"X-Snapshot-Refs": str(r.refs), "X-Snapshot-Nodes": str(r.nodes),
                "X-Snapshot-Chars": str(len(r.text)), "X-Snapshot-Truncated": str(r.truncated).lower()}
     if params["format"] == "json":
-        body: dict[str, Any] = {"tab": page.target_id, "url": shot.url, "title": shot.title,
+        body: dict[str, object] = {"tab": page.target_id, "url": shot.url, "title": shot.title,
                                 "refs": r.refs, "nodes": r.nodes, "total_nodes": r.total_nodes,
                                 "chars": len(r.text), "truncated": r.truncated, "unchanged": r.unchanged,
                                 "modal_state": shot.modal, "navigation_pending": shot.navigation_pending,
@@ -80,7 +79,7 @@ async def snapshot(request: web.Request, params: SnapshotQuery) -> web.Response:
                         charset="utf-8")
 
 
-async def act(request: web.Request, body: dict[str, Any]) -> web.Response:
+async def act(request: web.Request, body: ActBody) -> web.Response:
     agent = Agent(request)
     page = await agent.tab(body["tab"])
     ctx = agent.act_context(page, body["mode"])
@@ -98,10 +97,10 @@ def _history(step: int | None) -> BodyHandler[HistoryBody]:
         agent = Agent(request)
         page = await agent.tab(body["tab"])
         if step is None:
-            await page.send("Page.reload", timeout=agent.timeout)
-            result: dict[str, Any] = {"url": page.url}
+            await agent.tracker.reload(page, agent.timeout)
+            result: tools.HistoryMove = {"url": page.url}
         else:
-            result = await tools.go_history(page, step, agent.timeout)
+            result = await tools.go_history(agent.tracker, page, step, agent.timeout)
         ctx = agent.act_context(page, "cdp", visible=False)
         await settle(ctx, agent.session.events(page.target_id), body["timeout"] or 10.0)
         return web.json_response({"tab": page.target_id, **result, "url": page.url})

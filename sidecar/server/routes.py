@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -29,9 +29,8 @@ from .tab_lookup import tab_health as _tab_health
 from .tab_lookup import tab_json
 from .tab_lookup import shown_in_window as _visible
 from ..cdp.connection import CDPDisconnected, CDPError, CDPSessionClosed, CDPTimeout
-from ..cdp.targets import PageTarget
+from ..cdp.targets import PageTarget, TargetEntry
 from ..errors import ChromiumUnavailable, as_api_error
-from ..browser.crash_recovery import revive
 from ..layout import LayoutOptions
 from ..layout.output.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
 from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
@@ -63,7 +62,10 @@ async def list_targets(request: web.Request) -> web.Response:
     return web.json_response(_with_debugger_urls(request, tracker.targets()))
 
 
-def _with_debugger_urls(request: web.Request, targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+Listed = TypeVar("Listed", bound=TargetEntry)    # a target or a tab, as listed
+
+
+def _with_debugger_urls(request: web.Request, targets: list[Listed]) -> list[Listed]:
     """With CDP exposed, each target's socket through the proxy as ``webSocketDebuggerUrl`` (the
     name of CDP's /json list): /targets and /tabs alike, the one list of targets the original
     documented them as."""
@@ -189,7 +191,7 @@ async def reload_tab(request: web.Request, body: ReloadBody) -> web.Response:
     wait, timeout = _wait_options(request, body)
     _conn, tracker = _session(request)
     page, index = _find_tab(tracker, request.match_info["tab_id"])
-    result = await revive(page, timeout)
+    result = await tracker.revive(page, timeout)
     if result.get("errorText"):
         raise ApiError(502, "navigation_failed", {"url": page.url, "error": result["errorText"]})
     if wait == "load" and result.get("loaderId"):

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable
-from typing import Any
+from typing import Generic, TypeVar
+
+T = TypeVar("T")       # what a read gives
 
 
-class SharedReads:
+class SharedReads(Generic[T]):
     def __init__(self) -> None:
-        self._running: dict[Hashable, asyncio.Future] = {}
-        self._next: dict[Hashable, asyncio.Future] = {}
+        self._running: dict[Hashable, asyncio.Future[T]] = {}
+        self._next: dict[Hashable, asyncio.Future[T]] = {}
         self.started = 0       # reads actually made
         self.joined = 0        # requests answered by a read another request started
 
-    async def read(self, key: Hashable, make: Callable[[], Awaitable[Any]]) -> Any:
+    async def read(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
         waiting = self._next.get(key)
         if waiting is not None:            # not started yet, so it starts after this arrived
             self.joined += 1
@@ -33,12 +35,12 @@ class SharedReads:
         waiting = self._next[key] = asyncio.ensure_future(self._after(key, running, make))
         return await asyncio.shield(waiting)
 
-    def _start(self, key: Hashable, make: Callable[[], Awaitable[Any]]) -> asyncio.Future:
+    def _start(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> asyncio.Future[T]:
         self.started += 1
         future = asyncio.ensure_future(make())
         self._running[key] = future
 
-        def done(finished: asyncio.Future) -> None:
+        def done(finished: asyncio.Future[T]) -> None:
             if self._running.get(key) is finished:
                 del self._running[key]
             if not finished.cancelled():
@@ -47,7 +49,7 @@ class SharedReads:
         future.add_done_callback(done)
         return future
 
-    async def _after(self, key: Hashable, running: asyncio.Future, make: Callable[[], Awaitable[Any]]) -> Any:
+    async def _after(self, key: Hashable, running: asyncio.Future[T], make: Callable[[], Awaitable[T]]) -> T:
         await asyncio.wait({running})
         del self._next[key]
         return await self._start(key, make)

@@ -7,7 +7,7 @@ post a reset (the guard refuses its Origin / Sec-Fetch-Site, and a DNS-rebinding
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict, cast
 
@@ -69,7 +69,7 @@ def _matches(pattern: str, what: str) -> Callable[[str], str | None]:
     return lambda value: None if compiled.match(value) else f"not a valid {what}"
 
 
-def _cookie_rules(cookie: dict[str, Any]) -> tuple[str, str] | None:
+def _cookie_rules(cookie: Mapping[str, object]) -> tuple[str, str] | None:
     if cookie["sameSite"] == "None" and not cookie["secure"]:
         return "sameSite", "None needs secure: true (browsers refuse it otherwise)"
     if cookie["partitionKey"] is not None and not cookie["secure"]:
@@ -213,7 +213,7 @@ async def get_storage_state(request: web.Request, params: StorageStateQuery) -> 
     named = [item.strip().rstrip("/") for item in (params["origins"] or "").split(",") if item.strip()]
     profile_dir = _profile_dir(request)
     origins = await candidate_origins(tracker.pages(), profile_dir, named, _timeout(request))
-    state = await read_storage_state(conn, origins, _timeout(request), tracker.browser_context_id)
+    state = await read_storage_state(conn, tracker, origins, _timeout(request))
     remember_origins(profile_dir, [entry["origin"] for entry in state["origins"]])
     # Cookies: never stored by a cache on the way.
     return web.json_response(state, headers={"Cache-Control": "no-store"})
@@ -225,7 +225,7 @@ async def post_storage_state(request: web.Request, body: dict[str, Any]) -> web.
                            "origins": [{"origin": o["origin"].rstrip("/"), "localStorage": o["localStorage"]}
                                        for o in body["origins"]]}
     conn, tracker = _session(request)
-    loaded = await load_storage_state(conn, state, _timeout(request), tracker.browser_context_id)
+    loaded = await load_storage_state(conn, tracker, state, _timeout(request))
     profile_dir = _profile_dir(request)
     remember_origins(profile_dir, remembered_origins(profile_dir) + [o["origin"] for o in state["origins"]])
     return web.json_response({"loaded": loaded})

@@ -4,14 +4,12 @@ in front, whether a tab is the one shown in its window, and a tab as JSON."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
 from aiohttp import web
 
 from ..browser.tab_health import TabHealth
 from ..cdp.connection import CDPConnection, CDPError, CDPTimeout
 from ..cdp.pages import visibility_state
-from ..cdp.targets import PageTarget, TargetTracker
+from ..cdp.targets import PageTarget, TargetEntry, TargetTracker
 from ..errors import ChromiumUnavailable, TabNotFound
 from . import app_keys as keys
 
@@ -28,9 +26,18 @@ def cdp_timeout(request: web.Request) -> float:
     return request.app[keys.SETTINGS].cdp_timeout
 
 
+class TabEntry(TargetEntry):
+    """One tab as GET /tabs lists it."""
+
+    index: int
+    frames: int
+    visible: bool | None
+    responsive: bool
+
+
 def tab_json(page: PageTarget, index: int, visible: bool | None = None,
-             health: TabHealth | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"id": page.target_id, "type": "page", "title": page.title,
+             health: TabHealth | None = None) -> TabEntry:
+    body: TabEntry = {"id": page.target_id, "type": "page", "title": page.title,
                             "url": page.url, "attached": True, "index": index,
                             "frames": len(page.children), "visible": visible,
                             "responsive": not page.crashed and not (health is not None and

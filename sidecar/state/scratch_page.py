@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ..cdp.connection import CDPConnection, CDPError, EventStream
-from ..cdp.protocol.cdp_commands import TargetCreateTargetParams
+from ..cdp.targets import HiddenPage, TargetTracker
 
 EMPTY_DOCUMENT = "PCFkb2N0eXBlIGh0bWw+"      # base64 of "<!doctype html>"
 
@@ -24,23 +24,21 @@ class ScratchFailed(CDPError):
 
 @dataclass(frozen=True)
 class ScratchPage:
-    conn: CDPConnection
-    session_id: str
+    tracker: TargetTracker
+    page: HiddenPage
     timeout: float
 
     async def evaluate_at(self, origin: str, expression: str) -> object:
         """``expression``'s JSON value in an empty document of ``origin``."""
-        reply = await self.conn.send("Page.navigate", {"url": origin + "/"}, session_id=self.session_id,
-                                     timeout=self.timeout)
+        reply = await self.tracker.navigate(self.page, origin + "/", self.timeout)
         if reply.get("errorText"):
             raise ScratchFailed(f"cannot open an empty page of {origin}: {reply['errorText']}",
                                 method="Page.navigate")
         # Page.navigate answers at the commit: ask the committed document, and check it is it.
         checked = f"location.origin === {json.dumps(origin)} ? [true, ({expression})] : [false, null]"
         for _attempt in range(20):
-            result = await self.conn.send("Runtime.evaluate", {"expression": checked, "returnByValue": True,
-                                                               "awaitPromise": True},
-                                          session_id=self.session_id, timeout=self.timeout)
+            result = await self.page.send("Runtime.evaluate", {"expression": checked, "returnByValue": True,
+                                                               "awaitPromise": True}, timeout=self.timeout)
             if "exceptionDetails" in result:
                 raise ScratchFailed(f"the script failed at {origin}", method="Runtime.evaluate")
             here, value = result.get("result", {}).get("value") or (False, None)
@@ -50,44 +48,26 @@ class ScratchPage:
         raise ScratchFailed(f"the empty page of {origin} did not become current", method="Runtime.evaluate")
 
 
-async def _answer_requests(conn: CDPConnection, session_id: str, paused: EventStream) -> None:
+async def _answer_requests(page: HiddenPage, paused: EventStream) -> None:
     while True:
         _method, params, _session = await paused.get()
         try:
-            await conn.send("Fetch.fulfillRequest", {
+            await page.send("Fetch.fulfillRequest", {
                 "requestId": params["requestId"], "responseCode": 200, "body": EMPTY_DOCUMENT,
-                "responseHeaders": [{"name": "Content-Type", "value": "text/html"}]},
-                session_id=session_id)
+                "responseHeaders": [{"name": "Content-Type", "value": "text/html"}]})
         except CDPError:
             pass                  # the navigation was replaced meanwhile
 
 
 @contextlib.asynccontextmanager
-async def scratch_page(conn: CDPConnection, timeout: float,
-                       context_id: str | None = None) -> AsyncIterator[ScratchPage]:
-    """A hidden page in the browser context ``context_id`` (None: the default one)."""
-    params: TargetCreateTargetParams = {"url": "about:blank", "hidden": True}
-    if context_id is not None:
-        params["browserContextId"] = context_id
-    created = await conn.send("Target.createTarget", params, timeout=timeout)
-    target_id = created["targetId"]
-    answering: asyncio.Task | None = None
-    paused: EventStream | None = None
-    try:
-        attached = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True},
-                                   timeout=timeout)
-        session_id = attached["sessionId"]
-        paused = conn.events("Fetch.requestPaused", session_id=session_id)
-        answering = asyncio.get_running_loop().create_task(_answer_requests(conn, session_id, paused))
-        await conn.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=session_id,
-                        timeout=timeout)
-        yield ScratchPage(conn, session_id, timeout)
-    finally:
-        if answering is not None:
-            answering.cancel()
-        if paused is not None:
-            paused.close()
+async def scratch_page(conn: CDPConnection, tracker: TargetTracker, timeout: float) -> AsyncIterator[ScratchPage]:
+    """A hidden page in the episode's browser context (the tracker opens and closes it)."""
+    async with tracker.hidden_page(timeout) as page:
+        paused = conn.events("Fetch.requestPaused", session_id=page.session_id)
+        answering = asyncio.get_running_loop().create_task(_answer_requests(page, paused))
         try:
-            await conn.send("Target.closeTarget", {"targetId": target_id}, timeout=timeout)
-        except CDPError:
-            pass                  # the browser is going away anyway
+            await page.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, timeout=timeout)
+            yield ScratchPage(tracker, page, timeout)
+        finally:
+            answering.cancel()
+            paused.close()

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict, get_args
+from collections.abc import Iterable, Sequence
+from typing import Literal, TypedDict, get_args
 from urllib.parse import urlsplit
 
-from ..cdp.connection import CDPConnection, CDPError
-from ..cdp.pages import INVALID_PARAMS, PageTarget
+from ..cdp.connection import INVALID_PARAMS, CDPConnection, CDPError
+from ..cdp.targets import PageTarget, TargetTracker
 from ..cdp.protocol.cdp_commands import StorageGetCookiesParams, StorageSetCookiesParams
-from ..cdp.protocol.cdp_types import NetworkCookieParam
+from ..cdp.protocol.cdp_types import NetworkCookie, NetworkCookieParam
 from .scratch_page import ScratchFailed, scratch_page
 
 ORIGINS_FILE = "desktopd-storage-origins.json"
@@ -75,7 +75,7 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
-def cookie_from_cdp(cookie: Mapping[str, Any]) -> Cookie:
+def cookie_from_cdp(cookie: NetworkCookie) -> Cookie:
     """A CDP Network.Cookie in Playwright's form (its field names and order; sameSite Lax when
     Chromium reports none, as Playwright does)."""
     out: Cookie = {"name": cookie["name"], "value": cookie["value"], "domain": cookie["domain"],
@@ -157,15 +157,16 @@ def _set_cookies_params(cookies: list[NetworkCookieParam], context_id: str | Non
     return params
 
 
-async def read_storage_state(conn: CDPConnection, origins: Sequence[str], timeout: float,
-                             context_id: str | None = None) -> StorageState:
-    """Every cookie, and the localStorage of each of ``origins`` that has any, in the browser
-    context ``context_id`` (None: the default one)."""
+async def read_storage_state(conn: CDPConnection, tracker: TargetTracker, origins: Sequence[str],
+                             timeout: float) -> StorageState:
+    """Every cookie, and the localStorage of each of ``origins`` that has any, in the episode's
+    browser context."""
+    context_id = tracker.browser_context_id
     query: StorageGetCookiesParams = {} if context_id is None else {"browserContextId": context_id}
     cookies = (await conn.send("Storage.getCookies", query, timeout=timeout)).get("cookies", [])
     states: list[OriginState] = []
     if origins:
-        async with scratch_page(conn, timeout, context_id) as page:
+        async with scratch_page(conn, tracker, timeout) as page:
             for origin in origins:
                 try:
                     items = await page.evaluate_at(origin, READ_LOCAL_STORAGE)
@@ -207,15 +208,17 @@ async def _set_cookies(conn: CDPConnection, cookies: Sequence[Cookie], timeout: 
                                "or attributes do not form a cookie it accepts)") from None
 
 
-async def load_storage_state(conn: CDPConnection, state: StorageState, timeout: float,
-                             context_id: str | None = None) -> dict[str, int]:
+async def load_storage_state(conn: CDPConnection, tracker: TargetTracker, state: StorageState,
+                             timeout: float) -> dict[str, int]:
     """Adds the cookies (replacing those of the same name, domain and path) and sets each
-    origin's localStorage items (others of the origin stay). Counts of what was loaded."""
+    origin's localStorage items (others of the origin stay), in the episode's browser context.
+    Counts of what was loaded."""
+    context_id = tracker.browser_context_id
     if state["cookies"]:
         await _set_cookies(conn, state["cookies"], timeout, context_id)
     items = 0
     if state["origins"]:
-        async with scratch_page(conn, timeout, context_id) as page:
+        async with scratch_page(conn, tracker, timeout) as page:
             for index, origin_state in enumerate(state["origins"]):
                 pairs = [[item["name"], item["value"]] for item in origin_state["localStorage"]]
                 try:

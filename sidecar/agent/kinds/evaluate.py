@@ -3,10 +3,9 @@ answer's ``result``. Refused with SIDECAR_AGENT_EVALUATE=0."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from httpapi.errors import ApiError
 from httpapi.fields import F, Str
+from httpapi.json_types import JSONValue
 
 from ...cdp.pages import exception_text
 from ..act_fields import REF
@@ -19,7 +18,7 @@ async def run(ctx: ActContext, target: Target, body: ActBody) -> ActAnswer:
     return {"result": await _evaluate(ctx, body, target.element)}
 
 
-async def _evaluate(ctx: ActContext, body: ActBody, element: Element | None) -> Any:
+async def _evaluate(ctx: ActContext, body: ActBody, element: Element | None) -> JSONValue:
     if not ctx.evaluate_allowed:
         raise ApiError(403, "evaluate_disabled", "this sidecar runs with SIDECAR_AGENT_EVALUATE=0",
                        field="kind")

@@ -4,7 +4,7 @@ a load state; after an optional pause; bounded by the act's timeout (408 wait_ti
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Mapping
 
 from httpapi.errors import ApiError
 from httpapi.fields import F, Enum, Number, Str
@@ -36,7 +36,8 @@ async def _wait(ctx: ActContext, body: ActBody) -> ActAnswer:
         try:
             reply = await ctx.page.send("Runtime.evaluate", {"expression": _WAIT_CHECK,
                                                              "returnByValue": True}, timeout=ctx.timeout)
-            seen = (reply.get("result") or {}).get("value") or {}
+            value = (reply.get("result") or {}).get("value")
+            seen = value if isinstance(value, dict) else {}
         except CDPError:
             seen = {}           # between documents
         if seen and _met(wanted, seen):
@@ -47,12 +48,14 @@ async def _wait(ctx: ActContext, body: ActBody) -> ActAnswer:
         await asyncio.sleep(POLL_S)
 
 
-def _met(wanted: dict[str, Any], seen: dict[str, Any]) -> bool:
-    if "text" in wanted and wanted["text"] not in seen.get("text", ""):
+def _met(wanted: Mapping[str, object], seen: Mapping[str, object]) -> bool:
+    """Whether the page (wait_check.js: its text, URL and readyState) shows what is wanted."""
+    text, url = str(seen.get("text", "")), str(seen.get("url", ""))
+    if "text" in wanted and str(wanted["text"]) not in text:
         return False
-    if "text_gone" in wanted and wanted["text_gone"] in seen.get("text", ""):
+    if "text_gone" in wanted and str(wanted["text_gone"]) in text:
         return False
-    if "url" in wanted and wanted["url"] not in seen.get("url", ""):
+    if "url" in wanted and str(wanted["url"]) not in url:
         return False
     if wanted.get("load_state") == "load" and seen.get("state") != "complete":
         return False

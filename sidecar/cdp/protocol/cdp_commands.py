@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
+from typing import Literal, Required, TypedDict
 
 from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, FetchHeaderEntry, FetchRequestPattern, LogLogEntry, NetworkAssociatedCookie, NetworkBlockedSetCookieWithReason, NetworkClientSecurityState, NetworkConnectTiming, NetworkCookie, NetworkCookieParam, NetworkCookiePartitionKey, NetworkCorsErrorStatus, NetworkDeviceBoundSessionKey, NetworkDeviceBoundSessionWithUsage, NetworkExemptedSetCookieWithReason, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
 

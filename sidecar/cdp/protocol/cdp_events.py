@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
+from typing import Literal, Required, TypedDict
+
+from httpapi.json_types import JSONObject
 
 from .cdp_types import AccessibilityAXNode, AccessibilityAXProperty, AccessibilityAXRelatedNode, AccessibilityAXValue, AccessibilityAXValueSource, BrowserBounds, DOMRect, DOMSnapshotDocumentSnapshot, DOMSnapshotLayoutTreeSnapshot, DOMSnapshotNodeTreeSnapshot, DOMSnapshotRareBooleanData, DOMSnapshotRareIntegerData, DOMSnapshotRareStringData, DOMSnapshotTextBoxSnapshot, FetchHeaderEntry, FetchRequestPattern, LogLogEntry, NetworkAssociatedCookie, NetworkBlockedSetCookieWithReason, NetworkClientSecurityState, NetworkConnectTiming, NetworkCookie, NetworkCookieParam, NetworkCookiePartitionKey, NetworkCorsErrorStatus, NetworkDeviceBoundSessionKey, NetworkDeviceBoundSessionWithUsage, NetworkExemptedSetCookieWithReason, NetworkInitiator, NetworkPostDataEntry, NetworkRequest, NetworkResourceTiming, NetworkResponse, NetworkSecurityDetails, NetworkServiceWorkerRouterInfo, NetworkSignedCertificateTimestamp, NetworkTrustTokenParams, PageAdFrameStatus, PageFrame, PageFrameTree, PageLayoutViewport, PageNavigationEntry, PageSecurityOriginDetails, PageViewport, PageVisualViewport, RuntimeCallArgument, RuntimeCallFrame, RuntimeCustomPreview, RuntimeDeepSerializedValue, RuntimeEntryPreview, RuntimeExceptionDetails, RuntimeObjectPreview, RuntimePropertyPreview, RuntimeRemoteObject, RuntimeSerializationOptions, RuntimeStackTrace, RuntimeStackTraceId, TargetFilterEntry, TargetTargetInfo  # noqa: F401
 
@@ -97,7 +99,7 @@ class NetworkRequestWillBeSentExtraInfoEvent(TypedDict, total=False):
     """Network.requestWillBeSentExtraInfo event parameters"""
     requestId: Required[str]
     associatedCookies: Required[list[NetworkAssociatedCookie]]
-    headers: Required[Any]
+    headers: Required[JSONObject]
     connectTiming: Required[NetworkConnectTiming]
     deviceBoundSessionUsages: list[NetworkDeviceBoundSessionWithUsage]
     clientSecurityState: NetworkClientSecurityState
@@ -120,7 +122,7 @@ class NetworkResponseReceivedExtraInfoEvent(TypedDict, total=False):
     """Network.responseReceivedExtraInfo event parameters"""
     requestId: Required[str]
     blockedCookies: Required[list[NetworkBlockedSetCookieWithReason]]
-    headers: Required[Any]
+    headers: Required[JSONObject]
     resourceIPAddressSpace: Required[Literal['Loopback', 'Local', 'Public', 'Unknown']]
     statusCode: Required[int]
     headersText: str

@@ -8,7 +8,9 @@ do not edit."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol, overload
+from typing import Literal, Protocol, overload
+
+from httpapi.json_types import JSONObject
 
 from .cdp_commands import (  # noqa: F401
     AccessibilityEnableParams,
@@ -131,7 +133,7 @@ from .cdp_commands import (  # noqa: F401
 class BrowserCommands(Protocol):
     """The browser's connection: a command goes to the browser, or to the session ``session_id`` names."""
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *, session_id: str | None = None, timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *, session_id: str | None = None, timeout: float | None = None) -> JSONObject:
         """Sends ``method`` as it is, untyped; answers its result object."""
         ...
 
@@ -250,14 +252,14 @@ class BrowserCommands(Protocol):
     @overload
     async def send(self, method: Literal["Target.setDiscoverTargets"], params: TargetSetDiscoverTargetsParams, *, session_id: str | None = None, timeout: float | None = None) -> TargetSetDiscoverTargetsResult: ...
 
-    async def send(self, method: str, params: Mapping[str, Any] | None = None, *, session_id: str | None = None, timeout: float | None = None) -> Any:
+    async def send(self, method: str, params: Mapping[str, object] | None = None, *, session_id: str | None = None, timeout: float | None = None) -> object:
         return await self.send_raw(method, params, session_id=session_id, timeout=timeout)
 
 
 class SessionCommands(Protocol):
     """One target's session (a tab, an iframe): commands go to it."""
 
-    async def send_raw(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw(self, method: str, params: Mapping[str, object] | None = None, *, timeout: float | None = None) -> JSONObject:
         """Sends ``method`` as it is, untyped; answers its result object."""
         ...
 
@@ -376,5 +378,5 @@ class SessionCommands(Protocol):
     @overload
     async def send(self, method: Literal["Target.setDiscoverTargets"], params: TargetSetDiscoverTargetsParams, *, timeout: float | None = None) -> TargetSetDiscoverTargetsResult: ...
 
-    async def send(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+    async def send(self, method: str, params: Mapping[str, object] | None = None, *, timeout: float | None = None) -> object:
         return await self.send_raw(method, params, timeout=timeout)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Required, TypedDict  # noqa: F401  (what a file uses varies)
+from typing import Any, Literal, Required, TypedDict
+
+from httpapi.json_types import JSONObject
 
 
 class AccessibilityAXNode(TypedDict, total=False):
@@ -294,7 +296,7 @@ class NetworkRequest(TypedDict, total=False):
     url: Required[str]
     urlFragment: str
     method: Required[str]
-    headers: Required[Any]
+    headers: Required[JSONObject]
     postData: str
     hasPostData: bool
     postDataEntries: list[NetworkPostDataEntry]
@@ -337,11 +339,11 @@ class NetworkResponse(TypedDict, total=False):
     url: Required[str]
     status: Required[int]
     statusText: Required[str]
-    headers: Required[Any]
+    headers: Required[JSONObject]
     headersText: str
     mimeType: Required[str]
     charset: Required[str]
-    requestHeaders: Any
+    requestHeaders: JSONObject
     requestHeadersText: str
     connectionReused: Required[bool]
     connectionId: Required[float]
@@ -529,7 +531,7 @@ class RuntimeExceptionDetails(TypedDict, total=False):
     stackTrace: RuntimeStackTrace
     exception: RuntimeRemoteObject
     executionContextId: int
-    exceptionMetaData: Any
+    exceptionMetaData: JSONObject
 
 
 class RuntimeObjectPreview(TypedDict, total=False):
@@ -569,7 +571,7 @@ class RuntimeSerializationOptions(TypedDict, total=False):
     """Runtime.SerializationOptions"""
     serialization: Required[Literal['deep', 'json', 'idOnly']]
     maxDepth: int
-    additionalParameters: Any
+    additionalParameters: JSONObject
 
 
 class RuntimeStackTrace(TypedDict, total=False):
@@ -606,4 +608,4 @@ class TargetTargetInfo(TypedDict, total=False):
     parentFrameId: str
     browserContextId: str
     subtype: str
-    embedderData: Any
+    embedderData: JSONObject
