@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+from httpapi.fields import F, Bool, Int, Nullable, Number, Str
+from httpapi.responses import ResponseModel
 from httpapi.routing import Route, with_body
 
 from . import handlers
 from .models import EXECUTE_BODY
 
-EXECUTE_RESULT = {"type": "object", "properties": {
-    "exit_code": {"type": ["integer", "null"], "description": "Negative: killed by that signal."},
-    "signal": {"type": ["string", "null"]}, "timed_out": {"type": "boolean"},
-    "stdout": {"type": "string"}, "stderr": {"type": "string"},
-    "stdout_truncated": {"type": "boolean"}, "stderr_truncated": {"type": "boolean"},
-    "stdout_bytes": {"type": "integer"}, "stderr_bytes": {"type": "integer"},
-    "duration_s": {"type": "number"}, "pid": {"type": "integer"},
-    "detached": {"type": "boolean"}, "log": {"type": ["string", "null"]}}}
+EXECUTE_RESULT = ResponseModel("ExecuteResult", [
+    F("exit_code", Nullable(Int()), description="Negative: killed by that signal."),
+    F("signal", Nullable(Str())), F("timed_out", Bool()),
+    F("stdout", Str()), F("stderr", Str()),
+    F("stdout_truncated", Bool()), F("stderr_truncated", Bool()),
+    F("stdout_bytes", Int()), F("stderr_bytes", Int()),
+    F("duration_s", Number()), F("pid", Int()),
+    F("detached", Bool()), F("log", Nullable(Str())),
+])
 
 ROUTES: list[Route] = [
     Route("POST", "/api/v1/execute", with_body(EXECUTE_BODY, handlers.execute),
           "Run a command, or launch a GUI app (detach)",
           "system", uses_x=False,
           concurrency=16,
-          success={"application/json": {"schema": EXECUTE_RESULT}}),
+          returns=EXECUTE_RESULT),
 ]
