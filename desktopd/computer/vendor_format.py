@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from desktopd_contract.vendor_format import Action, JSONObject, VendorFormat
 from httpapi.declared import declared_in
 from httpapi.fields import Model, Tagged
+from httpapi.responses import Schematic
 
 if TYPE_CHECKING:   # named in annotations only
     from desktopd.settle.browser import Clicks
@@ -55,7 +56,7 @@ class Endpoint:
     # fields differ; the handlers read it as a Mapping[str, object].
     handler: QueryHandler[dict[str, Any]]
     summary: str
-    result: JSONObject
+    result: Schematic
     body: Model | Tagged | None = None
     description: str = ""
 

@@ -12,7 +12,8 @@ from aiohttp import web
 from desktopd import app_keys
 from desktopd.app_keys import backend_service
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, Int, Model, Number
+from httpapi.fields import F, Bool, Enum, Int, Model, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 
 from .coalesce import Timing
 from .session import Demonstration, Demonstrations
@@ -57,34 +58,34 @@ ACTIONS_QUERY = Typed(Model("DemonstrationActions", [
                   "a client refreshing its view between actions knows whether input is under way)."),
 ]), DemonstrationActions)
 
-STATE = {"type": "object", "properties": {
-    "id": {"type": "string"}, "started_at": {"type": "number"}, "started_monotonic": {"type": "number"},
-    "max_seconds": {"type": "number"}, "running": {"type": "boolean"},
-    "actions": {"type": "integer", "description": "Actions so far (the last seq)."},
-    "by_source": {"type": "object", "properties": {"person": {"type": "integer"}, "agent": {"type": "integer"}}},
-    "events": {"type": "integer", "description": "Device events captured."},
-    "ended_at": {"type": ["number", "null"]},
-    "end_reason": {"type": ["string", "null"], "description": "Why it ended without a stop (the X "
-                                                             "server went away, max_seconds)."}}}
-ACTION_LINE = {"type": "object", "description": "One NDJSON line: an action, a heartbeat or the end.", "properties": {
-    "seq": {"type": "integer"}, "source": {"enum": ["person", "agent"],
-                                           "description": "agent: input desktopd itself injected."},
-    "action": {"type": "object", "description": "desktopd's action format: click {x, y, button, clicks, "
-                                                "modifiers?}, drag {path: [[x, y], [x, y]], button}, scroll "
-                                                "{x, y, dx, dy}, type {text}, keys {keys}."},
-    "start_ms": {"type": "integer", "description": "X server time of its first event (ms)."},
-    "end_ms": {"type": "integer"}, "end_wall": {"type": "number", "description": "Unix time of its last event."},
-    "published_wall": {"type": "number", "description": "Unix time desktopd made it an action."},
-    "capture_lag_ms": {"type": ["integer", "null"], "description": "How long the last event read took to reach "
-                                                                   "desktopd after the server stamped it (null "
-                                                                   "when the server's clock is not CLOCK_MONOTONIC)."},
-    "events": {"type": "integer"}, "pointer": {"type": "object"},
-    "heartbeat": {"type": "number", "description": "A heartbeat line: desktopd's monotonic time, with pending "
-                                                  "(input still becoming an action) and idle_ms (since the last "
-                                                  "device event, motion included; null before the first)."},
-    "pending": {"type": "boolean"}, "idle_ms": {"type": ["integer", "null"]},
-    "end": {"type": "object", "description": "The demonstration's state, last."}}}
-
+STATE = ResponseModel("DemonstrationState", [
+    F("id", Str()), F("started_at", Number()), F("started_monotonic", Number()),
+    F("max_seconds", Number()), F("running", Bool()),
+    F("actions", Int(), description="Actions so far (the last seq)."),
+    F("by_source", ResponseModel("ActionsBySource", [F("person", Int()), F("agent", Int())])),
+    F("events", Int(), description="Device events captured."),
+    F("ended_at", Nullable(Number())),
+    F("end_reason", Nullable(Str()), description="Why it ended without a stop (the X server went "
+                                                 "away, max_seconds)."),
+])
+ACTION_LINE = ResponseModel("DemonstrationLine", [
+    F("seq", Int()),
+    F("source", Enum(["person", "agent"], typed=False), description="agent: input desktopd itself injected."),
+    F("action", Opaque("object"), description="desktopd's action format: click {x, y, button, "
+      "clicks, modifiers?}, drag {path: [[x, y], [x, y]], button}, scroll {x, y, dx, dy}, type "
+      "{text}, keys {keys}."),
+    F("start_ms", Int(), description="X server time of its first event (ms)."),
+    F("end_ms", Int()), F("end_wall", Number(), description="Unix time of its last event."),
+    F("published_wall", Number(), description="Unix time desktopd made it an action."),
+    F("capture_lag_ms", Nullable(Int()), description="How long the last event read took to reach "
+      "desktopd after the server stamped it (null when the server's clock is not CLOCK_MONOTONIC)."),
+    F("events", Int()), F("pointer", Opaque("object")),
+    F("heartbeat", Number(), description="A heartbeat line: desktopd's monotonic time, with pending "
+      "(input still becoming an action) and idle_ms (since the last device event, motion included; "
+      "null before the first)."),
+    F("pending", Bool()), F("idle_ms", Nullable(Int())),
+    F("end", Opaque("object"), description="The demonstration's state, last."),
+], description="One NDJSON line: an action, a heartbeat or the end.")
 
 def demonstrations(request: web.Request) -> Demonstrations:
     return request.app[app_keys.DEMONSTRATIONS]

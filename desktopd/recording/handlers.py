@@ -10,7 +10,8 @@ from aiohttp import web
 
 from desktopd import app_keys
 from httpapi.bodies import Typed
-from httpapi.fields import F, Enum, Int, Model, Number, Str
+from httpapi.fields import F, Const, Enum, Int, Model, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 from desktopd.screen.models import parse_region, region_problem
 from desktopd.recording.recorder import ScreenRecorder
 from httpapi.errors import invalid
@@ -46,25 +47,28 @@ START_BODY = Typed(Model("RecordingStart", [
       description="ffmpeg stops by itself after this long."),
 ], check=_quality_range), RecordingStart)
 
-RECORDING = {"type": "object", "properties": {
-    "id": {"type": "string"}, "path": {"type": "string", "description": "The file, on the desktop."},
-    "codec": {"enum": ["h264", "vp9"]}, "fps": {"type": "integer"},
-    "region": {"type": "object"}, "log": {"type": "string", "description": "ffmpeg's log file."},
-    "started_at": {"type": "number", "description": "Unix time ffmpeg grabbed the first frame: "
-                                                   "the video's time 0 (frame n: started_at + n / fps)."},
-    "first_frame_on_disk_at": {"type": "number", "description": "Unix time the first frame was "
-                                                               "on disk (the answer came then)."},
-    "started_monotonic": {"type": "number", "description": "The same instant, desktopd's "
-                                                          "CLOCK_MONOTONIC (time.monotonic())."}}}
-STOPPED = {"type": "object", "properties": {
-    **RECORDING["properties"], "frames": {"type": "integer"}, "size": {"type": "integer"},
-    "duration": {"type": "number", "description": "Seconds of video."},
-    "wall_duration": {"type": "number"}, "exit_code": {"type": ["integer", "null"]},
-    "sha256": {"type": ["string", "null"], "description": "The file's SHA-256 (hex): a download "
-                                                          "can check it arrived whole."}}}
-DELETED = {"type": "object", "required": ["id", "deleted", "freed_bytes"], "properties": {
-    "id": {"type": "string"}, "deleted": {"const": True},
-    "freed_bytes": {"type": "integer", "description": "The video's and its logs' bytes."}}}
+RECORDING = ResponseModel("Recording", [
+    F("id", Str()), F("path", Str(), description="The file, on the desktop."),
+    F("codec", Enum(["h264", "vp9"], typed=False)), F("fps", Int()),
+    F("region", Opaque("object")), F("log", Str(), description="ffmpeg's log file."),
+    F("started_at", Number(), description="Unix time ffmpeg grabbed the first frame: the video's "
+                                          "time 0 (frame n: started_at + n / fps)."),
+    F("first_frame_on_disk_at", Number(), description="Unix time the first frame was on disk (the "
+                                                      "answer came then)."),
+    F("started_monotonic", Number(), description="The same instant, desktopd's CLOCK_MONOTONIC "
+                                                 "(time.monotonic())."),
+])
+STOPPED = ResponseModel("RecordingStopped", [
+    *RECORDING.fields, F("frames", Int()), F("size", Int()),
+    F("duration", Number(), description="Seconds of video."),
+    F("wall_duration", Number()), F("exit_code", Nullable(Int())),
+    F("sha256", Nullable(Str()), description="The file's SHA-256 (hex): a download can check it "
+                                             "arrived whole."),
+])
+DELETED = ResponseModel("RecordingDeleted", [
+    F("id", Str(), required=True), F("deleted", Const(True, typed=False), required=True),
+    F("freed_bytes", Int(), required=True, description="The video's and its logs' bytes."),
+])
 ID_PATTERN = r"^[0-9a-f]{32}$"
 
 

@@ -9,12 +9,12 @@ from . import handlers
 ROUTES: list[Route] = [
     Route("POST", "/api/v1/recording/start", with_body(handlers.START_BODY, handlers.start, optional=True),
           "Start a screen recording (ffmpeg)", "recording", extra_errors=(409, 501, 502),
-          success={"application/json": {"schema": handlers.RECORDING}},
+          returns=handlers.RECORDING,
           description="At most one at a time (409 otherwise). Answers once the first frame is on "
                       "disk; started_at/started_monotonic are that instant."),
     Route("POST", "/api/v1/recording/stop", handlers.stop, "Stop the screen recording", "recording",
           uses_x=False, extra_errors=(409,),
-          success={"application/json": {"schema": handlers.STOPPED}}),
+          returns=handlers.STOPPED),
     Route("GET", "/api/v1/recording/{id}", handlers.download, "Download a finished recording",
           "recording", uses_x=False, not_found=True, extra_errors=(409,),
           id_description="The id POST /api/v1/recording/start returned.",
@@ -28,7 +28,7 @@ ROUTES: list[Route] = [
           "recording", uses_x=False, not_found=True, extra_errors=(409,),
           id_description="The id POST /api/v1/recording/start returned.",
           id_pattern=handlers.ID_PATTERN,
-          success={"application/json": {"schema": handlers.DELETED}},
+          returns=handlers.DELETED,
           description="Removes the video and ffmpeg's log from the desktop (a client does this "
                       "once it has the file); 409 while it is still recording."),
 ]

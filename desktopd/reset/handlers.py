@@ -10,7 +10,8 @@ from aiohttp import web
 
 from desktopd import app_keys
 from httpapi.bodies import Typed
-from httpapi.fields import F, Bool, Enum, ListOf, Model, Str
+from httpapi.fields import F, Bool, Enum, Int, ListOf, Model, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 from desktopd.input.models import coord
 from desktopd.osworld.chrome_after_reset import settle_chrome
 from desktopd.reset.episode import ClosedWindows, SidecarClient, Timer, close_windows, focus_browser
@@ -69,21 +70,23 @@ RESET_BODY = Typed(Model("Reset", [
                   "window, and drops the previous episode's context (no launch); process starts a "
                   "new Chromium on a fresh on-disk profile."),
 ]), ResetBody)
-RESULT = {"type": "object", "properties": {
-    "windows": {"type": ["object", "null"], "description": "closed, killed, kept: window ids."},
-    "clipboard_cleared": {"type": "boolean"}, "pointer": {"type": "array"},
-    "browser": {"type": ["object", "null"], "description": "The sidecar's answer: its tabs, "
-                "isolation (context or process: how the fresh browser was made) and timings "
-                "(seconds per part: context, window, close_previous, load; or stop, launch, load)."},
-    "chrome": {"type": ["object", "null"],
-               "description": "With DESKTOPD_OSWORLD=1 in the Chromium image: the profile "
-                              "~/.config/google-chrome now links to, the browser's CDP port and "
-                              "pid, and the task forwards that answer CDP (docs/osworld.md)."},
-    "focused": {"type": ["integer", "null"], "description": "The browser window given the keyboard "
-                "once the browser was reset (its id, as in /api/v1/tree); null without a browser."},
-    "timings": {"type": "object", "description": "Seconds per part (release_input, windows, "
-                "clipboard, pointer, browser, chrome, focus)."},
-    "duration_s": {"type": "number"}}}
+RESULT = ResponseModel("ResetResult", [
+    F("windows", Nullable(Opaque("object")), description="closed, killed, kept: window ids."),
+    F("clipboard_cleared", Bool()), F("pointer", Opaque("array")),
+    F("browser", Nullable(Opaque("object")),
+      description="The sidecar's answer: its tabs, isolation (context or process: how the fresh "
+                  "browser was made) and timings (seconds per part: context, window, "
+                  "close_previous, load; or stop, launch, load)."),
+    F("chrome", Nullable(Opaque("object")),
+      description="With DESKTOPD_OSWORLD=1 in the Chromium image: the profile "
+                  "~/.config/google-chrome now links to, the browser's CDP port and pid, and the "
+                  "task forwards that answer CDP (docs/osworld.md)."),
+    F("focused", Nullable(Int()), description="The browser window given the keyboard once the "
+      "browser was reset (its id, as in /api/v1/tree); null without a browser."),
+    F("timings", Opaque("object"), description="Seconds per part (release_input, windows, "
+      "clipboard, pointer, browser, chrome, focus)."),
+    F("duration_s", Number()),
+])
 
 
 def _sidecar(request: web.Request, wanted: bool | None, urls: list[str] | None,

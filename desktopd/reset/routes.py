@@ -10,7 +10,7 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/reset", with_body(handlers.RESET_BODY, handlers.reset, optional=True),
           "Reset the desktop for a new episode", "system",
           extra_errors=(409, 502),
-          success={"application/json": {"schema": handlers.RESULT}},
+          returns=handlers.RESULT,
           description="Closes other applications' windows, releases held input, empties the "
                       "clipboard, homes the pointer and (with a sidecar) gives the browser a fresh "
                       "profile (a new browser context, or a new Chromium: isolation); answers when "

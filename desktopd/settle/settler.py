@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict, TypeVar, cast
 
-from httpapi.fields import F, Bool, Number
-from httpapi.json_types import JSONObject
+from httpapi.fields import F, Bool, Enum, Int, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
 from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
 
@@ -66,31 +66,29 @@ BROWSER_FIELD = F("settle_browser", Bool(), default=True,
                               "within settle are waited for. false: screen damage alone.")
 SETTLE_FIELDS = [SETTLE_FIELD, QUIET_FIELD, BROWSER_FIELD]
 
-SETTLED_SCHEMA: JSONObject = {"type": "object", "description": "How the wait after the action ended.", "properties": {
-    "reason": {"enum": ["quiet", "max", "skipped", "unobserved"],
-               "description": "quiet: no change for settle_quiet; max: the maximum came first "
-                              "(still changing: an animation; or settle < settle_quiet); skipped: "
-                              "nothing to wait for (settle=0 or an action that only looks); "
-                              "unobserved: no damage evidence (see detail), waited settle_quiet."},
-    "waited_s": {"type": "number", "description": "Seconds from the action's end until the wait ended."},
-    "changes": {"type": "integer", "description": "Screen changes reported meanwhile."},
-    "last_change_s": {"type": ["number", "null"], "description": "When the last one came, after the action."},
-    "settle": {"type": "number"}, "settle_quiet": {"type": "number"},
-    "evidence": {"enum": ["damage", "browser"],
-                 "description": "What ended a quiet wait: no damage for settle_quiet (window_s when "
-                                "shorter), or the browser's word that its page took the click in and "
-                                "had nothing to draw."},
-    "window_s": {"type": "number",
-                 "description": "The quiet window that ended the wait when it was not settle_quiet: "
-                                "the page said its change is drawn in one frame (browser.one_frame) "
-                                "it had already produced, so the damage of that frame followed by "
-                                "this short window ends it."},
-    "browser": {"type": "object", "description": "The browser's verdict, when it was asked: evidence "
-                                                 "idle|changed|none, its detail, answered_s (when "
-                                                 "it came after the act; null: it had not yet), "
-                                                 "due_s and one_frame when given."},
-    "detail": {"type": "string"}}}
-
+SETTLED = ResponseModel("Settled", [
+    F("reason", Enum(["quiet", "max", "skipped", "unobserved"], typed=False),
+      description="quiet: no change for settle_quiet; max: the maximum came first (still changing: "
+                  "an animation; or settle < settle_quiet); skipped: nothing to wait for (settle=0 "
+                  "or an action that only looks); unobserved: no damage evidence (see detail), "
+                  "waited settle_quiet."),
+    F("waited_s", Number(), description="Seconds from the action's end until the wait ended."),
+    F("changes", Int(), description="Screen changes reported meanwhile."),
+    F("last_change_s", Nullable(Number()), description="When the last one came, after the action."),
+    F("settle", Number()), F("settle_quiet", Number()),
+    F("evidence", Enum(["damage", "browser"], typed=False),
+      description="What ended a quiet wait: no damage for settle_quiet (window_s when shorter), or "
+                  "the browser's word that its page took the click in and had nothing to draw."),
+    F("window_s", Number(),
+      description="The quiet window that ended the wait when it was not settle_quiet: the page said "
+                  "its change is drawn in one frame (browser.one_frame) it had already produced, so "
+                  "the damage of that frame followed by this short window ends it."),
+    F("browser", Opaque("object"),
+      description="The browser's verdict, when it was asked: evidence idle|changed|none, its "
+                  "detail, answered_s (when it came after the act; null: it had not yet), due_s and "
+                  "one_frame when given."),
+    F("detail", Str()),
+], description="How the wait after the action ended.")
 
 @dataclass(frozen=True)
 class SettleSpec:
@@ -133,7 +131,7 @@ class BrowserVerdictJson(TypedDict):
 
 
 class SettledJson(TypedDict):
-    """An answer's ``settled`` (SETTLED_SCHEMA)."""
+    """An answer's ``settled`` (SETTLED)."""
     reason: str
     waited_s: float
     changes: int

@@ -13,5 +13,5 @@ from ..vendor_format import server_side
 def format_routes() -> list[Route]:
     """Every format's endpoints on /api/v1/computer/<name>, in the formats' order."""
     return [Route(e.method, fmt.path, e.handler, e.summary, "computer", body=e.body,
-                  success={"application/json": {"schema": e.result}}, description=e.description)
+                  returns=e.result, description=e.description)
             for fmt in FORMATS.values() for e in server_side(fmt).endpoints]

@@ -15,12 +15,13 @@ from httpapi.routing import with_query
 
 from desktopd.app_keys import settler, backend_service
 from httpapi.bodies import json_body
-from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle.settler import SETTLE_FIELDS, SETTLED, SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks
 from desktopd.backend.service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
 from httpapi.errors import invalid
-from httpapi.fields import Enum, F, Model
+from httpapi.fields import Bool, Const, Enum, F, Int, ListOf, Model, Nullable, OneOf, Opaque, Str
+from httpapi.responses import ResponseModel
 
 from .. import steps
 from ..display import (
@@ -45,22 +46,29 @@ TOOL_QUERY = Model("AnthropicToolQuery", [
     F("version", Enum(TOOL_VERSIONS), default=TOOL_VERSIONS[0], description="The tool type."),
 ], check=display_pair)
 
-RESULT: JSONObject = {"type": "object", "required": ["content"], "properties": {
-    "content": {"type": "array", "description": "The tool_result's content blocks.", "items": {"oneOf": [
-        {"type": "object", "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
-        {"type": "object", "properties": {"type": {"const": "image"}, "source": {
-            "type": "object", "properties": {"type": {"const": "base64"},
-                                             "media_type": {"const": "image/png"},
-                                             "data": {"type": "string"}}}}}]}},
-    "action": {"type": "string"},
-    "executed": {"type": "object", "description": "What ran, in screen pixels."},
-    "settled": SETTLED_SCHEMA,
-    "screen": {"type": "object"}, "display": {"type": "object"}}}
-TOOL_DEFINITION: JSONObject = {"type": "object", "properties": {
-    "type": {"enum": list(TOOL_VERSIONS)}, "name": {"const": "computer"},
-    "display_width_px": {"type": "integer"}, "display_height_px": {"type": "integer"},
-    "display_number": {"type": ["integer", "null"]}, "enable_zoom": {"type": "boolean"}}}
-
+TEXT_BLOCK = ResponseModel("AnthropicTextBlock", [
+    F("type", Const("text", typed=False)), F("text", Str()),
+])
+IMAGE_BLOCK = ResponseModel("AnthropicImageBlock", [
+    F("type", Const("image", typed=False)),
+    F("source", ResponseModel("AnthropicImageSource", [
+        F("type", Const("base64", typed=False)), F("media_type", Const("image/png", typed=False)),
+        F("data", Str()),
+    ])),
+])
+RESULT = ResponseModel("AnthropicToolResult", [
+    F("content", ListOf(OneOf([TEXT_BLOCK, IMAGE_BLOCK])), required=True,
+      description="The tool_result's content blocks."),
+    F("action", Str()),
+    F("executed", Opaque("object"), description="What ran, in screen pixels."),
+    F("settled", SETTLED),
+    F("screen", Opaque("object")), F("display", Opaque("object")),
+])
+TOOL_DEFINITION = ResponseModel("AnthropicToolDefinition", [
+    F("type", Enum(TOOL_VERSIONS, typed=False)), F("name", Const("computer", typed=False)),
+    F("display_width_px", Int()), F("display_height_px", Int()),
+    F("display_number", Nullable(Int())), F("enable_zoom", Bool()),
+])
 
 def _point(display: Display, value: list[int] | None, field: str) -> tuple[int, int] | None:
     return None if value is None else _required_point(display, value, field)

@@ -17,12 +17,13 @@ from httpapi.routing import with_query
 
 from desktopd.app_keys import settler, backend_service
 from httpapi.bodies import json_body
-from desktopd.settle.settler import SETTLE_FIELDS, SETTLED_SCHEMA, SettleSpec, settled_capture, skipped
+from desktopd.settle.settler import SETTLE_FIELDS, SETTLED, SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks
 from desktopd.x11 import keynames
 from desktopd.backend.service import BackendService
 from desktopd_contract.vendor_format import Action, JSONObject
-from httpapi.fields import F, ListOf, Model, Str
+from httpapi.fields import F, Const, ListOf, Model, Opaque, Str
+from httpapi.responses import ResponseModel
 
 from .. import steps
 from ..display import DISPLAY_FIELDS, Display, b64, display_of, display_pair, model_screenshot
@@ -51,15 +52,16 @@ BODY = Model("OpenAIComputerCall", [
 
 QUERY = Model("OpenAIActionQuery", [*DISPLAY_FIELDS, *SETTLE_FIELDS], check=display_pair)
 
-RESULT: JSONObject = {"type": "object", "required": ["type", "output"], "properties": {
-    "type": {"const": "computer_call_output"}, "call_id": {"type": "string"},
-    "output": {"type": "object", "properties": {"type": {"const": "computer_screenshot"},
-                                                "image_url": {"type": "string"}}},
-    "executed": {"type": "array", "items": {"type": "object"},
-                 "description": "What ran, in screen pixels (not part of OpenAI's item)."},
-    "settled": SETTLED_SCHEMA,
-    "screen": {"type": "object"}, "display": {"type": "object"}}}
-
+RESULT = ResponseModel("OpenAIComputerCallOutput", [
+    F("type", Const("computer_call_output", typed=False), required=True), F("call_id", Str()),
+    F("output", ResponseModel("OpenAIComputerScreenshot", [
+        F("type", Const("computer_screenshot", typed=False)), F("image_url", Str()),
+    ]), required=True),
+    F("executed", ListOf(Opaque("object")),
+      description="What ran, in screen pixels (not part of OpenAI's item)."),
+    F("settled", SETTLED),
+    F("screen", Opaque("object")), F("display", Opaque("object")),
+])
 
 def key_name(name: str) -> str:
     """The model's spelling -> an xdotool name desktopd knows."""
