@@ -24,7 +24,8 @@ from desktopd.backend.service import BackendService
 from desktopd_contract.formats import FORMATS
 from httpapi.bodies import Typed
 from httpapi.errors import ApiError
-from httpapi.fields import F, Int, Model, Str
+from httpapi.fields import F, Const, Enum, Int, ListOf, Model, Nullable, Opaque, Str
+from httpapi.responses import ResponseModel
 from httpapi.json_types import JSONObject
 
 from .model_config import VisionModels
@@ -59,17 +60,16 @@ ACT_BODY = Typed(Model("VisionAct", [
     F("max_steps", Int(1, MAX_STEPS), default=DEFAULT_STEPS, description="Model calls at most."),
     F("budget", BUDGET, description="Stops the loop when spent (checked after every model call)."),
 ]), VisionAct)
-ACT_RESULT = {"type": "object", "properties": {
-    "status": {"enum": ["done", "max_steps", "token_budget", "time_budget", "malformed_plan"]},
-    "detail": {"type": ["string", "null"]}, "message": {"type": ["string", "null"]},
-    "model": {"type": "object"}, "steps": {"type": "integer"},
-    "usage": {"type": "object", "properties": {"input_tokens": {"type": "integer"},
-                                               "output_tokens": {"type": "integer"}}},
-    "trace": {"type": "array", "items": {"type": "object"}},
-    "final_screenshot": {"type": "object", "properties": {"media_type": {"const": "image/png"},
-                                                          "data": {"type": "string"},
-                                                          "sha256": {"type": "string"}}}}}
-
+ACT_RESULT = ResponseModel("VisionActResult", [
+    F("status", Enum(["done", "max_steps", "token_budget", "time_budget", "malformed_plan"], typed=False)),
+    F("detail", Nullable(Str())), F("message", Nullable(Str())),
+    F("model", Opaque("object")), F("steps", Int()),
+    F("usage", ResponseModel("VisionActUsage", [F("input_tokens", Int()), F("output_tokens", Int())])),
+    F("trace", ListOf(Opaque("object"))),
+    F("final_screenshot", ResponseModel("VisionActScreenshot", [
+        F("media_type", Const("image/png", typed=False)), F("data", Str()), F("sha256", Str()),
+    ])),
+])
 
 class ScreenshotRef(TypedDict):
     step: int

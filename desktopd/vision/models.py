@@ -8,7 +8,8 @@ from typing import Literal, TypedDict
 from desktopd.input.models import BUTTONS
 from desktopd.screen.models import region_problem
 from httpapi.bodies import Typed
-from httpapi.fields import Bool, Enum, F, Int, Model, Number, Str
+from httpapi.fields import Bool, Const, Enum, F, Int, ListOf, Model, Number, Opaque, Str
+from httpapi.responses import ResponseModel
 
 DEFAULT_MIN_CONFIDENCE = 0.3
 
@@ -80,25 +81,33 @@ FILL_BODY = Typed(Model("VisionFill", [
     *WHERE_FIELDS,
 ], check=_one_place), VisionFill)
 
-BOX = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"},
-                                        "width": {"type": "integer"}, "height": {"type": "integer"},
-                                        "space": {"const": "screen"}}}
-POINT = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
-WORD_PROPERTIES = {"text": {"type": "string"}, "box": BOX, "center": POINT, "confidence": {"type": "number"}}
-WORD = {"type": "object", "properties": WORD_PROPERTIES}
-LINE = {"type": "object", "properties": {**WORD_PROPERTIES, "words": {"type": "array", "items": WORD}}}
-ENGINE = {"type": "object", "properties": {
-    "name": {"type": "string"}, "version": {"type": "string"},
-    "fallback": {"type": "string", "description": "Present when the engine is not the preferred one: why"}}}
-TEXT_RESULT = {"type": "object", "required": ["lines", "region"], "properties": {
-    "coordinate_space": {"const": "screen pixels"},
-    "screen": {"type": "object"}, "region": BOX,
-    "engine": ENGINE, "read_ms": {"type": "number"},
-    "text": {"type": "string", "description": "The lines' texts, one a line."},
-    "lines": {"type": "array", "items": LINE, "description": "Top to bottom."}}}
-CLICK_RESULT = {"type": "object", "properties": {
-    "clicked": POINT, "match": WORD, "matches": {"type": "integer"}, "region": BOX, "engine": ENGINE}}
-FILL_RESULT = {"type": "object", "properties": {
-    "label": WORD, "field": {"type": "object", "properties": {
-        "x": {"type": "integer"}, "y": {"type": "integer"}, "side": {"enum": ["right", "below"]}}},
-    "typed": {"type": "integer"}, "region": BOX, "engine": ENGINE}}
+BOX = ResponseModel("ScreenBox", [
+    F("x", Int()), F("y", Int()), F("width", Int()), F("height", Int()),
+    F("space", Const("screen", typed=False)),
+])
+POINT = ResponseModel("ScreenPoint", [F("x", Int()), F("y", Int())])
+WORD_FIELDS = [F("text", Str()), F("box", BOX), F("center", POINT), F("confidence", Number())]
+WORD = ResponseModel("OcrWord", WORD_FIELDS)
+LINE = ResponseModel("OcrLine", [*WORD_FIELDS, F("words", ListOf(WORD))])
+ENGINE = ResponseModel("OcrEngine", [
+    F("name", Str()), F("version", Str()),
+    F("fallback", Str(), description="Present when the engine is not the preferred one: why"),
+])
+TEXT_RESULT = ResponseModel("VisionText", [
+    F("lines", ListOf(LINE), required=True, description="Top to bottom."),
+    F("region", BOX, required=True),
+    F("coordinate_space", Const("screen pixels", typed=False)),
+    F("screen", Opaque("object")),
+    F("engine", ENGINE), F("read_ms", Number()),
+    F("text", Str(), description="The lines' texts, one a line."),
+])
+CLICK_RESULT = ResponseModel("VisionClicked", [
+    F("clicked", POINT), F("match", WORD), F("matches", Int()), F("region", BOX), F("engine", ENGINE),
+])
+FILL_RESULT = ResponseModel("VisionFilled", [
+    F("label", WORD),
+    F("field", ResponseModel("VisionField", [
+        F("x", Int()), F("y", Int()), F("side", Enum(["right", "below"], typed=False)),
+    ])),
+    F("typed", Int()), F("region", BOX), F("engine", ENGINE),
+])

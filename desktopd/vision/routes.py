@@ -11,7 +11,7 @@ ROUTES: list[Route] = [
           "The text on the screen (or a region, or one window), read from its pixels (OCR)", "vision",
           concurrency=4,   # OCR reads one image at a time: a longer queue only grows latency
           not_found=True,
-          success={"application/json": {"schema": models.TEXT_RESULT}},
+          returns=models.TEXT_RESULT,
           description="Lines and words with boxes and centres in screen pixels (the space of "
                       "/api/v1/tablet and /accessibility) and the engine's confidence; for canvas, "
                       "images of text and apps without a tree. The engine is Tesseract's English line "
@@ -22,21 +22,21 @@ ROUTES: list[Route] = [
           "Click visible text: find its words on the screen and click their centre", "vision",
           concurrency=4,
           not_found=True, extra_errors=(409,),
-          success={"application/json": {"schema": models.CLICK_RESULT}},
+          returns=models.CLICK_RESULT,
           description="Acts on the VISIBLE desktop. 404 text_not_found lists the closest texts, 409 "
                       "ambiguous_text lists every match (with boxes): never a guess."),
     Route("POST", "/api/v1/vision/fill", with_body(models.FILL_BODY, handlers.vision_fill),
           "Type into the field beside a visible label", "vision",
           concurrency=4,
           not_found=True, extra_errors=(409,),
-          success={"application/json": {"schema": models.FILL_RESULT}},
+          returns=models.FILL_RESULT,
           description="Acts on the VISIBLE desktop: finds the label's words, the field's edge to "
                       "their right (else below), clicks inside it, selects all (clear) and types. "
                       "404/409 as /vision/click."),
     Route("POST", "/api/v1/vision/act", with_body(act.ACT_BODY, act.vision_act),
           "Let a configured vision model do a task on the VISIBLE desktop", "vision",
           concurrency=4,
-          success={"application/json": {"schema": act.ACT_RESULT}},
+          returns=act.ACT_RESULT,
           description="Screenshot, the model's plan (Anthropic computer tool, OpenAI "
                       "computer_use_preview or a chat grounding model, per DESKTOPD_VISION_MODELS), "
                       "its actions through /computer/*'s executors, until done or a budget "
