@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
-from typing import TypedDict, cast
+from typing import Literal, TypedDict, cast
 
 from aiohttp import web
 
@@ -16,8 +16,8 @@ from desktopd.execute.handlers import argv_of, environment
 from desktopd.execute.models import DEFAULT_OUTPUT_CAP
 from httpapi.bodies import Typed
 from httpapi.errors import invalid
-from httpapi.fields import AnyOf, Bool, F, Int, ListOf, Model, Str
-from httpapi.json_types import JSONObject
+from httpapi.fields import AnyOf, Bool, Enum, F, Int, ListOf, Model, Nullable, Str
+from httpapi.responses import ResponseModel, TypedResponse
 
 from .bodies import body_fields
 
@@ -71,12 +71,24 @@ BASH_BODY = Typed(Model("OsworldRunBash", [
     F("timeout", Int(1, 3600), default=100, description="Seconds."),
     F("working_dir", Str(min_length=1), description="Directory to run in (~ expands)."),
 ]), OsworldRunBash)
-EXECUTE_RESULT: JSONObject = {"type": "object", "required": ["status", "output", "error", "returncode"], "properties": {
-    "status": {"enum": ["success", "error"]}, "output": {"type": "string"},
-    "error": {"type": "string"}, "returncode": {"type": ["integer", "null"]}}}
-PYTHON_RESULT: JSONObject = {"type": "object", "properties": {
-    "status": {"enum": ["success", "error"]}, "message": {"type": "string"},
-    "output": {"type": "string"}, "error": {"type": "string"}, "return_code": {"type": ["integer", "null"]}}}
+
+
+class OsworldExecuteResult(TypedDict):
+    status: Literal["success", "error"]
+    output: str
+    error: str
+    returncode: int | None
+
+
+EXECUTE_RESULT = TypedResponse(ResponseModel("OsworldExecuteResult", [
+    F("status", Enum(["success", "error"], typed=False), required=True), F("output", Str(), required=True),
+    F("error", Str(), required=True), F("returncode", Nullable(Int()), required=True),
+]), OsworldExecuteResult)
+# run_python also answers need_more (always false), which OSWorld's clients do not read.
+PYTHON_RESULT = ResponseModel("OsworldPythonResult", [
+    F("status", Enum(["success", "error"], typed=False)), F("message", Str()),
+    F("output", Str()), F("error", Str()), F("return_code", Nullable(Int())),
+])
 
 
 def osworld_argv(command: str | list[str], shell: bool) -> list[str]:
@@ -107,9 +119,9 @@ async def run_argv(request: web.Request, argv: list[str], timeout: float, *,
 async def execute(request: web.Request) -> web.Response:
     body = await body_fields(request, EXECUTE_BODY)
     result = await run_argv(request, osworld_argv(body["command"], body["shell"]), EXECUTE_TIMEOUT_S)
-    return web.json_response({"status": "success" if result["exit_code"] is not None else "error",
-                              "output": result["stdout"], "error": result["stderr"],
-                              "returncode": result["exit_code"]})
+    return EXECUTE_RESULT.response({"status": "success" if result["exit_code"] is not None else "error",
+                                    "output": result["stdout"], "error": result["stderr"],
+                                    "returncode": result["exit_code"]})
 
 
 async def launch(request: web.Request) -> web.Response:
@@ -152,5 +164,5 @@ async def run_bash_script(request: web.Request) -> web.Response:
     code = -1 if result["timed_out"] else result["exit_code"]
     output = result["stdout"] + (f"Script execution timed out after {body['timeout']} seconds"
                                  if result["timed_out"] else "")
-    return web.json_response({"status": "success" if code == 0 else "error", "output": output,
-                              "error": "", "returncode": code})
+    return EXECUTE_RESULT.response({"status": "success" if code == 0 else "error", "output": output,
+                                    "error": "", "returncode": code})

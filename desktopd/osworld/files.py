@@ -17,6 +17,7 @@ from desktopd.execute.handlers import environment
 from httpapi.bodies import Typed
 from httpapi.errors import ApiError, invalid, not_found
 from httpapi.fields import F, Model, Str
+from httpapi.responses import ResponseModel, TypedResponse
 
 from .bodies import body_fields, form_fields
 from .commands import RunResult, run_result
@@ -41,6 +42,13 @@ UPLOAD_FORM = {"type": "object", "required": ["file_path", "file_data"], "proper
     "file_path": {"type": "string", "description": "Where to write it (~ and $VARS expand; "
                                                    "missing directories are made)."},
     "file_data": {"type": "string", "format": "binary"}}}
+
+
+class DesktopPath(TypedDict):
+    desktop_path: str
+
+
+DESKTOP_PATH = TypedResponse(ResponseModel("OsworldDesktopPath", [F("desktop_path", Str())]), DesktopPath)
 # xfconf's property of a monitor's workspace image (xfdesktop names monitors by output).
 BACKDROP_SUFFIX = "/last-image"
 XFCONF_TIMEOUT_S = 10.0
@@ -119,7 +127,7 @@ async def desktop_path(request: web.Request) -> web.Response:
     path = os.path.join(os.path.expanduser("~"), "Desktop")
     if not os.path.isdir(path):
         raise not_found(f"the desktop directory {path} does not exist")
-    return web.json_response({"desktop_path": path})
+    return DESKTOP_PATH.response({"desktop_path": path})
 
 
 async def _xfconf(request: web.Request, *args: str) -> RunResult:

@@ -8,6 +8,7 @@ import json
 from aiohttp import web
 
 from desktopd.meta.openapi import ERROR_TEXT, build_openapi
+from httpapi.fields import Int, ListOf
 from httpapi.json_types import JSONObject
 from httpapi.routing import Route, register
 
@@ -17,10 +18,6 @@ from .bodies import FORM_TYPES
 PNG = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
 BINARY = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
-
-
-def json_content(schema: JSONObject) -> JSONObject:
-    return {"application/json": {"schema": schema}}
 
 
 OPENAPI_KEY = "desktopd.osworld.openapi"
@@ -37,7 +34,7 @@ async def openapi_json(request: web.Request) -> web.Response:
 
 def _exec_routes() -> list[Route]:
     return [Route("POST", path, commands.execute, summary, "osworld", body=commands.EXECUTE_BODY.model,
-                  uses_x=False, success=json_content(commands.EXECUTE_RESULT),
+                  uses_x=False, returns=commands.EXECUTE_RESULT,
                   description="Waits for the command (at most 120 s); output is its stdout, error "
                               "its stderr.")
             for path, summary in (("/execute", "Run a command (the agent's pyautogui code)"),
@@ -50,32 +47,28 @@ ROUTES: list[Route] = [
     Route("GET", "/screenshot", screen.screenshot, "The screen with the pointer, PNG", "osworld",
           success=PNG),
     Route("POST", "/screen_size", screen.screen_size, "The screen's size", "osworld",
-          success=json_content({"type": "object", "properties": {"width": {"type": "integer"},
-                                                            "height": {"type": "integer"}}})),
+          returns=screen.SCREEN_SIZE),
     Route("GET", "/cursor_position", screen.cursor_position, "The pointer, [x, y] screen pixels",
-          "osworld", success=json_content({"type": "array", "items": {"type": "integer"}})),
+          "osworld", returns=ListOf(Int())),
     Route("POST", "/window_size", screen.window_size, "The client size of a window by WM_CLASS",
           "osworld", body=screen.WINDOW_SIZE_BODY.model, not_found=True),
     Route("GET", "/platform", screen.platform, "The platform's name (Linux)", "osworld",
           uses_x=False, success=TEXT),
     Route("GET", "/accessibility", screen.accessibility, "The AT-SPI tree as OSWorld's XML",
-          "osworld", success=json_content({"type": "object", "properties": {
-              "AT": {"type": "string"}, "complete": {"type": "boolean"},
-              "pending": {"type": "array", "items": {"type": "object"}}}}),
+          "osworld", returns=screen.ACCESSIBILITY,
           description="AT is one XML document: desktop-frame > application > ..., attributes in "
                       "OSWorld's st/cp/attr/act/val namespaces. While the desktop starts the tree "
                       "is read again (at most 10 s) until it is complete; complete false with "
                       "pending (as in /api/v1/accessibility) says what it still lacks."),
     Route("GET", "/terminal", screen.terminal, "The focused terminal's text, or null", "osworld",
-          success=json_content({"type": "object", "properties": {"output": {"type": ["string", "null"]},
-                                                            "status": {"type": "string"}}})),
+          returns=screen.TERMINAL),
     *_exec_routes(),
     Route("POST", "/setup/launch", commands.launch, "Start an application (detached)", "osworld",
           body=commands.EXECUTE_BODY.model, uses_x=False, success=TEXT),
     Route("POST", "/run_python", commands.run_python, "Run a Python 3 program (30 s)", "osworld",
-          body=commands.PYTHON_BODY.model, uses_x=False, success=json_content(commands.PYTHON_RESULT)),
+          body=commands.PYTHON_BODY.model, uses_x=False, returns=commands.PYTHON_RESULT),
     Route("POST", "/run_bash_script", commands.run_bash_script, "Run a bash script", "osworld",
-          body=commands.BASH_BODY.model, uses_x=False, success=json_content(commands.EXECUTE_RESULT),
+          body=commands.BASH_BODY.model, uses_x=False, returns=commands.EXECUTE_RESULT,
           description="output is stdout and stderr merged; returncode -1 after the timeout."),
     Route("POST", "/file", files.get_file, "Download a file of the desktop user", "osworld",
           body=files.FILE_BODY.model, uses_x=False, not_found=True, success=BINARY),
@@ -85,7 +78,7 @@ ROUTES: list[Route] = [
           body=files.LIST_BODY.model, uses_x=False),
     Route("POST", "/desktop_path", files.desktop_path, "The user's Desktop directory", "osworld",
           uses_x=False, not_found=True,
-          success=json_content({"type": "object", "properties": {"desktop_path": {"type": "string"}}})),
+          returns=files.DESKTOP_PATH),
     Route("POST", "/wallpaper", files.wallpaper, "The desktop's wallpaper image", "osworld",
           uses_x=False, not_found=True, success=PNG, extra_errors=(502,)),
     Route("POST", "/setup/change_wallpaper", files.change_wallpaper, "Set the desktop's wallpaper",

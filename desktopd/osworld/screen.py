@@ -18,7 +18,8 @@ from desktopd.accessibility.snapshot import Node
 from desktopd_contract.windows import WindowInfo, as_windows
 from httpapi.bodies import Typed
 from httpapi.errors import not_found, unavailable
-from httpapi.fields import F, Model, Str
+from httpapi.fields import F, Bool, Int, ListOf, Model, Nullable, Opaque, Str
+from httpapi.responses import ResponseModel, TypedResponse
 
 from .atspi_xml import osworld_xml
 from .bodies import body_fields
@@ -33,6 +34,25 @@ WINDOW_SIZE_BODY = Typed(Model("OsworldWindowSize", [
     F("app_class_name", Str(min_length=1, max_length=500), required=True,
       description="A WM_CLASS part (instance or class), case-insensitive."),
 ]), OsworldWindowSize)
+
+
+class ScreenSize(TypedDict):
+    width: int
+    height: int
+
+
+class TerminalText(TypedDict):
+    output: str | None
+    status: str
+
+
+SCREEN_SIZE = TypedResponse(ResponseModel("OsworldScreenSize", [F("width", Int()), F("height", Int())]),
+                            ScreenSize)
+ACCESSIBILITY = ResponseModel("OsworldAccessibility", [
+    F("AT", Str()), F("complete", Bool()), F("pending", ListOf(Opaque("object"))),
+])
+TERMINAL = TypedResponse(ResponseModel("OsworldTerminal", [F("output", Nullable(Str())), F("status", Str())]),
+                         TerminalText)
 TREE_SECONDS = 10.0
 # While the desktop starts (the browser or XFCE not yet on the accessibility bus) the tree is read
 # again for this long before it is given as it is, with complete false.
@@ -49,7 +69,7 @@ async def screenshot(request: web.Request) -> web.Response:
 
 async def screen_size(request: web.Request) -> web.Response:
     width, height = await backend_service(request).screen_size()
-    return web.json_response({"width": width, "height": height})
+    return SCREEN_SIZE.response({"width": width, "height": height})
 
 
 async def cursor_position(request: web.Request) -> web.Response:
@@ -118,4 +138,4 @@ async def terminal(request: web.Request) -> web.Response:
                        and "focused" in (node.get("states") or [])]
             if len(focused) == 1 and focused[0].get("value") is not None:
                 output = str(focused[0]["value"]).rstrip()
-    return web.json_response({"output": output, "status": "success"})
+    return TERMINAL.response({"output": output, "status": "success"})
