@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from aiohttp import web
 
 from desktopd.app_keys import backend_service
 from desktopd.clipboard.models import CLIPBOARD_BODY
 from httpapi.bodies import json_body
 from httpapi.errors import invalid, read_body
+from httpapi.fields import F, Bool, Nullable, Str
+from httpapi.responses import ResponseModel, TypedResponse
+
+
+class ClipboardText(TypedDict):
+    text: str | None
+    empty: bool
+
+
+CLIPBOARD = TypedResponse(ResponseModel("Clipboard", [F("text", Nullable(Str())), F("empty", Bool())]),
+                          ClipboardText)
 
 
 async def get_clipboard(request: web.Request) -> web.Response:
     text = await backend_service(request).call(lambda desk: desk.clipboard_get())
-    return web.json_response({"text": text, "empty": text is None})
+    return CLIPBOARD.response({"text": text, "empty": text is None})
 
 
 async def put_clipboard(request: web.Request) -> web.Response:

@@ -4,12 +4,43 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from aiohttp import web
 
 from desktopd import __version__, app_keys
 from desktopd.app_keys import backend_service
+from desktopd.settle.settler import SettlerInfo
+from httpapi.fields import F, Bool, Enum, Nullable, Number, Opaque, Str
+from httpapi.responses import ResponseModel, TypedResponse
+
+
+class Health(TypedDict):
+    status: Literal["ok", "degraded", "starting"]
+    version: str
+    display: str
+    x_connected: bool
+    x_state_since: float
+    screen: dict[str, object] | None
+    uptime_s: float
+    x: dict[str, object]
+    settle: SettlerInfo
+
+
+SETTLE_WATCHER = ResponseModel("SettleWatcher", [
+    F("watching", Bool()), F("last_error", Nullable(Str())),
+])
+HEALTH = TypedResponse(ResponseModel("Health", [
+    F("status", Enum(["ok", "degraded", "starting"], typed=False),
+      description="starting: the display answers, but the desktop's window manager "
+                  "(DESKTOPD_WINDOW_MANAGER) does not run yet or no window has the keyboard."),
+    F("version", Str()),
+    F("display", Str()), F("x_connected", Bool()),
+    F("x_state_since", Number(), description="Unix time of the last connect/disconnect."),
+    F("screen", Nullable(Opaque("object"))), F("uptime_s", Number()),
+    F("x", Opaque("object"), description="X layer details (extensions, capture backend, errors)."),
+    F("settle", SETTLE_WATCHER, description="The damage watcher settles rely on: watching, last_error."),
+]), Health)
 
 
 @dataclass
@@ -25,7 +56,7 @@ async def health(request: web.Request) -> web.Response:
     started = request.app[app_keys.STARTED_AT]
     connected = info is not None and info.get("connected", True)
     ready = connected and window_manager_ready(request, info or {})
-    body = {
+    body: Health = {
         "status": "ok" if ready else "degraded" if not connected else "starting",
         "version": __version__,
         "display": xs.display,
@@ -33,10 +64,10 @@ async def health(request: web.Request) -> web.Response:
         "x_state_since": xs.state_since,
         "screen": {"width": info.get("width"), "height": info.get("height")} if connected else None,
         "uptime_s": round(time.time() - started, 3),
-        "x": info if connected else {"connected": False, "last_error": xs.last_error},
+        "x": info if connected and info is not None else {"connected": False, "last_error": xs.last_error},
         "settle": request.app[app_keys.SETTLER].info(),
     }
-    return web.json_response(body, status=200 if ready else 503)
+    return HEALTH.response(body, status=200 if ready else 503)
 
 
 def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
