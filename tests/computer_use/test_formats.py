@@ -65,7 +65,7 @@ def test_the_openapi_document_describes_each_endpoint_as_declared(name: str) -> 
         operation = DOCUMENT["paths"][fmt.path][endpoint.method.lower()]
         params = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
         assert params == {f.name for f in endpoint.query.fields}
-        assert operation["responses"]["200"]["content"]["application/json"]["schema"] == endpoint.result
+        assert operation["responses"]["200"]["content"]["application/json"]["schema"] == endpoint.result.schema()
         if endpoint.body is not None:
             body = operation["requestBody"]["content"]["application/json"]["schema"]
             assert _resolve(body) == _resolve(endpoint.body.schema())
