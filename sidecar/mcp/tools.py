@@ -82,7 +82,7 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
     async def browser_act(
             # No route field: the rest of POST /act's body, passed on as it is (the route checks it).
             options: Annotated[JsonObject | None,
-                               Field(description="Any other field of POST /act (e.g. wait's text_gone, "
+                               Field(description="Every other field of POST /act (e.g. wait's text_gone, "
                                                  "evaluate's function)")] = None,
             **fields: JsonValue,
     ) -> ObjectAnswer:
@@ -141,6 +141,8 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
     async def browser_playwright(code: str, timeout_s: float | None = None, tab: str | None = None) -> ObjectAnswer:
         return json_answer(await answer(backends.client.playwright(code, timeout_s=timeout_s, tab=tab)))
 
+    # The desktop_* tools call desktopd's routes, whose models the sidecar may not import
+    # (tests/architecture/test_boundaries.py): their parameters are declared here, by hand.
     @server.tool(structured_output=False, description=(
         "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
         "it down. Coordinates for desktop_click are screen pixels of the full-size screen, which "
