@@ -99,3 +99,24 @@ async def test_browser_act_takes_each_kinds_fields_as_post_act_declares_them() -
             # A field every kind takes is described once, without the kinds' names.
             assert kind in description or len(taken_by) == len(variants), (kind, name)
             assert (route_description or "") in description, (kind, name)
+
+
+async def test_browser_act_sends_its_arguments_as_post_acts_json_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nested parameters (fill's fields) reach the route as plain JSON, options merged in, and a
+    value outside the kinds' declarations is refused before any call."""
+    backends = Backends()
+    sent: list[object] = []
+
+    async def act(body: dict) -> dict:
+        sent.append(body)
+        return {}
+    monkeypatch.setattr(backends.client, "act", act)
+    server = build_server(backends)
+    await server.call_tool("browser_act", {"kind": "fill", "options": {"timeout": 3},
+                                           "fields": [{"ref": "e1", "value": True}, {"ref": "e2", "value": ["a"]}]})
+    assert json.loads(json.dumps(sent)) == [{"kind": "fill", "timeout": 3, "fields": [
+        {"ref": "e1", "value": True}, {"ref": "e2", "value": ["a"]}]}]
+    for refused in ({"kind": "fly"}, {"kind": "fill", "fields": []}, {"kind": "click", "ref": "e1" * 20}):
+        with pytest.raises(Exception, match="validation error"):
+            await server.call_tool("browser_act", refused)
+    assert len(sent) == 1
