@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NotRequired, Union
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union
 
 from pydantic import Field
 # pydantic takes typing_extensions' TypedDict, not typing's, on Python 3.11.
@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 
 from httpapi.fields import AnyOf, Bool, Enum, Int, ListOf, Model, Nullable, Number, Spec, Str
 
-ToolFunction = Callable[..., object]
+ToolFunction = TypeVar("ToolFunction", bound=Callable[..., object])
 
 
 class Constraints(TypedDict, total=False):
@@ -105,7 +105,8 @@ def tool_parameters(group: Parameters) -> list[inspect.Parameter]:
         field = fields[name]
         python_type, constraints = _python_type(field.spec)
         required = field.required and not group.optional
-        annotation = _annotated(python_type if required else _optional(python_type), constraints, field.description or field.spec.description)
+        annotation = _annotated(python_type if required else _optional(python_type), constraints,
+                                field.description or field.spec.description)
         parameters.append(inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
             default=inspect.Parameter.empty if required else None))
