@@ -1,6 +1,6 @@
 """One /act kind, declared once: its request fields, what it needs before it runs (the element
 of ``ref``, aimed at or not), its handler and its descriptions. Validation and the OpenAPI
-document (request_models.ACT_BODY), dispatch (act.py), the MCP tool (mcp/tools.py) and the table
+document (agent_requests.ACT_BODY), dispatch (act.py), the MCP tool (mcp/tools.py) and the table
 in docs/agent.md are all made from the declarations in ``kinds/``."""
 
 from __future__ import annotations

@@ -6,17 +6,21 @@ tools from these descriptions."""
 from __future__ import annotations
 
 import warnings
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.fastmcp import FastMCP, Image
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field
+from pydantic import Field, JsonValue
 
-from ..agent.agent_requests import SNAPSHOT_QUERY
-from ..agent.kinds import KINDS, mcp_summary
+from desktopd_kit.sidecar_api import History
+
+from ..agent.agent_requests import ACT_BODY, HISTORY_BODY, SNAPSHOT_QUERY
+from ..agent.kinds import mcp_summary
+from ..request_models import NAVIGATE_BODY, OPEN_TAB_BODY, PLAYWRIGHT_BODY
 from .backends import Backends, answer
-from .model_parameters import with_model_parameters
-from .structured import ListOrObjectAnswer, ObjectAnswer, json_answer
+from .model_parameters import Parameters, with_model_parameters
+from .structured import JsonObject, ListOrObjectAnswer, ObjectAnswer, json_answer
+from .variant_fields import variant_fields
 from .vision_tools import register_vision_tools
 
 INSTRUCTIONS = (
@@ -27,9 +31,21 @@ INSTRUCTIONS = (
     "so the watcher sees it. For anything outside the page (dialogs of other programs, the "
     "browser's own UI) use desktop_screenshot and the desktop_* tools with screen pixels.")
 
-# GET /snapshot's query fields browser_snapshot takes (not format: it answers text; not client:
-# each MCP session is one client).
-SNAPSHOT_PARAMETERS = ("tab", "interactive", "max_chars", "ref", "depth", "diff")
+# Each tool's parameters that are fields of the route it calls, taken from the route's model.
+# GET /snapshot's query, but not format (the tool answers text) nor client (each MCP session is
+# one client).
+SNAPSHOT = Parameters(SNAPSHOT_QUERY.model, ("tab", "interactive", "max_chars", "ref", "depth", "diff"))
+# POST /act's body, every kind's fields in one model; the fields an agent uses most have a
+# parameter each, the others go in options.
+ACT = Parameters(variant_fields(ACT_BODY, "ActFields"), (
+    "kind", "ref", "text", "submit", "key", "to_ref", "values", "fields", "button", "double",
+    "modifiers", "mode", "snapshot", "tab"))
+OPEN_TAB = Parameters(OPEN_TAB_BODY.model, ("url",))
+# url is POST /tabs/{id}/navigate's; optional in the tool, where go may stand instead. tab is
+# the history routes' (a tab id or its prefix).
+NAVIGATE_URL = Parameters(NAVIGATE_BODY.model, ("url",), optional=True)
+HISTORY_TAB = Parameters(HISTORY_BODY.model, ("tab",))
+PLAYWRIGHT = Parameters(PLAYWRIGHT_BODY.model, ("code", "timeout_s", "tab"))
 VISIBLE = "VISIBLE: the operator watching the desktop sees this happen."
 READ_ONLY = "Read-only: changes nothing on the desktop."
 
@@ -49,9 +65,11 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "you can act on carry a ref for browser_act. Bounded in size (max_chars); interactive=true "
         "keeps only actionable elements; ref=... scopes to a subtree; diff=true prints [unchanged] for "
         "parts equal to your previous snapshot. " + READ_ONLY))
-    @with_model_parameters(SNAPSHOT_QUERY.model, SNAPSHOT_PARAMETERS)
-    async def browser_snapshot(**params: Any) -> str:
-        return await answer(backends.client.snapshot(**params))
+    @with_model_parameters(SNAPSHOT)
+    async def browser_snapshot(tab: str | None, interactive: bool | None, max_chars: int | None,
+                               ref: str | None, depth: int | None, diff: bool | None) -> str:
+        return await answer(backends.client.snapshot(tab=tab, interactive=interactive, max_chars=max_chars,
+                                                     ref=ref, depth=depth, diff=diff))
 
     @server.tool(description=(
         "Act on a page element by its snapshot ref. kind: " + mcp_summary() + ". Fields without a "
@@ -60,41 +78,28 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "browser's DevTools protocol: HEADLESS, not shown as pointer movement. Answers what happened "
         "(navigation, dialog); snapshot=true adds a fresh snapshot. A 409 means the ref is stale: "
         "take a new snapshot."))
+    @with_model_parameters(ACT)
     async def browser_act(
-            kind: Annotated[str, Field(description=", ".join(KINDS))],
-            ref: Annotated[str | None, Field(description="The element's ref from browser_snapshot")] = None,
-            text: Annotated[str | None, Field(description="type: the text")] = None,
-            submit: Annotated[bool | None, Field(description="type: press Enter afterwards")] = None,
-            key: Annotated[str | None, Field(description="press: the key combination")] = None,
-            to_ref: Annotated[str | None, Field(description="drag: the drop target's ref")] = None,
-            values: Annotated[list[str] | None, Field(description="select: option values or labels")] = None,
-            fields: Annotated[list[dict[str, Any]] | None,
-                              Field(description="fill: [{\"ref\": ..., \"value\": ...}]")] = None,
-            button: Annotated[Literal["left", "middle", "right"] | None, Field(description="click")] = None,
-            double: Annotated[bool | None, Field(description="click: a double click")] = None,
-            modifiers: Annotated[list[str] | None, Field(description="click: e.g. [\"Shift\"]")] = None,
-            mode: Annotated[Literal["visible", "cdp"], Field(description="visible (default) or cdp")] = "visible",
-            snapshot: Annotated[bool | None, Field(description="Answer with a fresh snapshot too")] = None,
-            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-            options: Annotated[dict[str, Any] | None,
-                               Field(description="Any other field of POST /act (e.g. wait's text, "
+            # No route field: the rest of POST /act's body, passed on as it is (the route checks it).
+            options: Annotated[JsonObject | None,
+                               Field(description="Every other field of POST /act (e.g. wait's text_gone, "
                                                  "evaluate's function)")] = None,
+            **fields: JsonValue,
     ) -> ObjectAnswer:
-        body = {key_: value for key_, value in {
-            "kind": kind, "ref": ref, "text": text, "submit": submit, "key": key, "to_ref": to_ref,
-            "values": values, "fields": fields, "button": button, "double": double,
-            "modifiers": modifiers, "mode": mode, "snapshot": snapshot, "tab": tab}.items()
-            if value is not None}
+        body: JsonObject = {name: value for name, value in fields.items() if value is not None}
         body.update(options or {})
         return json_answer(await answer(backends.client.act(body)))
 
     @server.tool(description=(
         "The browser's tabs. action: list (default), open (url), focus (tab), close (tab). Opening "
         "and focusing change the browser window: " + VISIBLE))
+    @with_model_parameters(OPEN_TAB)
     async def browser_tabs(
+            # No route field: it picks the route (GET /tabs, POST /tabs, .../activate, DELETE).
             action: Literal["list", "open", "focus", "close"] = "list",
+            # No route field: the id in the path of /tabs/{tab_id}/activate and DELETE /tabs/{tab_id}.
             tab: Annotated[str | None, Field(description="Tab id, for focus and close")] = None,
-            url: Annotated[str | None, Field(description="For open")] = None,
+            url: str | None = None,
     ) -> ListOrObjectAnswer:
         client = backends.client
         if action == "list":
@@ -111,11 +116,12 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "Load a URL in a tab (default: the tab in front), or go back, forward or reload (go=...), and "
         "wait for the load. " + VISIBLE + " Take a new snapshot afterwards: refs of the old page are "
         "refused."))
+    @with_model_parameters(NAVIGATE_URL, HISTORY_TAB)
     async def browser_navigate(
-            url: Annotated[str | None, Field(description="Absolute URL (not with go)")] = None,
-            go: Annotated[Literal["back", "forward", "reload"] | None,
-                          Field(description="Instead of a URL: a history step or a reload")] = None,
-            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
+            url: str | None = None,
+            # No route field: it picks POST /back, /forward or /reload instead of the navigation.
+            go: Annotated[History | None, Field(description="Instead of a URL: a history step or a reload")] = None,
+            tab: str | None = None,
     ) -> ObjectAnswer:
         if go is not None:
             return json_answer(await answer(backends.client.history(go, tab=tab or None)))
@@ -131,13 +137,12 @@ def build_server(backends: Backends, *, name: str = "desktopd") -> FastMCP:
         "calls; the browser does. Failures come back as content (error, stderr) so you can fix the "
         "code. Playwright input is sent through CDP: HEADLESS, but the visible browser's page "
         "changes; no screenshot is returned."))
-    async def browser_playwright(
-            code: Annotated[str, Field(description="Body of an async function using page/context/browser")],
-            timeout_s: Annotated[float | None, Field(description="Seconds (default 60, max 300)", gt=0)] = None,
-            tab: Annotated[str | None, Field(description="Tab id (default: the tab in front)")] = None,
-    ) -> ObjectAnswer:
+    @with_model_parameters(PLAYWRIGHT)
+    async def browser_playwright(code: str, timeout_s: float | None = None, tab: str | None = None) -> ObjectAnswer:
         return json_answer(await answer(backends.client.playwright(code, timeout_s=timeout_s, tab=tab)))
 
+    # The desktop_* tools call desktopd's routes, whose models the sidecar may not import
+    # (tests/architecture/test_boundaries.py): their parameters are declared here, by hand.
     @server.tool(structured_output=False, description=(
         "A screenshot of the whole desktop (what the operator sees), as an image; max_width scales "
         "it down. Coordinates for desktop_click are screen pixels of the full-size screen, which "

@@ -13,6 +13,8 @@ from pydantic import Field
 from .backends import Backends, answer
 from .structured import ObjectAnswer, json_answer
 
+# No route model behind these parameters: the routes are desktopd's, whose models (desktopd/vision/)
+# the sidecar may not import (tests/architecture/test_boundaries.py); declared here instead.
 ON_SCREEN = ("Works on the VISIBLE desktop the operator watches (noVNC), from its pixels: for "
              "canvas pages, images of text and apps without an accessibility tree. ")
 Region = Annotated[str | None, Field(description="Only this screen rectangle: x,y,width,height")]

@@ -17,7 +17,7 @@ from ..browser.cdp_url_token import CDP_PREFIXES
 from ..errors import ChromiumUnavailable
 from ..mcp.http_mount import mcp_endpoint
 from . import app_keys as keys
-from .request_models import PLAYWRIGHT_BODY
+from ..request_models import PLAYWRIGHT_BODY
 from .tab_lookup import find_tab, front_tab, live_session
 
 # The token for clients that cannot send the Authorization header (cdp_url_token.py).

@@ -33,7 +33,7 @@ from ..cdp.targets import PageTarget, TargetEntry
 from ..errors import ChromiumUnavailable, as_api_error
 from ..layout import LayoutOptions
 from ..layout.output.encoding import GZIP_MIN_BYTES, accepts_gzip, etag_matches, options_key
-from .request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
+from ..request_models import (LAYOUT_QUERY, NAVIGATE_BODY, OPEN_TAB_BODY, RELOAD_BODY,
                      RESET_BODY, NavigateBody, OpenTabBody, ReloadBody, ResetBody)
 from ..browser.url_policy import UrlPolicy, UrlRefused
 from .state_routes import STATE_ROUTES

@@ -10,7 +10,7 @@ from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, ListOf, Model, Number, Str
 
 from httpapi.profile_names import PROFILE_NAME_PATTERN, profile_name_problem
-from ..layout.output.options import LAYOUT_QUERY, not_blank
+from .layout.output.options import LAYOUT_QUERY, not_blank
 
 __all__ = ["LAYOUT_QUERY", "NAVIGATE_BODY", "OPEN_TAB_BODY", "PLAYWRIGHT_BODY", "RELOAD_BODY", "RESET_BODY"]
 
