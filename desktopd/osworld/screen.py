@@ -60,7 +60,7 @@ async def cursor_position(request: web.Request) -> web.Response:
 async def window_size(request: web.Request) -> web.Response:
     wanted = (await body_fields(request, WINDOW_SIZE_BODY))["app_class_name"].lower()
     for window in await backend_service(request).call(lambda desk: desk.windows()):
-        if wanted in (part.lower() for part in window.get("wm_class") or []):
+        if wanted in (part.lower() for part in window.get("wm_class") or [] if part is not None):
             client = window["client"]
             return web.json_response({"width": client["width"], "height": client["height"]})
     raise not_found(f"no window of class {wanted!r}")

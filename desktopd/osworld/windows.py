@@ -102,7 +102,7 @@ async def open_file(request: web.Request) -> web.Response:
     while loop.time() < deadline:
         for window in reversed(await xs.call(lambda desk: desk.windows())):
             if any(matches(window, title, False, False) for title in titles if title):
-                await xs.call(lambda desk, wid=window["id"]: desk.window_action(wid, "focus"))
+                await xs.call(lambda desk, wid: desk.window_action(wid, "focus"), window["id"])
                 return web.Response(text="File opened and window activated successfully")
         await asyncio.sleep(OPEN_POLL_S)
     raise ApiError(500, "window_not_found",

@@ -37,7 +37,7 @@ async def tree(request: web.Request, q: TreeQuery) -> web.Response:
     native = getattr(xs.desktop, "native_tree", None)
     if tree_format == "i3" and native is not None:
         # Sway's own get_tree: the shape i3tree.py imitates for X11.
-        return web.json_response(await xs.call(lambda desk: desk.native_tree()))
+        return web.json_response(await xs.call(lambda desk: native()))
 
     def read(desk: Backend) -> tuple[Sequence[WindowInfo], JSONObject | None]:
         wm = desk.window_manager() if hasattr(desk, "window_manager") else None
