@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from aiohttp import web
 
 from desktopd import __version__, app_keys
 from desktopd.app_keys import backend_service
+from httpapi.json_types import JSONObject
 
 
 @dataclass
@@ -39,7 +39,7 @@ async def health(request: web.Request) -> web.Response:
     return web.json_response(body, status=200 if ready else 503)
 
 
-def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
+def window_manager_ready(request: web.Request, info: JSONObject) -> bool:
     """With a window manager in this desktop (DESKTOPD_WINDOW_MANAGER): once it runs and, when
     windows are open (or a sidecar's browser will open one), one holds the keyboard; before, a
     first step's keys could go nowhere (a window manager that starts after the browser's window
@@ -48,7 +48,7 @@ def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
     if state.ready or not request.app[app_keys.SETTINGS].window_manager:
         return True
     wm = info.get("window_manager")
-    if wm is None:
+    if not isinstance(wm, dict):
         return True          # a backend that does not report one (Sway is its own compositor)
     # With a sidecar its browser's window is coming: wait for it rather than latch on none.
     windows_expected = bool(wm.get("windows")) or request.app[app_keys.SETTINGS].sidecar_configured
