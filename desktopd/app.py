@@ -6,7 +6,6 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from aiohttp import web
 
@@ -28,7 +27,7 @@ from httpapi.guard import guard_middleware, guard_settings
 from httpapi.lifetime import Limits, lifetime_middleware
 from httpapi.middlewares import error_middleware, token_auth_middleware
 from httpapi.routing import concurrency_limits, public_paths, text_bodies
-from desktopd.backend.protocol import backend_errors, change_source_opener, open_backend
+from desktopd.backend.protocol import Backend, backend_errors, change_source_opener, open_backend
 from desktopd.backend.service import BackendErrors, BackendService, real_x_errors
 
 # Large enough for execute's stdin and big clipboard texts; bigger bodies get a JSON 413.
@@ -38,7 +37,7 @@ MAX_BODY_BYTES = 16 << 20
 MAX_CONCURRENT = 64
 
 
-def init_app(settings: Settings, *, desktop_factory: Callable[[str], Any] | None = None,
+def init_app(settings: Settings, *, desktop_factory: Callable[[str], Backend] | None = None,
              x_errors: BackendErrors | None = None,
              settler_factory: Callable[[str], Settler] | None = None) -> web.Application:
     """``desktop_factory``/``x_errors``/``settler_factory`` exist for unit tests with a fake

@@ -4,8 +4,7 @@ readers (the accessibility tree, OSWorld's routes, the episode reset) may rely o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Literal, TypedDict, cast
+from typing import Literal, TypedDict
 
 
 class Bounds(TypedDict):
@@ -47,13 +46,3 @@ class WindowActionResult(TypedDict, total=False):
     closed: bool                 # close: whether the window went away in time
     window: WindowInfo | None    # other actions: the window afterwards (None: it is gone)
 
-
-def as_window(described: Mapping[str, object]) -> WindowInfo:
-    """One window a backend described (Backend.window), typed: as as_windows."""
-    return cast(WindowInfo, described)
-
-
-def as_windows(listed: Sequence[Mapping[str, object]]) -> list[WindowInfo]:
-    """The windows a backend listed, typed: the Backend protocol (desktopd/backend/protocol.py) hands them
-    on as plain dicts, and both backends build them as WindowInfo."""
-    return cast(list[WindowInfo], list(listed))

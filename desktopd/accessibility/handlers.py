@@ -6,14 +6,14 @@ gone node -> 404, unknown action -> 422 naming it, an application that refuses -
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ParamSpec, TypeVar
 
 from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.app_keys import backend_service
-from desktopd_contract.windows import WindowInfo, as_windows
+from desktopd_contract.windows import WindowInfo
 from httpapi.errors import ApiError, not_found, unavailable
 
 from .bus import BusUnavailable
@@ -47,10 +47,10 @@ def _mapped(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     return run
 
 
-async def _x_windows(request: web.Request) -> list[WindowInfo]:
+async def _x_windows(request: web.Request) -> Sequence[WindowInfo]:
     xs = backend_service(request)
     try:
-        return as_windows(await xs.call(lambda desk: desk.windows()))
+        return await xs.call(lambda desk: desk.windows())
     except ApiError:
         return []  # no X: the tree still comes, without window ids
 

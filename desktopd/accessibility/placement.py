@@ -9,6 +9,7 @@ A box that cannot be placed exactly gets null bounds and says why, never a guess
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypedDict
 
 from desktopd_contract.windows import Bounds, WindowInfo
@@ -75,7 +76,7 @@ def _inset(top: Node, client: Bounds) -> int | str:
             f"resize in flight): its offset is unknown")
 
 
-def place_in_windows(apps: list[Node], windows: list[WindowInfo]) -> PlacementSummary:
+def place_in_windows(apps: list[Node], windows: Sequence[WindowInfo]) -> PlacementSummary:
     """Window-relative extents moved to screen pixels, top-level by top-level; sets ``window``
     and ``placement`` on each top-level. Returns the counts of placed and unplaced top-levels."""
     placed = unplaced = 0

@@ -4,7 +4,7 @@ browser's /layout and tied to X windows) and actions on one node. Raises domain 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
@@ -20,7 +20,7 @@ from .snapshot import Node, TreeFilter, WindowRef, accessible_node, application_
 from .xwindows import attach_windows, keep_window, windows_not_in_tree
 
 FOCUS_ACTION = "focus"  # not an AT-SPI action: Component.GrabFocus
-WindowLister = Callable[[], Awaitable[list[WindowInfo]]]
+WindowLister = Callable[[], Awaitable[Sequence[WindowInfo]]]
 
 
 class Pending(TypedDict, total=False):

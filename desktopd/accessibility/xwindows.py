@@ -7,6 +7,8 @@ extents are its window's client area), then the title as a tie-breaker.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from desktopd_contract.windows import Bounds, WindowInfo
 
 from .snapshot import Box, Node, WindowRef
@@ -47,7 +49,7 @@ def window_summary(window: WindowInfo) -> WindowRef:
             "wm_class": window.get("wm_class"), "pid": window.get("pid")}
 
 
-def attach_windows(apps: list[Node], windows: list[WindowInfo]) -> None:
+def attach_windows(apps: list[Node], windows: Sequence[WindowInfo]) -> None:
     """Set ``window`` on every top-level (an application's child) that matches an X window."""
     taken: set[int] = set()
     for app in apps:
@@ -75,7 +77,7 @@ def keep_window(apps: list[Node], window_id: int) -> list[Node]:
     return out
 
 
-def windows_not_in_tree(apps: list[Node], windows: list[WindowInfo]) -> list[WindowRef]:
+def windows_not_in_tree(apps: list[Node], windows: Sequence[WindowInfo]) -> list[WindowRef]:
     """Shown X windows the tree should have a top-level for and has not (after attach_windows): of
     an application on the bus (its pid), or of one known to register there (not yet registered:
     a desktop still starting). A window of a program without accessibility (xterm) is not one."""

@@ -14,14 +14,16 @@ import concurrent.futures
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar, TypeVarTuple
 
-from desktopd.backend.protocol import BackendErrors, Unsupported, backend_errors
+from desktopd.backend.protocol import Backend, BackendErrors, Unsupported, backend_errors
 from httpapi.bounded import within
 from httpapi.errors import ApiError, invalid, not_found, unavailable
+from httpapi.json_types import JSONObject
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Args = TypeVarTuple("Args")
 
 # No single X request should take this long; a wedged X server must not hang a request forever.
 CALL_TIMEOUT = 60.0
@@ -40,7 +42,7 @@ def not_supported(exc: Unsupported) -> ApiError:
 
 
 class BackendService:
-    def __init__(self, desktop: Any, errors: BackendErrors, display: str) -> None:
+    def __init__(self, desktop: Backend, errors: BackendErrors, display: str) -> None:
         self.desktop = desktop
         self.errors = errors
         self.display = display
@@ -68,7 +70,7 @@ class BackendService:
         self.connected = connected
         self.last_error = error
 
-    def _run(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
+    def _run(self, fn: Callable[[Backend, *Args], T], args: tuple[*Args]) -> T:
         """On the X thread: make sure the display is there, then do the work."""
         was_connected = self.connected
         try:
@@ -77,19 +79,20 @@ class BackendService:
             # after every new connection (the X layer counts them).
             connects = getattr(self.desktop, "connects", None)
             if not was_connected or self.screen is None or connects != self._connects:
-                self.screen = tuple(self.desktop.screen_size())
+                width, height = self.desktop.screen_size()
+                self.screen = (width, height)
                 self._connects = connects
             self._mark(True)
-            return fn(self.desktop, *args, **kwargs)
+            return fn(self.desktop, *args)
         except self.errors.unavailable as exc:
             self._mark(False, str(exc) or type(exc).__name__)
             raise
 
-    async def call(self, fn: Callable[..., T], *args: Any, field: str | None = None,
-                   timeout: float = CALL_TIMEOUT, **kwargs: Any) -> T:
-        """Run ``fn(desktop, *args, **kwargs)`` on the X thread; raise ApiError on failure."""
+    async def call(self, fn: Callable[[Backend, *Args], T], *args: *Args, field: str | None = None,
+                   timeout: float = CALL_TIMEOUT) -> T:
+        """Run ``fn(desktop, *args)`` on the X thread; raise ApiError on failure."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, self._run, fn, args, kwargs)
+        future = loop.run_in_executor(self.executor, self._run, fn, args)
         try:
             return await within(future, timeout)
         except asyncio.TimeoutError:
@@ -120,9 +123,9 @@ class BackendService:
         if self.screen is not None and self.connected:
             return self.screen
         # _run reads the size right after (re)connecting, before it calls this function.
-        return await self.call(lambda desk: self.screen)
+        return await self.call(lambda desk: self.screen or desk.screen_size())
 
-    async def probe(self, timeout: float = 5.0) -> dict[str, Any] | None:
+    async def probe(self, timeout: float = 5.0) -> JSONObject | None:
         """For /health: connect if needed and describe the display; None while it is unavailable."""
         try:
             return await self.call(lambda desk: desk.info(), timeout=timeout)

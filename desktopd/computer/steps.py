@@ -65,7 +65,7 @@ async def scroll(xs: BackendService, at: tuple[int, int] | None, dx: int, dy: in
     if at:
         await move(xs, at)
     if not (dx or dy):  # a zero scroll is a no-op, not an error (a model may send amount 0)
-        return await xs.call(lambda desk: tuple(desk.pointer_position()))
+        return await xs.call(lambda desk: desk.pointer_position())
     return await pointer(xs, action="scroll", dx=dx, dy=dy, modifiers=modifiers)
 
 
@@ -91,4 +91,4 @@ async def hold(xs: BackendService, names: list[str], seconds: float) -> None:
 
 
 async def pointer_position(xs: BackendService) -> tuple[int, int]:
-    return await xs.call(lambda desk: tuple(desk.pointer_position()))
+    return await xs.call(lambda desk: desk.pointer_position())

@@ -11,6 +11,8 @@ from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.app_keys import backend_service
+from desktopd.backend.protocol import Backend
+from desktopd.x11.desktop import X11Desktop
 from httpapi.bodies import Typed
 from httpapi.fields import F, Bool, Enum, Int, Model, Nullable, Number, Opaque, Str
 from httpapi.responses import ResponseModel
@@ -91,10 +93,17 @@ def demonstrations(request: web.Request) -> Demonstrations:
     return request.app[app_keys.DEMONSTRATIONS]
 
 
+def _client_id_base(desk: Backend) -> int:
+    """desktopd's own X client; the caller required the x11 backend first."""
+    if not isinstance(desk, X11Desktop):
+        raise TypeError(f"{FEATURE} needs the X11 backend, not {type(desk).__name__}")
+    return desk.client_id_base()
+
+
 async def start(request: web.Request, body: DemonstrationStart) -> web.Response:
     xs = backend_service(request)
     xs.require("x11", FEATURE)
-    own = await xs.call(lambda desk: desk.client_id_base())
+    own = await xs.call(_client_id_base)
     demo = await demonstrations(request).start(frozenset({own}), body["max_seconds"],
                                                Timing(double_click_ms=body["double_click_ms"],
                                                       typing_idle_ms=body["typing_idle_ms"]))

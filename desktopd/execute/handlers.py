@@ -54,6 +54,7 @@ async def execute(request: web.Request, body: ExecuteBody) -> web.Response:
     settings = request.app[app_keys.SETTINGS]
     argv = argv_of(body["command"], body["shell"])
     env = environment(settings.display, body["env"])
+    result: processes.RunResult | processes.Detached
     try:
         if body["detach"]:
             result = await processes.detach(argv, cwd=body["cwd"], env=env,

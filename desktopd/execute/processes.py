@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from httpapi.bounded import within
 
@@ -23,6 +23,28 @@ READ_CHUNK = 64 * 1024
 # After the main process exits, children that still hold its stdout/stderr get this long before
 # the group is killed: execute returns, it does not wait for background daemons (use detach).
 PIPE_GRACE_S = 1.0
+
+
+class RunResult(TypedDict):
+    """run's answer (POST /api/v1/execute's, as it is)."""
+    exit_code: int | None
+    signal: str | None           # the signal's name when one ended the command
+    timed_out: bool
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    stdout_bytes: int            # all that was written, kept or not
+    stderr_bytes: int
+    duration_s: float
+    pid: int
+
+
+class Detached(TypedDict):
+    """detach's answer."""
+    pid: int
+    detached: bool
+    log: str | None              # where the app's output goes; None: discarded
 
 
 class CommandError(Exception):
@@ -103,22 +125,24 @@ def start_error(argv: list[str], exc: OSError) -> CommandError:
     return CommandError("command", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
 
 
-async def _spawn_piped(argv: list[str], **kwargs: Any) -> tuple[asyncio.SubprocessTransport, _ExitAwareProtocol]:
+async def _spawn_piped(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: int
+                       ) -> tuple[asyncio.SubprocessTransport, _ExitAwareProtocol]:
+    """``argv`` in a new session, stdout and stderr piped; ``stdin`` a subprocess constant."""
     loop = asyncio.get_running_loop()
     try:
         return await loop.subprocess_exec(lambda: _ExitAwareProtocol(READ_CHUNK, loop), *argv,
-                                          start_new_session=True, **kwargs)
+                                          start_new_session=True, cwd=cwd, env=env, stdin=stdin,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as exc:
         raise start_error(argv, exc) from None
 
 
 async def run(argv: list[str], *, cwd: str | None, env: dict[str, str], stdin: bytes | None,
-              timeout: float, max_output: int) -> dict[str, Any]:
+              timeout: float, max_output: int) -> RunResult:
     check_cwd(cwd)
     started = time.monotonic()
     transport, protocol = await _spawn_piped(
-        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+        argv, cwd=cwd, env=env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
     pid = transport.get_pid()
     readers = [asyncio.ensure_future(_drain(protocol.stdout, max_output)),
                asyncio.ensure_future(_drain(protocol.stderr, max_output))]
@@ -167,7 +191,7 @@ def _log_path(log_dir: str, argv: list[str]) -> str:
 
 
 async def detach(argv: list[str], *, cwd: str | None, env: dict[str, str],
-                 log_dir: str | None) -> dict[str, Any]:
+                 log_dir: str | None) -> Detached:
     """Start a GUI app in its own session and return at once with its pid.
 
     A daemon thread waits for the app so it never lingers as a zombie; the app outlives

@@ -4,14 +4,13 @@ and raw key events (run by desktopd/input/keystrokes.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from desktopd.app_keys import backend_service
 from desktopd.input.keystrokes import run_keyboard
 from desktopd.input.pointer_events import run_pointer_body
 from httpapi.errors import read_json_object
+from httpapi.json_types import JSONObject
 
 
 async def tablet(request: web.Request) -> web.Response:
@@ -19,5 +18,5 @@ async def tablet(request: web.Request) -> web.Response:
     return web.json_response(await run_pointer_body(backend_service(request), body))
 
 
-async def keyboard(request: web.Request, body: dict[str, Any]) -> web.Response:
+async def keyboard(request: web.Request, body: JSONObject) -> web.Response:
     return web.json_response(await run_keyboard(backend_service(request), body))

@@ -151,10 +151,10 @@ async def run_text(xs: BackendService, text: str, delay_s: float) -> None:
     if delay_s <= 0:
         for start in range(0, len(text), TEXT_CHUNK):
             chunk = text[start:start + TEXT_CHUNK]
-            await xs.call(lambda desk, c=chunk: desk.type_text(c), field="text")
+            await xs.call(lambda desk, part: desk.type_text(part), chunk, field="text")
         return
     for char in text:
-        await xs.call(lambda desk, c=char: desk.type_text(c), field="text")
+        await xs.call(lambda desk, part: desk.type_text(part), char, field="text")
         await asyncio.sleep(delay_s)
 
 

@@ -217,7 +217,7 @@ async def paced_drag(xs: BackendService, event: PointerEvent) -> None:
         for k, point in enumerate(route, start=1):
             # Sleep until this step's due time (not a fixed sleep: X calls take time too).
             await asyncio.sleep(max(0.0, started + duration * k / len(route) - loop.time()))
-            await xs.call(lambda desk, p=point: desk.pointer_move(*p))
+            await xs.call(lambda desk, at: desk.pointer_move(*at), point)
     finally:
         # shield: a client that hangs up mid-drag must not leave the button held.
         await asyncio.shield(xs.call(finish, pressed))

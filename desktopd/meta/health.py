@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from aiohttp import web
 
@@ -12,6 +13,7 @@ from desktopd import __version__, app_keys
 from desktopd.app_keys import backend_service
 from desktopd.settle.settler import SettlerInfo
 from httpapi.fields import F, Bool, Enum, Nullable, Number, Opaque, Str
+from httpapi.json_types import JSONObject
 from httpapi.responses import ResponseModel, TypedResponse
 
 
@@ -23,7 +25,7 @@ class Health(TypedDict):
     x_state_since: float
     screen: dict[str, object] | None
     uptime_s: float
-    x: dict[str, object]
+    x: Mapping[str, object]
     settle: SettlerInfo
 
 
@@ -54,7 +56,7 @@ async def health(request: web.Request) -> web.Response:
     xs = backend_service(request)
     info = await xs.probe()
     started = request.app[app_keys.STARTED_AT]
-    connected = info is not None and info.get("connected", True)
+    connected = info is not None and bool(info.get("connected", True))
     ready = connected and window_manager_ready(request, info or {})
     body: Health = {
         "status": "ok" if ready else "degraded" if not connected else "starting",
@@ -70,7 +72,7 @@ async def health(request: web.Request) -> web.Response:
     return HEALTH.response(body, status=200 if ready else 503)
 
 
-def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
+def window_manager_ready(request: web.Request, info: JSONObject) -> bool:
     """With a window manager in this desktop (DESKTOPD_WINDOW_MANAGER): once it runs and, when
     windows are open (or a sidecar's browser will open one), one holds the keyboard; before, a
     first step's keys could go nowhere (a window manager that starts after the browser's window
@@ -79,7 +81,7 @@ def window_manager_ready(request: web.Request, info: dict[str, Any]) -> bool:
     if state.ready or not request.app[app_keys.SETTINGS].window_manager:
         return True
     wm = info.get("window_manager")
-    if wm is None:
+    if not isinstance(wm, dict):
         return True          # a backend that does not report one (Sway is its own compositor)
     # With a sidecar its browser's window is coming: wait for it rather than latch on none.
     windows_expected = bool(wm.get("windows")) or request.app[app_keys.SETTINGS].sidecar_configured

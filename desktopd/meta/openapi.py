@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
 
 from desktopd import __version__, app_keys
 from httpapi.openapi import build_openapi as generic_openapi
+from httpapi.routing import Route
 
 ERROR_TEXT = {
     400: "Malformed JSON or not a JSON object; a request line or header over 8,190 bytes",
@@ -27,9 +29,10 @@ DESCRIPTION = ("See and drive an X11 desktop over HTTP. Coordinates are screen p
                "field says otherwise.")
 
 
-def build_openapi(routes: list[Any], *, title: str = "desktopd", description: str = DESCRIPTION,
+def build_openapi(routes: Sequence[Route], *, title: str = "desktopd", description: str = DESCRIPTION,
                   texts: dict[int, str] = ERROR_TEXT) -> dict[str, Any]:
-    """desktopd's document (httpapi.openapi with desktopd's version and error texts)."""
+    """desktopd's document (httpapi.openapi with desktopd's version and error texts). A plain dict,
+    not a JSONObject: desktopd/osworld/routes.py edits the document's nested objects in place."""
     return generic_openapi(routes, title=title, version=__version__, description=description,
                            texts=texts)
 

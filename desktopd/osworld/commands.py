@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
-from typing import Literal, TypedDict, cast
+from typing import Literal, TypedDict
 
 from aiohttp import web
 
@@ -27,18 +26,13 @@ PYTHON_TIMEOUT_S = 30.0
 COMMAND = AnyOf([ListOf(Str(), min_items=1, max_items=4096), Str(min_length=1, max_length=100_000)])
 
 
-
-class RunResult(TypedDict):
-    """desktopd/execute/processes.py run's answer, as far as OSWorld's routes read it."""
+class CommandOutput(TypedDict):
+    """What OSWorld's routes read of a command's run: desktopd/execute/processes.py's RunResult
+    is one (it has more keys), and so is the answer for a program that could not start."""
     exit_code: int | None
     stdout: str
     stderr: str
     timed_out: bool
-
-
-def run_result(result: Mapping[str, object]) -> RunResult:
-    """processes.run's answer typed (it is declared a plain dict there)."""
-    return cast(RunResult, result)
 
 
 class OsworldExecute(TypedDict):
@@ -107,11 +101,11 @@ def _env(request: web.Request) -> dict[str, str]:
 
 
 async def run_argv(request: web.Request, argv: list[str], timeout: float, *,
-                   cwd: str | None = None) -> RunResult:
+                   cwd: str | None = None) -> CommandOutput:
     """desktopd's runner; a program that cannot start is OSWorld's error shape, not a 422."""
     try:
-        return run_result(await processes.run(argv, cwd=cwd, env=_env(request), stdin=None, timeout=timeout,
-                                              max_output=DEFAULT_OUTPUT_CAP))
+        return await processes.run(argv, cwd=cwd, env=_env(request), stdin=None, timeout=timeout,
+                                   max_output=DEFAULT_OUTPUT_CAP)
     except processes.CommandError as exc:
         return {"exit_code": None, "stdout": "", "stderr": exc.detail, "timed_out": False}
 

@@ -14,13 +14,13 @@ from aiohttp.web_request import FileField
 from desktopd import app_keys
 from desktopd.execute import processes
 from desktopd.execute.handlers import environment
+from desktopd.execute.processes import RunResult
 from httpapi.bodies import Typed
 from httpapi.errors import ApiError, invalid, not_found
 from httpapi.fields import F, Model, Str
 from httpapi.responses import ResponseModel, TypedResponse
 
 from .bodies import body_fields, form_fields
-from .commands import RunResult, run_result
 
 PATH = Str(min_length=1, max_length=4096)
 
@@ -132,9 +132,9 @@ async def desktop_path(request: web.Request) -> web.Response:
 
 async def _xfconf(request: web.Request, *args: str) -> RunResult:
     try:
-        return run_result(await processes.run(["xfconf-query", "-c", "xfce4-desktop", *args], cwd=None,
+        return await processes.run(["xfconf-query", "-c", "xfce4-desktop", *args], cwd=None,
                                    env=environment(request.app[app_keys.SETTINGS].display, None),
-                                   stdin=None, timeout=XFCONF_TIMEOUT_S, max_output=1 << 20))
+                                   stdin=None, timeout=XFCONF_TIMEOUT_S, max_output=1 << 20)
     except processes.CommandError as exc:
         raise ApiError(502, "application_error", f"xfconf-query: {exc.detail}") from None
 

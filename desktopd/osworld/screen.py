@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TypedDict
 
 from aiohttp import web
@@ -15,7 +15,7 @@ from desktopd.accessibility.bus import BusUnavailable
 from desktopd.accessibility.service import TreeAnswer, TreeQuery
 from desktopd.app_keys import backend_service
 from desktopd.accessibility.snapshot import Node
-from desktopd_contract.windows import WindowInfo, as_windows
+from desktopd_contract.windows import WindowInfo
 from httpapi.bodies import Typed
 from httpapi.errors import not_found, unavailable
 from httpapi.fields import F, Bool, Int, ListOf, Model, Nullable, Opaque, Str
@@ -80,7 +80,7 @@ async def cursor_position(request: web.Request) -> web.Response:
 async def window_size(request: web.Request) -> web.Response:
     wanted = (await body_fields(request, WINDOW_SIZE_BODY))["app_class_name"].lower()
     for window in await backend_service(request).call(lambda desk: desk.windows()):
-        if wanted in (part.lower() for part in window.get("wm_class") or []):
+        if wanted in (part.lower() for part in window.get("wm_class") or [] if part is not None):
             client = window["client"]
             return web.json_response({"width": client["width"], "height": client["height"]})
     raise not_found(f"no window of class {wanted!r}")
@@ -92,8 +92,8 @@ async def platform(request: web.Request) -> web.Response:
 
 async def _tree(request: web.Request) -> TreeAnswer:
     """desktopd's tree (its JSON); the page's nodes merged from the sidecar when there is one."""
-    async def windows() -> list[WindowInfo]:
-        return as_windows(await backend_service(request).call(lambda desk: desk.windows()))
+    async def windows() -> Sequence[WindowInfo]:
+        return await backend_service(request).call(lambda desk: desk.windows())
     try:
         # With a sidecar, the page's nodes come from its /layout (Chromium's AT-SPI cache often
         # lacks them): an agent sees the web content it is asked to act on.

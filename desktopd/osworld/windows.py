@@ -14,7 +14,7 @@ from desktopd import app_keys
 from desktopd.execute import processes
 from desktopd.app_keys import backend_service
 from desktopd.execute.handlers import environment
-from desktopd_contract.windows import WindowInfo, as_windows
+from desktopd_contract.windows import WindowInfo
 from httpapi.bodies import Typed
 from httpapi.errors import ApiError, not_found
 from httpapi.fields import Bool, F, Model, Number, Str
@@ -60,7 +60,7 @@ def matches(window: WindowInfo, name: str, strict: bool, by_class: bool) -> bool
 
 
 async def _find(request: web.Request, body: OsworldWindow) -> WindowInfo:
-    windows = as_windows(await backend_service(request).call(lambda desk: desk.windows()))
+    windows = await backend_service(request).call(lambda desk: desk.windows())
     for window in reversed(windows):   # top-most first, as wmctrl -a picks
         if matches(window, body["window_name"], body["strict"], body["by_class"]):
             return window
@@ -102,7 +102,7 @@ async def open_file(request: web.Request) -> web.Response:
     while loop.time() < deadline:
         for window in reversed(await xs.call(lambda desk: desk.windows())):
             if any(matches(window, title, False, False) for title in titles if title):
-                await xs.call(lambda desk, wid=window["id"]: desk.window_action(wid, "focus"))
+                await xs.call(lambda desk, wid: desk.window_action(wid, "focus"), window["id"])
                 return web.Response(text="File opened and window activated successfully")
         await asyncio.sleep(OPEN_POLL_S)
     raise ApiError(500, "window_not_found",

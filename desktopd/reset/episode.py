@@ -17,7 +17,7 @@ from typing import TypedDict
 import aiohttp
 
 from desktopd.backend.protocol import Backend
-from desktopd_contract.windows import WindowInfo, as_windows
+from desktopd_contract.windows import WindowInfo
 from httpapi.errors import ApiError
 from httpapi.json_types import JSONObject, JSONValue
 
@@ -49,7 +49,7 @@ def kept(window: WindowInfo, extra: frozenset[str]) -> bool:
 
 def close_windows(desk: Backend, keep: frozenset[str]) -> ClosedWindows:
     """On the X thread: ask every other top-level window to close, then kill what stayed."""
-    targets = [w for w in as_windows(desk.windows()) if not kept(w, keep)]
+    targets = [w for w in desk.windows() if not kept(w, keep)]
     closed: list[int] = []
     killed: list[int] = []
     for window in targets:
@@ -59,7 +59,7 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> ClosedWindows:
             result = {"closed": False}
         if result.get("closed"):
             closed.append(window["id"])
-    remaining = {w["id"] for w in as_windows(desk.windows())}
+    remaining = {w["id"] for w in desk.windows()}
     for window in targets:
         if window["id"] in remaining:
             try:
@@ -68,7 +68,7 @@ def close_windows(desk: Backend, keep: frozenset[str]) -> ClosedWindows:
             except Exception:   # noqa: BLE001 - already gone
                 pass
     return {"closed": closed, "killed": killed,
-            "kept": [w["id"] for w in as_windows(desk.windows())]}
+            "kept": [w["id"] for w in desk.windows()]}
 
 
 def focus_browser(desk: Backend, pid: object) -> int | None:
@@ -80,7 +80,7 @@ def focus_browser(desk: Backend, pid: object) -> int | None:
     request), at most FOCUS_BUDGET_S. None when the browser shows no window."""
     deadline = time.monotonic() + FOCUS_BUDGET_S
     while True:
-        shown = [w for w in as_windows(desk.windows()) if not w.get("minimized") and w.get("window_type") == "normal"]
+        shown = [w for w in desk.windows() if not w.get("minimized") and w.get("window_type") == "normal"]
         mine = [w for w in shown if isinstance(pid, int) and w.get("pid") == pid] or \
             [w for w in shown if class_names(w) & BROWSER_CLASSES]
         if not mine:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import json
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeAlias, TypedDict
 
 from aiohttp import web
 
@@ -17,15 +18,32 @@ from desktopd.backend.protocol import Backend
 from desktopd.computer.display import display_of
 from desktopd.computer.vendor_format import server_side
 from desktopd.app_keys import settler, backend_service
-from desktopd.screen.handlers import take
-from desktopd.input.keystrokes import run_keyboard
-from desktopd.input.pointer_events import run_pointer_body
+from desktopd.screen.handlers import Shot, take
+from desktopd.input.keystrokes import KeyboardDone, run_keyboard
+from desktopd.input.pointer_events import PointerDone, run_pointer_body
 from desktopd.settle.settler import SettleSpec, settled_capture, skipped
 from desktopd.settle.browser import Clicks, tablet_clicks
 from desktopd_contract.formats import FORMATS
+from desktopd_contract.windows import WindowInfo
+from httpapi.json_types import JSONObject
+
+# What the act did: a vendor format's executed actions, or /tablet's or /keyboard's answer.
+Executed: TypeAlias = "JSONObject | PointerDone | KeyboardDone"
 
 
-async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Any, str | None]:
+class PointerAt(TypedDict):
+    x: int
+    y: int
+    source: str                  # desktopd/backend/protocol.py's POINTER_SOURCES
+
+
+class Observed(TypedDict, total=False):
+    """What the step was asked to observe besides the screenshot."""
+    windows: Sequence[WindowInfo]
+    pointer: PointerAt
+
+
+async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, Executed | None, str | None]:
     xs = backend_service(request)
     for name, fmt in FORMATS.items():
         if body[name] is not None:
@@ -38,7 +56,7 @@ async def _act(request: web.Request, body: dict[str, Any]) -> tuple[str | None, 
     return None, None, None
 
 
-def _image(shot: Any) -> dict[str, Any]:
+def _image(shot: Shot) -> JSONObject:
     h = shot.headers
     x, y, w, height = (int(v) for v in h["X-Region"].split(","))
     return {"media_type": shot.content_type, "data": base64.b64encode(shot.body).decode("ascii"),
@@ -56,7 +74,7 @@ async def step(request: web.Request, body: dict[str, Any]) -> web.Response:
     mark = await settler(request).mark()
     shot_query = body["screenshot"]
 
-    async def shoot() -> Any:
+    async def shoot() -> Shot | None:
         return await take(xs, shot_query) if shot_query is not None else None
     # The pointer is drawn into the image only on request, and reports no damage: not reused then.
     capture = shoot if shot_query is not None and shot_query.get("cursor") else \
@@ -66,10 +84,10 @@ async def step(request: web.Request, body: dict[str, Any]) -> web.Response:
     else:
         shot, settled = await settled_capture(settler(request), mark, spec, capture, _clicks(body, started))
     captured = time.monotonic()
-    out: dict[str, Any] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
+    out: dict[str, object] = {"act": act, "executed": executed, "text": text, "settled": settled.json(),
                            "screenshot": _image(shot) if shot is not None else None}
-    def observe(desk: Backend) -> dict[str, Any]:   # one hop to the X thread for both
-        seen: dict[str, Any] = {}
+    def observe(desk: Backend) -> Observed:   # one hop to the X thread for both
+        seen: Observed = {}
         if body["windows"]:
             seen["windows"] = desk.windows()
         if body["pointer"]:

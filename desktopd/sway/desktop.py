@@ -20,6 +20,7 @@ from PIL import Image
 
 from desktopd.backend.protocol import POINTER_SOURCES, Region, check_region, check_typing
 from desktopd.x11.keynames import char_to_keysym, parse_key_name
+from desktopd_contract.windows import SwayWindowInfo, WindowActionResult
 from httpapi.json_types import JSONObject
 
 from .clipboard import Clipboard
@@ -274,18 +275,17 @@ class SwayDesktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    # Backend declares plain dicts (desktopd/backend/protocol.py): each SwayWindowInfo is handed on as one.
-    def windows(self) -> list[dict[str, object]]:
-        return [dict(window) for window in self._call(lambda s: s.windows.list(), retry=True)]
+    def windows(self) -> list[SwayWindowInfo]:
+        return self._call(lambda s: s.windows.list(), retry=True)
 
-    def window(self, window_id: int) -> dict[str, object]:
-        return dict(self._call(lambda s: s.windows.get(int(window_id)), retry=True))
+    def window(self, window_id: int) -> SwayWindowInfo:
+        return self._call(lambda s: s.windows.get(int(window_id)), retry=True)
 
     def window_manager(self) -> JSONObject:
         return {"managed": True, "name": "sway"}
 
-    def window_action(self, window_id: int, action: str, **params: float) -> dict[str, object]:
-        return dict(self._call(lambda s: s.windows.act(int(window_id), action, **params)))
+    def window_action(self, window_id: int, action: str, **params: float) -> WindowActionResult:
+        return self._call(lambda s: s.windows.act(int(window_id), action, **params))
 
     def native_tree(self) -> SwayNode:
         """Sway's own get_tree reply: the i3 shape, native."""

@@ -11,7 +11,7 @@ from desktopd.screen.handlers import check_region
 from desktopd.windows.handlers import window_id
 from desktopd.screen.models import parse_region
 from desktopd.backend.service import BackendService
-from desktopd_contract.windows import WindowInfo, as_window
+from desktopd_contract.windows import WindowInfo
 from httpapi.errors import ApiError, invalid
 
 from .text import Box
@@ -47,7 +47,7 @@ async def capture(xs: BackendService, region: str | None, window: str | None) ->
             wid = window_id(window)
         except ApiError as exc:
             raise invalid("window", str(exc.detail).removeprefix("id: ")) from None
-        area = _window_area(as_window(await xs.call(lambda desk: desk.window(wid))), screen, "window")
+        area = _window_area(await xs.call(lambda desk: desk.window(wid)), screen, "window")
     image = await xs.call(lambda desk: desk.capture(area, False), field="region")
     x, y, w, h = area or (0, 0, screen[0], screen[1])
     return Capture(image, Box(x, y, w, h), screen)

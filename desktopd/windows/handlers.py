@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aiohttp import web
 
 from desktopd import app_keys
 from desktopd.app_keys import backend_service
+from desktopd.backend.protocol import Backend
 from desktopd.windows.i3tree import i3_tree
 from desktopd.windows.models import ACTION_BODIES, TreeQuery
+from desktopd_contract.windows import WindowInfo
 from httpapi.bodies import optional_json_body
 from httpapi.errors import invalid
+from httpapi.json_types import JSONObject
 
 
 def window_id(raw: str) -> int:
@@ -32,9 +37,9 @@ async def tree(request: web.Request, q: TreeQuery) -> web.Response:
     native = getattr(xs.desktop, "native_tree", None)
     if tree_format == "i3" and native is not None:
         # Sway's own get_tree: the shape i3tree.py imitates for X11.
-        return web.json_response(await xs.call(lambda desk: desk.native_tree()))
+        return web.json_response(await xs.call(lambda desk: native()))
 
-    def read(desk):
+    def read(desk: Backend) -> tuple[Sequence[WindowInfo], JSONObject | None]:
         wm = desk.window_manager() if hasattr(desk, "window_manager") else None
         return desk.windows(), wm
 

@@ -12,10 +12,10 @@ is null, as Sway reports for X11 (Xwayland) windows."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Unpack
 
-from desktopd_contract.windows import WindowInfo, as_windows
+from desktopd_contract.windows import WindowInfo
 from swayipc.tree import Rect, SwayNode
 
 ROOT_ID, OUTPUT_ID, WORKSPACE_ID_BASE = 1, 2, 100
@@ -100,9 +100,8 @@ def _desktop(window: WindowInfo) -> int:
     return desktop if isinstance(desktop, int) and desktop >= 0 else 0
 
 
-def i3_tree(listed: Sequence[Mapping[str, object]], screen: tuple[int | None, int | None],
+def i3_tree(windows: Sequence[WindowInfo], screen: tuple[int | None, int | None],
             output_name: str) -> I3Container:
-    windows = as_windows(listed)
     width, height = screen
     whole: Rect = {"x": 0, "y": 0, "width": int(width or 0), "height": int(height or 0)}
     desktops = sorted({_desktop(w) for w in windows} or {0})

@@ -22,7 +22,7 @@ from Xlib import display as xdisplay  # for annotations
 from Xlib.protocol.rq import Request
 
 from desktopd.backend.protocol import check_typing
-from desktopd_contract.windows import WindowActionResult
+from desktopd_contract.windows import WindowActionResult, WindowInfo
 from httpapi.json_types import JSONObject
 
 from .capture import Capturer, Region
@@ -347,18 +347,17 @@ class X11Desktop:
         self._call(release)
 
     # ---------------------------------------------------------------------------- windows
-    # Backend declares plain dicts (desktopd/backend/protocol.py): each WindowInfo is handed on as one.
-    def windows(self) -> list[dict[str, object]]:
+    def windows(self) -> list[WindowInfo]:
         """Top-level windows, bottom to top (see desktopd/x11/windows.py for the fields)."""
-        return [dict(window) for window in self._call(lambda: self._windows.list(), retry=True)]
+        return self._call(lambda: self._windows.list(), retry=True)
 
-    def window(self, window_id: int) -> dict[str, object]:
-        return dict(self._call(lambda: self._windows.get(int(window_id)), retry=True))
+    def window(self, window_id: int) -> WindowInfo:
+        return self._call(lambda: self._windows.get(int(window_id)), retry=True)
 
     def window_manager(self) -> JSONObject:
         return self._call(lambda: self._windows.wm_info(), retry=True)
 
-    def window_action(self, window_id: int, action: str, **params: float) -> dict[str, object]:
+    def window_action(self, window_id: int, action: str, **params: float) -> WindowActionResult:
         """focus|close|move(x,y)|resize(width,height)|minimize|maximize|restore.
 
         Returns {"id", "action", "method" (how it was done), "window" (state afterwards) or
@@ -368,7 +367,7 @@ class X11Desktop:
                 return self._windows.act(int(window_id), action, **params)
             except xerror.BadWindow:
                 raise WindowNotFound(int(window_id)) from None
-        return dict(self._call(act))
+        return self._call(act)
 
     # -------------------------------------------------------------------------- clipboard
     def _clipboard_owner(self) -> Clipboard:
