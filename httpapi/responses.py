@@ -9,7 +9,7 @@ them, and nothing has a default."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from aiohttp import web
@@ -33,13 +33,11 @@ class ResponseModel(Spec):
     name: str
     fields: Sequence[F]
     description: str = ""
-    _by_name: dict[str, F] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for f in self.fields:
             if f.default is not MISSING:
                 raise TypeError(f"{self.name}.{f.name}: a response field has no default")
-        self._by_name = {f.name: f for f in self.fields}
 
     def validate(self, value: object, path: str = "", coerce: bool = False) -> JSONObject:
         """``value`` checked against the declaration (a test's look at a real answer): required
