@@ -43,6 +43,7 @@ class Verdict:
     # changed, all drawn in one frame the page had produced when it answered, landing in this
     # rectangle of the screen (the page's viewport)
     frame_at: Rect | None = None
+    drawn_s: float | None = None    # ... produced this long after the act began (the page's clock)
 
 
 class BrowserEvidence(Protocol):
@@ -77,8 +78,11 @@ class SidecarEvidence:
             return Verdict("none", "sidecar gave no verdict")
         due, due_in = answer.get("due_s"), answer.get("due_in_s")
         if evidence != "changed" or not isinstance(due, (int, float)) or not isinstance(due_in, (int, float)):
-            return Verdict(evidence, str(answer.get("detail") or ""),
-                           frame_at=_viewport(answer) if evidence == "changed" else None)
+            frame_at = _viewport(answer) if evidence == "changed" else None
+            drawn = answer.get("drawn_s")
+            return Verdict(evidence, str(answer.get("detail") or ""), frame_at=frame_at,
+                           drawn_s=float(drawn) if frame_at is not None and isinstance(drawn, (int, float))
+                           and not isinstance(drawn, bool) else None)
         return Verdict(evidence, str(answer.get("detail") or ""), float(due), float(due_in))
 
     async def close(self) -> None:

@@ -31,7 +31,7 @@ from typing import NotRequired, TypedDict, TypeVar, cast
 from httpapi.fields import F, Bool, Enum, Int, Nullable, Number, Opaque, Str
 from httpapi.responses import ResponseModel
 from desktopd.settle.browser import BrowserEvidence, Clicks, Verdict
-from desktopd.settle.changes import ChangeLog, ChangeSource, Rect, SourceOpener
+from desktopd.settle.changes import Change, ChangeLog, ChangeSource, Rect, SourceOpener
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -85,8 +85,8 @@ SETTLED = ResponseModel("Settled", [
                   "the damage of that frame followed by this short window ends it."),
     F("browser", Opaque("object"),
       description="The browser's verdict, when it was asked: evidence idle|changed|none, its "
-                  "detail, answered_s (when it came after the act; null: it had not yet), due_s and "
-                  "one_frame when given."),
+                  "detail, answered_s (when it came after the act; null: it had not yet), due_s, "
+                  "one_frame and drawn_s when given."),
     F("detail", Str()),
 ], description="How the wait after the action ended.")
 
@@ -128,6 +128,7 @@ class BrowserVerdictJson(TypedDict):
     answered_s: float | None
     due_s: NotRequired[float]
     one_frame: NotRequired[bool]
+    drawn_s: NotRequired[float]
 
 
 class SettledJson(TypedDict):
@@ -178,6 +179,8 @@ class Settled:
                 out["browser"]["due_s"] = round(self.browser.due_s, 4)
             if self.browser.frame_at is not None:
                 out["browser"]["one_frame"] = True
+            if self.browser.drawn_s is not None:
+                out["browser"]["drawn_s"] = round(self.browser.drawn_s, 4)
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -219,8 +222,7 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             count += 1
             last = max(last, change.at)
             newest = change.at if newest is None else max(newest, change.at)
-            framed = framed or (verdict is not None and verdict.frame_at is not None
-                                and _inside(change.rect, verdict.frame_at))
+            framed = framed or (verdict is not None and _lands(change, verdict, clicks_at))
         now = changes.clock()
         if verdict is None and browser is not None and browser.done():
             verdict, heard = browser.result(), now - mark.at
@@ -238,11 +240,15 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
                 drawing = (due, max(now, due) + max(spec.quiet, DRAW_BUDGET_S))
                 if verdict.frame_at is not None:
                     # The changes read before the verdict, looked at again for its frame's.
-                    framed = any(_inside(c.rect, verdict.frame_at) for c in changes.after(mark.seq))
+                    framed = any(_lands(c, verdict, clicks_at) for c in changes.after(mark.seq))
         if framed:
             quiet = min(spec.quiet, FRAME_QUIET_S)
         asking = browser is not None and not browser.done()
         awaiting = drawing is not None and (newest is None or newest < drawing[0]) and now < drawing[1]
+        if verdict is not None and verdict.frame_at is not None and heard is not None and not framed:
+            # The page's frame is produced but its damage not seen yet: a capture now would be
+            # taken again; the frame is awaited for a quiet window after the verdict at most.
+            awaiting = now < mark.at + heard + spec.quiet
         if calm is not None and not asking and not awaiting:
             calm.set()
         if changes.closed_reason is not None:
@@ -263,6 +269,18 @@ async def wait_quiet(mark: Mark, spec: SettleSpec, browser: asyncio.Future[Verdi
             await asyncio.wait({browser}, timeout=pause)
         else:
             await asyncio.sleep(pause)
+
+
+def _lands(change: Change, verdict: Verdict, clicks_at: float) -> bool:
+    """Whether ``change`` can be the damage of the one frame the page vouched for: drawn where the
+    page lies (inside its viewport, or a redraw covering all of it: the browser presents its tab
+    strip's change and the page's frame in one) and, when the page said when it produced that
+    frame, read after then (an earlier frame's damage is not it)."""
+    if verdict.frame_at is None:
+        return False
+    if verdict.drawn_s is not None and change.at < clicks_at + verdict.drawn_s:
+        return False
+    return _inside(change.rect, verdict.frame_at) or _inside(verdict.frame_at, change.rect)
 
 
 def _inside(rect: Rect, area: Rect, slack: int = 2) -> bool:

@@ -87,6 +87,7 @@ class SettleAnswer(TypedDict, total=False):
     due_in_s: float
     one_frame: bool
     viewport: list[int]
+    drawn_s: float
     detail: str
     tab: str | None
 
@@ -100,6 +101,8 @@ SETTLE_RESULT = TypedResponse(ResponseModel("SettleAnswer", [
       "produced when this answer was sent; nothing else is pending."),
     F("viewport", ListOf(Int(), min_items=4, max_items=4), description="With one_frame: the "
       "page's viewport on the screen, x, y, width, height in screen pixels (where that frame lands)."),
+    F("drawn_s", Number(), description="With one_frame: when the page had produced that frame, "
+      "seconds after the act's start (its damage comes after)."),
     F("detail", Str()), F("tab", Nullable(Str())),
 ]), SettleAnswer)
 

@@ -5,7 +5,7 @@ stops ends the wait at the maximum, and the answer says so. With the browser's e
 default), a click on a still page ends on the page's word, and a reaction the page scheduled
 (a timer its click handler set, 0-150 ms) is waited for even past the quiet window, which X
 damage alone with the same window misses. A change drawn at once, in one frame, ends the wait
-on that frame's damage."""
+on that frame's damage, also when the browser redraws its whole window with it."""
 
 from __future__ import annotations
 
@@ -88,6 +88,19 @@ def run(desktop: Desktop, pages: PageServer) -> None:
     open_page(desktop, pages.url("settle-react.html?delay=0"))
     colour, settled = click_and_look(desktop, settle_quiet=0.4)
     assert colour == RED and settled["browser"].get("one_frame") is True, settled
+    # A page whose click also retitles its tab: Chromium may present the tab strip and the
+    # page's frame in one redraw covering the whole window; that is the page's frame too. Each
+    # screenshot shows its click's flip (points far apart: never a double click).
+    open_page(desktop, pages.url("step-flip.html"))
+    shown, framed = [], []
+    for i in range(6):
+        point = (400, 400) if i % 2 == 0 else (900, 650)
+        answer = desktop.anthropic({"action": "left_click", "coordinate": list(point)}, settle_quiet=0.4)
+        data = next(block for block in answer["content"] if block["type"] == "image")["source"]["data"]
+        shown.append(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB").getpixel(point))
+        framed.append("window_s" in answer["settled"] and "drawn_s" in answer["settled"]["browser"])
+    assert shown == [(0, 0, 0), (255, 255, 255)] * 3, shown
+    assert any(framed), framed
     # The same window on X damage alone captures a page reacting later before it reacts.
     open_page(desktop, pages.url(f"settle-react.html?delay={LATE_MS}"))
     colour, settled = click_and_look(desktop, settle_quiet=0.1, settle_browser=False)

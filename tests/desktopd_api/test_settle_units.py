@@ -252,7 +252,9 @@ async def test_a_capture_is_given_again_only_while_the_screen_reported_no_change
 VIEWPORT = (0, 80, 1280, 720)
 
 
-async def one_frame_wait(rect: tuple[int, int, int, int], spec: SettleSpec):
+async def one_frame_wait(rect: tuple[int, int, int, int], spec: SettleSpec, drawn_s: float | None = None):
+    """The page's one-frame verdict 5 ms after the act (its frame produced ``drawn_s`` after it),
+    and damage of ``rect`` read 10 ms after it."""
     log = ChangeLog()
     mark = marked(log)
 
@@ -261,7 +263,7 @@ async def one_frame_wait(rect: tuple[int, int, int, int], spec: SettleSpec):
         log.add(rect)
     drawing = asyncio.ensure_future(change())
     settled = await wait_quiet(mark, spec, verdict_after(0.005, Verdict("changed", "the page changed",
-                                                                        frame_at=VIEWPORT)), mark.at)
+                                                                        frame_at=VIEWPORT, drawn_s=drawn_s)), mark.at)
     await drawing
     return settled
 
@@ -283,6 +285,60 @@ async def test_damage_outside_the_pages_viewport_is_not_its_frame():
         assert (settled.reason, settled.changes) == ("quiet", 1)
         assert settled.waited_s >= settled.last_change_s + spec.quiet
         assert "window_s" not in settled.json()
+
+
+async def test_a_redraw_covering_the_whole_viewport_is_its_frame():
+    # Chromium presents its tab strip's change (a new title) and the page's frame in one: the
+    # damage is their union, the whole window, which holds the page's frame.
+    spec = SettleSpec(maximum=5.0, quiet=0.5)
+    settled = await one_frame_wait((0, 0, 1280, 800), spec)
+    assert (settled.reason, settled.changes) == ("quiet", 1)
+    assert settled.json()["window_s"] == FRAME_QUIET_S and settled.waited_s < spec.quiet
+
+
+async def test_damage_read_before_the_pages_frame_began_is_not_its_frame():
+    # The page produced its frame 50 ms after the act: damage read 10 ms after it is an earlier
+    # frame's, so the quiet window runs; damage read after then is the frame's.
+    spec = SettleSpec(maximum=5.0, quiet=0.2)
+    settled = await one_frame_wait((0, 400, 1280, 400), spec, drawn_s=0.05)
+    assert "window_s" not in settled.json() and settled.waited_s >= settled.last_change_s + spec.quiet
+    settled = await one_frame_wait((0, 400, 1280, 400), spec, drawn_s=0.002)
+    assert settled.json()["window_s"] == FRAME_QUIET_S
+    assert settled.json()["browser"]["drawn_s"] == 0.002
+
+
+async def test_a_one_frame_wait_is_calm_only_once_that_frames_damage_came():
+    # The tab strip's damage came first and the page's frame is produced: a capture now would
+    # be taken again once the frame lands, so calm waits for damage where the page lies.
+    log = ChangeLog()
+    mark = marked(log)
+    calm = asyncio.Event()
+    verdict = verdict_after(0.0, Verdict("changed", "the page changed", frame_at=VIEWPORT))
+    log.add((0, 0, 1200, 40))
+    waiting = asyncio.ensure_future(wait_quiet(mark, SettleSpec(maximum=5.0, quiet=0.2), verdict, mark.at, calm))
+    await asyncio.sleep(0.05)
+    assert verdict.done() and not calm.is_set()
+    log.add((0, 80, 1280, 720))
+    await asyncio.sleep(0.005)
+    assert calm.is_set()
+    settled = await waiting
+    assert settled.json()["window_s"] == FRAME_QUIET_S and settled.changes == 2
+
+
+async def test_a_one_frame_verdict_whose_frame_draws_nowhere_in_the_page_calms_after_the_window():
+    # A change that only retitles the tab: no damage in the viewport ever comes; the capture
+    # starts a quiet window after the verdict, and the wait ends as on damage alone.
+    log = ChangeLog()
+    mark = marked(log)
+    calm = asyncio.Event()
+    log.add((0, 0, 1200, 40))
+    spec = SettleSpec(maximum=5.0, quiet=0.05)
+    waiting = asyncio.ensure_future(wait_quiet(
+        mark, spec, verdict_after(0.0, Verdict("changed", "the page changed", frame_at=VIEWPORT)), mark.at, calm))
+    await asyncio.sleep(0.02)
+    assert not calm.is_set()
+    settled = await waiting
+    assert calm.is_set() and settled.reason == "quiet" and "window_s" not in settled.json()
 
 
 async def test_the_wait_is_calm_only_once_the_verdict_and_the_drawing_it_announced_are_in():

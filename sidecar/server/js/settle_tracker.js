@@ -6,11 +6,32 @@
   const fresh = !s;
   if (fresh) {
     const setT = window.setTimeout, clearT = window.clearTimeout;
-    s = { changes: 0, inputs: [], timers: new Map(), reacting: false, hadRange: false,
+    const raf = window.requestAnimationFrame, cancelRaf = window.cancelAnimationFrame;
+    s = { changes: 0, drawn: 0, drawnAt: 0, inputs: [], timers: new Map(), reacting: false, hadRange: false,
           frames: new Set(), wake: new Set(), hover: null, sheets: -1, setT, clearT };
     Object.defineProperty(window, KEY, { value: s, configurable: true });
-    const changed = () => { s.changes++; };
     const wake = () => { for (const w of [...s.wake]) w(); };
+    // After a change, the next frame is watched: once its animation frame ran and the task after
+    // it (style, layout, paint and commit are done), s.drawn holds the changes that frame drew
+    // and s.drawnAt when it began (its damage cannot come earlier; the compositor may present
+    // it before that task runs). So an answer need not wait a frame more when the change's
+    // frame was produced before it.
+    let watching = false;
+    const watchFrame = () => {
+      if (watching) return;
+      watching = true;
+      raf.call(window, () => {
+        watching = false;
+        const upTo = s.changes, began = performance.now();
+        const after = new MessageChannel();
+        after.port1.onmessage = () => {
+          if (upTo > s.drawn) { s.drawn = upTo; s.drawnAt = began; }
+          wake();
+        };
+        after.port2.postMessage(0);
+      });
+    };
+    const changed = () => { s.changes++; watchFrame(); };
     // Input first (its record holds the count before the event's own effects), then effects.
     const record = (e) => {
       if (!e.isTrusted) return;
@@ -85,7 +106,6 @@
     };
     window.clearTimeout = function (id) { s.timers.delete(id); wake(); return clearT.call(this, id); };
     // Frames they asked for, too: work deferred to the next frame (a class added in it).
-    const raf = window.requestAnimationFrame, cancelRaf = window.cancelAnimationFrame;
     window.requestAnimationFrame = function (callback) {
       if (!s.reacting || typeof callback !== "function") return raf.call(this, callback);
       const id = raf.call(this, function (...a) {
@@ -153,15 +173,16 @@
     if (due.length || s.frames.size || animating() || document.querySelector(UNSEEN)) {
       return { evidence: "changed", detail: "the page changed" };
     }
-    const drawn = await Promise.race([frame().then(task).then(() => true),
-                                      new Promise((done) => s.setT.call(window, () => done(false), FRAME_WAIT_MS))]);
-    if (!drawn) return { evidence: "changed", detail: "the page changed" };
+    const upTo = s.changes, until = performance.now() + FRAME_WAIT_MS;
+    while (s.drawn < upTo && performance.now() < until) await next(until - performance.now());
+    if (s.drawn < upTo) return { evidence: "changed", detail: "the page changed" };
     // Where that frame lands on the screen (the viewport, in screen pixels): damage elsewhere
     // (the browser's own tab strip, another window) is not the page's frame.
     const px = devicePixelRatio || 1;
     const viewport = [screenX + outerWidth - innerWidth, screenY + outerHeight - innerHeight, innerWidth, innerHeight]
       .map((v) => Math.round(v * px));
-    return { evidence: "changed", detail: "the page changed", one_frame: true, viewport };
+    return { evidence: "changed", detail: "the page changed", one_frame: true, viewport,
+             drawn_s: Math.max(0, s.drawnAt - cutoff - args.margin_ms) / 1000 };
   }
   if (animating()) return { evidence: "changed", detail: "animating" };
   if (document.querySelector(UNSEEN)) return { evidence: "none", detail: "the page draws in a canvas, video or frame" };
