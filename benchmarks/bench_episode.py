@@ -8,7 +8,9 @@ reset replaces), idle memory (`docker stats` --idle-wait s after healthy; one al
 --many at once), the image size, and the ratios. --timeline prints, for one start of each,
 when each program was spawned and became ready (from `docker logs -t`); --pss each process's
 proportional set size idle and after a typical episode (read from the host's /proc: run as
-root). --step-bench runs another benchmark against each container (a hook for step rates).
+root). Then changing steps per second on each (benchmarks/bench_step_speed.py's three ways on its
+flip page, given as a data: URL; --steps 0 skips them): Anthropic left_click + PNG at 1920x1080 and
+at 1280x800, DesktopEnv.step with a 1280x800 JPEG, in blocks alternated between the images.
 
 Build the baseline from the parent commit first, e.g.:
   git worktree add /tmp/baseline HEAD~1 && (cd /tmp/baseline && IMAGE_TAG=baseline scripts/build-images.sh chromium)
@@ -216,13 +218,19 @@ def p(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def step_bench(command: str, running: Running) -> dict[str, float]:
-    """Run ``command`` (with {desktopd} and {sidecar} replaced by base URLs); its last line of
-    output is a JSON object of figures."""
-    argv = shlex.split(command.format(desktopd=running.url(8080, ""), sidecar=running.url(8122, "")))
-    out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=1800).stdout
-    figures = json.loads(out.strip().splitlines()[-1])
-    return {str(k): float(v) for k, v in figures.items()}
+def step_rates(kept: dict[str, Running], steps: int, block: int) -> dict[str, dict[str, float]]:
+    """Each changing-step way's median steps/s per image, and how many screenshots showed their
+    click's flip (of the steps that followed another)."""
+    from bench_step_speed import changing_steps, flip_data_url
+    tags = list(kept)
+    cases = changing_steps([(kept[tag].url(8080, ""), kept[tag].url(8122, "")) for tag in tags],
+                           flip_data_url(), steps, block)
+    rows: dict[str, dict[str, float]] = {}
+    for name, ways in cases:
+        for tag, way in zip(tags, ways):
+            rows.setdefault(f"{name} (steps/s)", {})[tag] = 1 / statistics.median(way.walls)
+            rows.setdefault(f"{name}: flips shown (of {way.steps - 1})", {})[tag] = way.shown
+    return rows
 
 
 def main() -> None:
@@ -236,9 +244,8 @@ def main() -> None:
     parser.add_argument("--idle-wait", type=float, default=20.0)
     parser.add_argument("--timeline", action="store_true")
     parser.add_argument("--pss", action="store_true")
-    parser.add_argument("--step-bench", metavar="COMMAND", help="a benchmark run against each "
-                        "container; {desktopd} and {sidecar} are its base URLs; its last output "
-                        "line is a JSON object of figures (higher is better)")
+    parser.add_argument("--steps", type=int, default=40, help="changing steps per way and image (0: none)")
+    parser.add_argument("--block", type=int, default=10, help="steps in a row on one image")
     args = parser.parse_args()
     images = {"baseline": args.baseline, "this": args.image}
     rows: dict[str, dict[str, float]] = {}
@@ -286,9 +293,9 @@ def main() -> None:
             for running in kept.values():
                 typical_episode(running)
             pss_episode = {tag: pss_table(running) for tag, running in kept.items()}
-        if args.step_bench:
-            for tag, running in kept.items():
-                for metric, value in step_bench(args.step_bench, running).items():
+        if args.steps:
+            for metric, values in step_rates(kept, args.steps, args.block).items():
+                for tag, value in values.items():
                     put(metric, tag, value)
         restarts: dict[str, list[float]] = {tag: [] for tag in images}
         for _ in range(args.restarts):

@@ -200,6 +200,52 @@ def open_flip(desktop: Desktop, url: str) -> None:
     desktop.step(settle=5.0, settle_quiet=0.5)
 
 
+def flip_data_url() -> str:
+    """The flip page as a data: URL, for a browser that cannot reach this host (a container's)."""
+    html = (ROOT / "testbed/pages/step-flip.html").read_bytes()
+    return "data:text/html;base64," + base64.b64encode(html).decode("ascii")
+
+
+CASES = ("Anthropic left_click + PNG 1920x1080", "Anthropic left_click + PNG 1280x800",
+         "DesktopEnv.step, 1280x800 JPEG")
+
+
+def changing_steps(urls: list[tuple[str, str]], flip: str, steps: int, block: int,
+                   pids: Callable[[], list[dict[str, list[int]]]] | None = None) -> list[tuple[str, list[Way]]]:
+    """Each case's steps on each desktop (desktopd's and the sidecar's URL; a 1920x1080 screen),
+    in blocks of ``block`` alternated between the desktops (the order swapped each round) after
+    a warm-up; ``pids``: each desktop's processes by part (read once the browsers run), whose
+    CPU is counted."""
+    desktops = [Desktop(desktop_url, sidecar_url=sidecar_url) for desktop_url, sidecar_url in urls]
+    envs: list[DesktopEnv] = []
+    try:
+        for desktop in desktops:
+            desktop.wait_until_healthy(timeout=120)
+            open_flip(desktop, flip)
+        envs = [DesktopEnv(desktop_url, sidecar_url=sidecar_url, screenshot_format="jpeg", screenshot_size=SCALED)
+                for desktop_url, sidecar_url in urls]
+        for env in envs:
+            env.reset(options={"urls": [flip]})
+        cases = [(CASES[0], [anthropic_way(d, False) for d in desktops]),
+                 (CASES[1], [anthropic_way(d, True) for d in desktops]),
+                 (CASES[2], [env_way(e) for e in envs])]
+        parts = pids() if pids else [{} for _ in urls]
+        for _name, ways in cases:
+            for way in ways:               # warm-up: the page's tracker, caches, first frames
+                for i in range(4):
+                    way.step(i)
+                way.last, way.settled, way.missed = None, [], []
+            for r in range(-(-steps // block)):
+                for k in (range(len(ways)) if r % 2 == 0 else reversed(range(len(ways)))):
+                    ways[k].block(r * block, block, parts[k])
+        return cases
+    finally:
+        for env in envs:
+            env.close()
+        for desktop in desktops:
+            desktop.close()
+
+
 def act_ms(desktop: Desktop, steps: int) -> float:
     """The act alone: POST /api/v1/step with a click, no settle, no image (its own timing)."""
     acts = []
@@ -271,42 +317,17 @@ def main() -> int:
     pages = PageServer()
     flip = pages.url("step-flip.html")
     stacks: list[Stack] = []
-    envs: list[DesktopEnv] = []
     try:
         stacks = [Stack.start("new", ROOT, flip, logs), Stack.start("baseline", base_tree, flip, logs)]
+        cases = changing_steps([(s.desktop_url, s.sidecar_url) for s in stacks], flip, args.steps, args.block,
+                               lambda: [s.pids() for s in stacks])
         desktops = [Desktop(s.desktop_url, sidecar_url=s.sidecar_url) for s in stacks]
-        for desktop in desktops:
-            desktop.wait_until_healthy(timeout=120)
-            open_flip(desktop, flip)
-        cases: list[tuple[str, list[Way]]] = [
-            ("Anthropic left_click + PNG 1920x1080", [anthropic_way(d, False) for d in desktops]),
-            ("Anthropic left_click + PNG 1280x800", [anthropic_way(d, True) for d in desktops]),
-        ]
-        for stack in stacks:
-            env = DesktopEnv(stack.desktop_url, sidecar_url=stack.sidecar_url, screenshot_format="jpeg",
-                             screenshot_size=SCALED)
-            env.reset(options={"urls": [flip]})
-            envs.append(env)
-        cases.append(("DesktopEnv.step, 1280x800 JPEG", [env_way(e) for e in envs]))
-        pids = [s.pids() for s in stacks]
-        for _name, ways in cases:
-            for way in ways:               # warm-up: the page's tracker, caches, first frames
-                for i in range(4):
-                    way.step(i)
-                way.last, way.settled, way.missed = None, [], []
-            rounds = -(-args.steps // args.block)
-            for r in range(rounds):
-                order = (0, 1) if r % 2 == 0 else (1, 0)
-                for k in order:
-                    ways[k].block(r * args.block, args.block, pids[k])
         acts = [act_ms(d, 20) for d in desktops]
         open_flip(desktops[0], pages.url("settle-docs.html"))
         stages = pipeline(stacks[0].xvfb.display, load_encoder(base_tree))
         for desktop in desktops:
             desktop.close()
     finally:
-        for env in envs:
-            env.close()
         for stack in stacks:
             stack.stop()
         pages.stop()

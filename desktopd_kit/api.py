@@ -64,11 +64,13 @@ class DesktopApi(VisionApi, SidecarApi):
     def screenshot(self, format: ImageFormat = "png", *, quality: int | None = None,
                    scale: float | None = None, max_width: int | None = None,
                    max_height: int | None = None, region: tuple[int, int, int, int] | None = None,
-                   cursor: bool | None = None) -> Call[Screenshot]:
+                   cursor: bool | None = None, size: tuple[int, int] | None = None) -> Call[Screenshot]:
         """The screen or a ``region`` (x, y, width, height); ``.data`` is the encoded image,
-        ``.image()`` a Pillow image, ``.array()`` RGB numpy, ``.to_screen()`` maps pixels back."""
+        ``.image()`` a Pillow image, ``.array()`` RGB numpy, ``.to_screen()`` maps pixels back.
+        ``size``: exactly (width, height) pixels, the aspect may change."""
         params = query(format=format, quality=quality, scale=scale, max_width=max_width,
                        max_height=max_height, cursor=cursor,
+                       width=size[0] if size else None, height=size[1] if size else None,
                        region=",".join(str(int(v)) for v in region) if region else None)
         return Call("desktopd", "GET", "/api/v1/screenshot",
                     lambda reply: Screenshot.from_reply(reply, format), params=params)

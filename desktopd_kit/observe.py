@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from .actions import Executed, Format, Scaling, plan_action, run_action
 from .calls import body
@@ -69,6 +70,12 @@ class ObserveOptions:
     settle_browser: bool = True
 
 
+class SettleQuery(TypedDict, total=False):
+    settle: float
+    settle_quiet: float
+    settle_browser: bool
+
+
 class Observer:
     """Observes a Desktop and runs actions on it."""
 
@@ -78,18 +85,34 @@ class Observer:
         screen = desktop.health()["screen"]
         self.screen = (int(screen["width"]), int(screen["height"]))
         self.scaling = Scaling(self.screen, options.screenshot_size or self.screen)
+        self._exact = True      # desktopd scales to the observation's size (width/height)
 
     def _shot_query(self) -> dict:
         o, size = self.options, self.options.screenshot_size
-        return body(format=o.screenshot_format, quality=o.quality, max_width=size[0] if size else None,
-                    max_height=size[1] if size else None)
+        if not self._exact:
+            return body(format=o.screenshot_format, quality=o.quality, max_width=size[0] if size else None,
+                        max_height=size[1] if size else None)
+        # Exactly the observation's size: desktopd scales once, the aspect may change.
+        return body(format=o.screenshot_format, quality=o.quality, width=size[0] if size else None,
+                    height=size[1] if size else None)
+
+    def _step(self, act: dict | None, settle: SettleQuery) -> dict:
+        """POST /api/v1/step with the observation's screenshot, windows and pointer. A desktopd
+        from before exact sizes refuses ``width`` before acting: it is asked again to fit the
+        size (the env resizes)."""
+        try:
+            return self.desktop.step(act, screenshot=self._shot_query(), windows=True, pointer=True, **settle)
+        except DesktopError as refused:
+            if not (self._exact and refused.status == 422 and refused.field == "screenshot.width"):
+                raise
+            self._exact = False
+            return self.desktop.step(act, screenshot=self._shot_query(), windows=True, pointer=True, **settle)
 
     def observe(self, settle: bool = False) -> Observation:
         """The screenshot, windows and pointer in one POST /api/v1/step (after a settle when
         ``settle``), then /layout from the sidecar when observed."""
         timer = Timer()
-        answer = self.desktop.step(screenshot=self._shot_query(), windows=True, pointer=True,
-                                   **(self._settle_query() if settle else {"settle": 0}))
+        answer = self._step(None, self._settle_query() if settle else {"settle": 0})
         return self._observation(answer, timer)
 
     def _observation(self, answer: dict, timer: Timer) -> Observation:
@@ -103,7 +126,7 @@ class Observer:
         stamp = Stamp(timer.mono + seen, timer.wall + seen, time.monotonic() - timer.mono - seen)
         return Observation(shot, layout, answer["windows"], (at["x"], at["y"]), stamp)
 
-    def _settle_query(self) -> dict:
+    def _settle_query(self) -> SettleQuery:
         return {"settle": self.options.settle_s, "settle_quiet": self.options.settle_quiet_s,
                 "settle_browser": self.options.settle_browser}
 
@@ -118,8 +141,7 @@ class Observer:
             return acted, self.observe()
         timer = Timer()
         try:
-            answer = self.desktop.step(planned.step_act(), screenshot=self._shot_query(), windows=True,
-                                       pointer=True, **self._settle_query())
+            answer = self._step(planned.step_act(), self._settle_query())
         except DesktopError as refused:
             acted = Acted(Executed(planned.format, planned.issued, {}), None, timer.stamp(), Timer().stamp(),
                           _error_of(refused))

@@ -23,6 +23,7 @@ class Screenshot:
     scale: float                                 # screen_x = region_x + image_x / scale
     region: tuple[int, int, int, int]            # captured screen rectangle x, y, width, height
     screen_size: tuple[int, int]
+    scale_y: float | None = None                 # screen_y = region_y + image_y / scale_y; None: scale
 
     @classmethod
     def from_reply(cls, reply: Reply, format: str) -> Screenshot:
@@ -30,7 +31,8 @@ class Screenshot:
         x, y, width, height = (int(p) for p in h["x-region"].split(","))
         return cls(reply.body, format, int(h["x-image-width"]), int(h["x-image-height"]),
                    float(h["x-scale"]), (x, y, width, height),
-                   (int(h["x-screen-width"]), int(h["x-screen-height"])))
+                   (int(h["x-screen-width"]), int(h["x-screen-height"])),
+                   float(h["x-scale-y"]) if "x-scale-y" in h else None)
 
     @classmethod
     def from_step(cls, shot: dict, format: str) -> Screenshot:
@@ -39,7 +41,8 @@ class Screenshot:
         r = shot["region"]
         return cls(base64.b64decode(shot["data"]), format, int(shot["width"]), int(shot["height"]),
                    float(shot["scale"]), (int(r["x"]), int(r["y"]), int(r["width"]), int(r["height"])),
-                   (int(shot["screen"]["width"]), int(shot["screen"]["height"])))
+                   (int(shot["screen"]["width"]), int(shot["screen"]["height"])),
+                   float(shot["scale_y"]) if "scale_y" in shot else None)
 
     def image(self) -> Image.Image:
         """A Pillow image (RGB)."""
@@ -59,7 +62,12 @@ class Screenshot:
 
     def to_screen(self, x: float, y: float) -> tuple[int, int]:
         """Screen pixels of an image pixel (what desktopd's pointer endpoints take)."""
-        return (round(self.region[0] + x / self.scale), round(self.region[1] + y / self.scale))
+        return (round(self.region[0] + x / self.scale), round(self.region[1] + y / self.y_scale))
+
+    @property
+    def y_scale(self) -> float:
+        """The factor of y (the same as ``scale`` unless the image's aspect was changed)."""
+        return self.scale if self.scale_y is None else self.scale_y
 
     def png(self) -> bytes:
         """The image as PNG (the bytes themselves when it already is one)."""

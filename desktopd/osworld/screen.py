@@ -63,7 +63,7 @@ REREAD_S = 0.25
 async def screenshot(request: web.Request) -> web.Response:
     image = await backend_service(request).call(lambda desk: desk.capture(None, True))
     out = await asyncio.get_running_loop().run_in_executor(
-        None, imaging.render, image, "png", None, None, None, None)
+        None, imaging.render, image, "png", None, {})
     return web.Response(body=out.body, content_type="image/png", headers={"Cache-Control": "no-store"})
 
 

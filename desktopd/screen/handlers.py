@@ -43,20 +43,18 @@ async def take(xs: BackendService, q: dict[str, Any]) -> Shot:
     region_arg = region if q["region"] else None
     headers = {"X-Screen-Width": str(screen[0]), "X-Screen-Height": str(screen[1]),
                "X-Region": ",".join(map(str, region)), "Cache-Control": "no-store"}
-    scaled = imaging.output_size(region[2], region[3], q["scale"], q["max_width"], q["max_height"])
-    if q["format"] == "raw" and scaled[2] == 1.0:
+    scaled = imaging.output_size(region[2], region[3], q)
+    if q["format"] == "raw" and (scaled.width, scaled.height) == (region[2], region[3]):
         # Straight from the capture buffer: no conversion at all.
         data, width, height = await xs.call(
             lambda desk: desk.capture_raw(region_arg, q["cursor"]), field="region")
-        headers.update({"X-Scale": "1", "X-Image-Width": str(width), "X-Image-Height": str(height),
+        headers.update({"X-Scale": "1", "X-Scale-Y": "1", "X-Image-Width": str(width), "X-Image-Height": str(height),
                         **imaging.raw_headers(width, height)})
         return Shot(data, "application/octet-stream", headers)
     image = await xs.call(lambda desk: desk.capture(region_arg, q["cursor"]), field="region")
-    out = await asyncio.get_running_loop().run_in_executor(
-        None, imaging.render, image, q["format"], q["quality"], q["scale"], q["max_width"],
-        q["max_height"])
-    headers.update({"X-Scale": f"{out.scale:.6g}", "X-Image-Width": str(out.width),
-                    "X-Image-Height": str(out.height), **out.headers})
+    out = await asyncio.get_running_loop().run_in_executor(None, imaging.render, image, q["format"], q["quality"], q)
+    headers.update({"X-Scale": f"{out.size.scale:.6g}", "X-Scale-Y": f"{out.size.scale_y:.6g}",
+                    "X-Image-Width": str(out.size.width), "X-Image-Height": str(out.size.height), **out.headers})
     return Shot(out.body, out.content_type, headers)
 
 

@@ -3,6 +3,7 @@ fast PNG, JPEG, WebP, downscaling) plus the raw layout this API documents (BGRX 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PIL import Image
@@ -14,9 +15,7 @@ from desktopd.x11 import encode as x11_encode
 class Rendered:
     body: bytes
     content_type: str
-    width: int      # of the returned image
-    height: int
-    scale: float    # returned / captured pixels; screen_x = region_x + image_x / scale
+    size: x11_encode.Size   # of the returned image; screen_x = region_x + image_x / size.scale
     headers: dict[str, str]
 
 
@@ -26,24 +25,38 @@ def raw_headers(width: int, height: int) -> dict[str, str]:
             "X-Raw-Stride": str(width * 4), "X-Raw-Format": "BGRX"}
 
 
-def output_size(width: int, height: int, scale: float | None, max_width: int | None,
-                max_height: int | None) -> tuple[int, int, float]:
-    """(width, height, factor) of the image returned for a width x height capture; never upscales."""
-    return x11_encode.target_size(width, height, scale=scale, max_width=max_width,
-                                  max_height=max_height)
+def output_size(width: int, height: int, q: Mapping[str, object]) -> x11_encode.Size:
+    """The image returned for a width x height capture, as SCREENSHOT_QUERY ``q`` asks (an empty
+    mapping: as captured)."""
+    return x11_encode.target_size(width, height, scale=_number(q.get("scale")), max_width=_int(q.get("max_width")),
+                                  max_height=_int(q.get("max_height")), exact=exact_size(q))
 
 
-def render(image: Image.Image, fmt: str, quality: int | None, scale: float | None,
-           max_width: int | None, max_height: int | None) -> Rendered:
+def exact_size(q: Mapping[str, object]) -> tuple[int, int] | None:
+    width, height = _int(q.get("width")), _int(q.get("height"))
+    return (width, height) if width is not None and height is not None else None
+
+
+def render(image: Image.Image, fmt: str, quality: int | None, q: Mapping[str, object]) -> Rendered:
     """CPU work only (no X): call it off the event loop and off the X thread."""
     if fmt == "raw":
-        out_w, out_h, factor = output_size(*image.size, scale, max_width, max_height)
-        if (out_w, out_h) != image.size:
-            image = image.resize((out_w, out_h), Image.Resampling.BOX)
+        size = output_size(*image.size, q)
+        if (size.width, size.height) != image.size:
+            image = x11_encode.resized(image, size.width, size.height)
         if image.mode != "RGB":
             image = image.convert("RGB")
-        return Rendered(image.tobytes("raw", "BGRX"), x11_encode.MEDIA_TYPES["raw"], out_w, out_h,
-                        factor, raw_headers(out_w, out_h))
-    encoded = x11_encode.encode(image, fmt, quality=quality, scale=scale, max_width=max_width,
-                                max_height=max_height)
-    return Rendered(encoded.data, encoded.media_type, encoded.width, encoded.height, encoded.scale, {})
+        return Rendered(image.tobytes("raw", "BGRX"), x11_encode.MEDIA_TYPES["raw"], size,
+                        raw_headers(size.width, size.height))
+    encoded = x11_encode.encode(image, fmt, quality=quality, scale=_number(q.get("scale")),
+                                max_width=_int(q.get("max_width")), max_height=_int(q.get("max_height")),
+                                exact=exact_size(q))
+    return Rendered(encoded.data, encoded.media_type,
+                    x11_encode.Size(encoded.width, encoded.height, encoded.scale, encoded.scale_y), {})
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

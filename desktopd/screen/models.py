@@ -26,6 +26,10 @@ def parse_region(value: str) -> tuple[int, int, int, int]:
 
 
 def _screenshot_check(q: Mapping[str, object]) -> tuple[str, str] | None:
+    if (q["width"] is None) != (q["height"] is None):
+        return ("height" if q["height"] is None else "width"), "give width and height together"
+    if q["width"] is not None and (q["scale"] is not None or q["max_width"] is not None or q["max_height"] is not None):
+        return "width", "give either width and height or scale/max_width/max_height, not both"
     if q["scale"] is not None and (q["max_width"] is not None or q["max_height"] is not None):
         return "scale", "give either scale or max_width/max_height, not both"
     if q["quality"] is not None and q["format"] not in ("jpeg", "webp"):
@@ -41,6 +45,10 @@ SCREENSHOT_QUERY = Model("ScreenshotQuery", [
       description="Downscale factor in (0, 1]; X-Scale echoes the factor applied."),
     F("max_width", Int(1, 16384), description="Fit the image into this width (keeps aspect)."),
     F("max_height", Int(1, 16384), description="Fit the image into this height (keeps aspect)."),
+    F("width", Int(1, 16384), description="With height: the image is exactly width x height pixels "
+      "(the aspect may change, as a model's display size does; X-Scale and X-Scale-Y give each "
+      "axis' factor)."),
+    F("height", Int(1, 16384), description="With width: see width."),
     F("region", Str(min_length=1, check=region_problem, pattern=r"^\d{1,5},\d{1,5},[1-9]\d{0,4},[1-9]\d{0,4}$"),
       description="Screen-pixel rectangle x,y,width,height; must lie inside the screen."),
     F("cursor", Bool(), default=False, description="Draw the real pointer image (XFixes)."),

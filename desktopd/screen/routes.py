@@ -11,6 +11,8 @@ IMAGE_HEADERS = {
     "X-Screen-Width": "Screen width in pixels.", "X-Screen-Height": "Screen height in pixels.",
     "X-Region": "Captured rectangle x,y,width,height in screen pixels.",
     "X-Scale": "Factor applied: screen_x = region_x + image_x / scale.",
+    "X-Scale-Y": "The factor of y: screen_y = region_y + image_y / scale_y (the same as X-Scale "
+                 "unless width and height changed the aspect).",
     "X-Image-Width": "Width of the returned image.", "X-Image-Height": "Height of the returned image.",
     "X-Raw-Width": "format=raw: pixels per row.", "X-Raw-Height": "format=raw: rows.",
     "X-Raw-Stride": "format=raw: bytes per row (width*4).",

@@ -61,7 +61,8 @@ def _image(shot: Shot) -> JSONObject:
     x, y, w, height = (int(v) for v in h["X-Region"].split(","))
     return {"media_type": shot.content_type, "data": base64.b64encode(shot.body).decode("ascii"),
             "width": int(h["X-Image-Width"]), "height": int(h["X-Image-Height"]),
-            "scale": float(h["X-Scale"]), "region": {"x": x, "y": y, "width": w, "height": height},
+            "scale": float(h["X-Scale"]), "scale_y": float(h["X-Scale-Y"]),
+            "region": {"x": x, "y": y, "width": w, "height": height},
             "screen": {"width": int(h["X-Screen-Width"]), "height": int(h["X-Screen-Height"])}}
 
 

@@ -17,6 +17,8 @@ SCREENSHOT = ResponseModel("StepScreenshot", [
     F("media_type", Str()), F("data", Str(), description="Base64."),
     F("width", Int()), F("height", Int()),
     F("scale", Number(), description="screen_x = region.x + image_x / scale."),
+    F("scale_y", Number(), description="screen_y = region.y + image_y / scale_y (scale unless the "
+                                       "screenshot's width and height changed the aspect)."),
     F("region", Opaque("object"), description="Captured rectangle, screen pixels."),
     F("screen", Opaque("object")),
 ])

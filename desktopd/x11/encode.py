@@ -15,6 +15,7 @@ the concatenation plus one zlib header and the Adler-32 of all rows is one valid
 from __future__ import annotations
 
 import io
+import math
 import os
 import struct
 import threading
@@ -32,8 +33,23 @@ PNG_LEVEL = 1
 # Bands below this many bytes are not worth a thread hop.
 MIN_BAND_BYTES = 512 * 1024
 
+# Downscales below this many output pixels are not worth a thread hop.
+MIN_BAND_PIXELS = 256 * 1024
+
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+_band: ThreadPoolExecutor | None = None
+
+
+def _band_pool() -> ThreadPoolExecutor | None:
+    """One thread for the other half of a downscale, where there is a second core."""
+    global _band
+    if (os.cpu_count() or 1) < 2:
+        return None
+    with _pool_lock:
+        if _band is None:
+            _band = ThreadPoolExecutor(max_workers=1, thread_name_prefix="desktopd-scale")
+        return _band
 
 
 def _deflate_pool() -> ThreadPoolExecutor | None:
@@ -61,12 +77,14 @@ class Encoded:
     source_width: int     # of the captured region, in screen pixels
     source_height: int
     scale: float          # encoded / source (1.0 = screen pixels); divide coordinates by it
+    scale_y: float        # the same for y: differs from scale only for an exact width x height
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Content-Type": self.media_type, "X-Image-Width": str(self.width),
                 "X-Image-Height": str(self.height), "X-Screen-Width": str(self.source_width),
-                "X-Screen-Height": str(self.source_height), "X-Scale": f"{self.scale:.6g}"}
+                "X-Screen-Height": str(self.source_height), "X-Scale": f"{self.scale:.6g}",
+                "X-Scale-Y": f"{self.scale_y:.6g}"}
 
 
 def _chunk(kind: bytes, body: bytes) -> bytes:
@@ -112,9 +130,24 @@ def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
             + _chunk(b"IEND", b""))
 
 
+@dataclass(frozen=True)
+class Size:
+    """The image returned for a capture: its pixels, and each axis' factor (image / screen)."""
+
+    width: int
+    height: int
+    scale: float
+    scale_y: float
+
+
 def target_size(width: int, height: int, *, scale: float | None = None,
-                max_width: int | None = None, max_height: int | None = None) -> tuple[int, int, float]:
-    """Output size and the uniform scale factor; never upscales."""
+                max_width: int | None = None, max_height: int | None = None,
+                exact: tuple[int, int] | None = None) -> Size:
+    """The output size: ``exact`` (the aspect may change, each axis its own factor), or
+    ``scale``/``max_*`` (one factor for both axes; never upscales)."""
+    if exact is not None:
+        out_w, out_h = exact
+        return Size(out_w, out_h, out_w / width, out_h / height)
     factor = 1.0
     if scale is not None:
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
@@ -126,7 +159,8 @@ def target_size(width: int, height: int, *, scale: float | None = None,
                 raise ValueError(f"{name}: must be a positive integer, got {limit!r}")
             factor = min(factor, limit / size)
     out_w, out_h = max(1, round(width * factor)), max(1, round(height * factor))
-    return out_w, out_h, (out_w / width if factor != 1.0 else 1.0)
+    uniform = out_w / width if factor != 1.0 else 1.0
+    return Size(out_w, out_h, uniform, uniform)
 
 
 def resized(image: Image.Image, width: int, height: int) -> Image.Image:
@@ -139,13 +173,41 @@ def resized(image: Image.Image, width: int, height: int) -> Image.Image:
     if src_w % width == 0 and src_h % height == 0 and src_w // width == src_h // height:
         return image.reduce(src_w // width)  # integer factor: a plain block average, cheap
     if width <= src_w and height <= src_h:
-        return image.resize((width, height), Image.Resampling.BOX)
+        return _box_in_bands(image, width, height)
     return image.resize((width, height), Image.Resampling.BICUBIC)
+
+
+def _box_in_bands(image: Image.Image, width: int, height: int) -> Image.Image:
+    """A box-average downscale, its top and bottom halves at once on two threads (Pillow lets
+    go of the GIL while it resamples) when the image is large and a seam exists where an output
+    row ends exactly on a source row: each half then reads only its own source rows. Pillow's
+    box takes a source row whole or not at all, and a row right on a sampling boundary may fall
+    to the other side in a half than in one pass (rounding); for the usual screen and model
+    sizes the pixels are the same (tests/desktopd_x11/test_units.py)."""
+    seam = _seam(image.height, height)
+    pool = _band_pool()
+    if pool is None or seam is None or width * height < MIN_BAND_PIXELS:
+        return image.resize((width, height), Image.Resampling.BOX)
+    cut = seam * image.height // height
+    top = pool.submit(image.resize, (width, seam), Image.Resampling.BOX, (0, 0, image.width, cut))
+    bottom = image.resize((width, height - seam), Image.Resampling.BOX, (0, cut, image.width, image.height))
+    out = Image.new(image.mode, (width, height))
+    out.paste(top.result(), (0, 0))
+    out.paste(bottom, (0, seam))
+    return out
+
+
+def _seam(source_rows: int, rows: int) -> int | None:
+    """The output row nearest the middle at which a source row boundary falls (None: none in
+    the middle half)."""
+    period = rows // math.gcd(source_rows, rows)
+    seam = round(rows / 2 / period) * period
+    return seam if rows // 4 <= seam <= rows - rows // 4 and 0 < seam < rows else None
 
 
 def encode(image: Image.Image, fmt: str = "png", *, quality: int | None = None,
            scale: float | None = None, max_width: int | None = None,
-           max_height: int | None = None) -> Encoded:
+           max_height: int | None = None, exact: tuple[int, int] | None = None) -> Encoded:
     fmt = (fmt or "png").lower()
     if fmt == "jpg":
         fmt = "jpeg"
@@ -157,8 +219,8 @@ def encode(image: Image.Image, fmt: str = "png", *, quality: int | None = None,
         if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
             raise ValueError(f"quality: must be an integer in 1..100, got {quality!r}")
     src_w, src_h = image.size
-    out_w, out_h, factor = target_size(src_w, src_h, scale=scale, max_width=max_width,
-                                       max_height=max_height)
+    size = target_size(src_w, src_h, scale=scale, max_width=max_width, max_height=max_height, exact=exact)
+    out_w, out_h = size.width, size.height
     if (out_w, out_h) != (src_w, src_h):
         image = resized(image, out_w, out_h)
     if fmt == "png":
@@ -173,7 +235,7 @@ def encode(image: Image.Image, fmt: str = "png", *, quality: int | None = None,
         else:
             image.save(buffer, "WEBP", quality=q, method=0)  # method 0: fastest
         data = buffer.getvalue()
-    return Encoded(data, fmt, MEDIA_TYPES[fmt], out_w, out_h, src_w, src_h, factor)
+    return Encoded(data, fmt, MEDIA_TYPES[fmt], out_w, out_h, src_w, src_h, size.scale, size.scale_y)
 
 
 class FrameEncoder:

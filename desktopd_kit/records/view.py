@@ -28,7 +28,7 @@ def _esc(value: object) -> str:
 def _to_image(step: dict, x: float, y: float) -> tuple[float, float]:
     """Screen pixels -> pixels of the step's before image."""
     obs = step["observation"]
-    return (x - obs["region"]["x"]) * obs["scale"], (y - obs["region"]["y"]) * obs["scale"]
+    return (x - obs["region"]["x"]) * obs["scale"], (y - obs["region"]["y"]) * obs.get("scale_y", obs["scale"])
 
 
 def marks(step: dict) -> str:
@@ -41,7 +41,7 @@ def marks(step: dict) -> str:
     if bounds:
         x, y = _to_image(step, bounds["x"], bounds["y"])
         parts.append(f'<rect class="element-box" x="{x:.1f}" y="{y:.1f}" width="{bounds["width"] * obs["scale"]:.1f}" '
-                     f'height="{bounds["height"] * obs["scale"]:.1f}" fill="none" stroke="#0a0" stroke-width="2"/>')
+                     f'height="{bounds["height"] * obs.get("scale_y", obs["scale"]):.1f}" fill="none" stroke="#0a0" stroke-width="2"/>')
     issued = action["issued"]
     if action["kind"] == "drag" and isinstance(issued.get("path"), list):
         points = [_to_image(step, *p) for p in issued["path"]]

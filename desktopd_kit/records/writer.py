@@ -68,7 +68,8 @@ class EpisodeWriter:
             "version": VERSION, "episode_id": self.episode_id, "index": index,
             "observation": {
                 "image": image, "image_size": {"width": shot.width, "height": shot.height},
-                "scale": shot.scale, "region": dict(zip(("x", "y", "width", "height"), shot.region)),
+                "scale": shot.scale, "scale_y": shot.y_scale,
+                "region": dict(zip(("x", "y", "width", "height"), shot.region)),
                 "layout": layout, "windows": before.windows,
                 "pointer": {"x": before.pointer[0], "y": before.pointer[1]} if before.pointer else None},
             "action": action,
@@ -101,7 +102,8 @@ class EpisodeWriter:
             layout = layout_name(index).replace(".", ".after.", 1)
             (self.dir / layout).write_text(json.dumps(after.layout, ensure_ascii=False))
         return {"image": image, "image_size": {"width": shot.width, "height": shot.height},
-                "scale": shot.scale, "region": dict(zip(("x", "y", "width", "height"), shot.region)),
+                "scale": shot.scale, "scale_y": shot.y_scale,
+                "region": dict(zip(("x", "y", "width", "height"), shot.region)),
                 "layout": layout, "windows": after.windows,
                 "pointer": {"x": after.pointer[0], "y": after.pointer[1]} if after.pointer else None,
                 "stamp": after.stamp.json()}

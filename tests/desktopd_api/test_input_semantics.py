@@ -124,6 +124,31 @@ async def test_screenshot_scaling_headers(client):
     assert len(data) == 30 * 40 * 4 and data[:4] == bytes([30, 20, 10, 0])
     resp = await client.get("/api/v1/screenshot?format=raw&scale=0.5")
     assert resp.headers["X-Raw-Width"] == "640" and len(await resp.read()) == 640 * 400 * 4
+    assert resp.headers["X-Scale-Y"] == resp.headers["X-Scale"] == "0.5"
+
+
+async def test_a_screenshot_of_an_exact_size_says_each_axis_factor(client):
+    # 1280x800 into 640x600: x halves, y by three quarters.
+    for fmt in ("png", "raw"):
+        resp = await client.get(f"/api/v1/screenshot?format={fmt}&width=640&height=600")
+        body = await resp.read()
+        assert resp.status == 200, body
+        assert (resp.headers["X-Image-Width"], resp.headers["X-Image-Height"]) == ("640", "600")
+        assert (resp.headers["X-Scale"], resp.headers["X-Scale-Y"]) == ("0.5", "0.75")
+    assert len(body) == 640 * 600 * 4
+    step = await client.post("/api/v1/step", json={"screenshot": {"format": "jpeg", "width": 640, "height": 600},
+                                                   "settle": 0})
+    shot = (await step.json())["screenshot"]
+    assert (shot["width"], shot["height"], shot["scale"], shot["scale_y"]) == (640, 600, 0.5, 0.75)
+
+
+async def test_an_exact_size_needs_both_sides_and_no_other_scaling(client):
+    for query, field in (("width=640", "height"), ("height=600", "width"),
+                         ("width=640&height=600&scale=0.5", "width"),
+                         ("width=640&height=600&max_width=100", "width"), ("width=0&height=5", "width")):
+        resp = await client.get(f"/api/v1/screenshot?{query}")
+        assert resp.status == 422, query
+        assert (await resp.json())["field"] == field, query
 
 
 async def test_a_slow_drag_does_not_block_other_requests(client, fake_desktop):

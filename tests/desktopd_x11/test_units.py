@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import io
+import random
 import zlib
 
 import pytest
@@ -78,14 +79,27 @@ def test_banded_zlib_stream_is_one_valid_stream() -> None:
 
 def test_scale_and_limits() -> None:
     image = screen_like()
-    assert enc.target_size(640, 360, scale=0.5) == (320, 180, 0.5)
-    assert enc.target_size(640, 360, max_width=320, max_height=1000)[:2] == (320, 180)
-    assert enc.target_size(640, 360, max_width=10_000) == (640, 360, 1.0)
+    assert enc.target_size(640, 360, scale=0.5) == enc.Size(320, 180, 0.5, 0.5)
+    size = enc.target_size(640, 360, max_width=320, max_height=1000)
+    assert (size.width, size.height) == (320, 180)
+    assert enc.target_size(640, 360, max_width=10_000) == enc.Size(640, 360, 1.0, 1.0)
+    # An exact size changes the aspect: each axis its own factor.
+    assert enc.target_size(640, 360, exact=(320, 200)) == enc.Size(320, 200, 0.5, 200 / 360)
     scaled = enc.encode(image, "jpeg", max_height=90)
     assert (scaled.width, scaled.height, scaled.scale) == (160, 90, 0.25)
     assert scaled.headers["X-Scale"] == "0.25" and scaled.headers["X-Screen-Width"] == "640"
     odd = enc.encode(image, "png", scale=0.3)
     assert Image.open(io.BytesIO(odd.data)).size == (odd.width, odd.height) == (192, 108)
+
+
+@pytest.mark.parametrize("source, size", [
+    ((1920, 1080), (1280, 800)), ((1920, 1080), (1280, 720)), ((1920, 1080), (1024, 768)),
+    ((1920, 1080), (1366, 768)), ((2560, 1440), (1280, 800)), ((1280, 800), (640, 600))])
+def test_a_downscale_in_two_halves_gives_the_pixels_of_one_pass(source, size) -> None:
+    random.seed(11)
+    image = Image.frombytes("RGB", source, random.randbytes(source[0] * source[1] * 3))
+    halves = enc.resized(image, *size)
+    assert halves.size == size and halves.tobytes() == image.resize(size, Image.Resampling.BOX).tobytes()
 
 
 @pytest.mark.parametrize("kwargs, field", [

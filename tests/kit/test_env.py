@@ -66,6 +66,27 @@ def test_anthropic_episode_with_rewards_termination_and_records(desktopd, xvfb, 
     assert steps[0].record["observation"]["pointer"] == {"x": xvfb.width // 2, "y": xvfb.height // 2}
 
 
+def test_an_observation_of_another_aspect_comes_from_desktopd_at_that_size(desktopd, xvfb, tmp_path):
+    # 1280x800 observed as 640x480: desktopd scales once to exactly that size (x by 0.5, y by
+    # 0.6); the record says both factors, and an observation pixel maps back to the screen.
+    env = DesktopEnv(desktopd.url, screenshot_size=(640, 480), record_dir=str(tmp_path), settle_s=0,
+                     screenshot_format="png")
+    try:
+        observation, _ = env.reset(seed=3)
+        assert observation["screenshot"].shape == (480, 640, 3)
+        _, _, _, _, info = env.step({"action": "left_click", "coordinate": [320, 240]})
+        assert (info["executed"]["x"], info["executed"]["y"]) == (640, 400)
+    finally:
+        env.close()
+    step = next(iter(next(EpisodeReader.all(tmp_path))))
+    jsonschema.validate(step.record, schema("step"))
+    seen = step.record["observation"]
+    assert seen["image_size"] == {"width": 640, "height": 480}
+    assert (seen["scale"], seen["scale_y"]) == (0.5, 0.6)
+    with open(tmp_path / step.record["episode_id"] / seen["image"], "rb") as image:
+        assert image.read(24)[16:24] == (640).to_bytes(4, "big") + (480).to_bytes(4, "big")   # the PNG's IHDR
+
+
 def desktop_paths(node) -> list[str]:
     """Every string in ``node`` that is an absolute file name."""
     if isinstance(node, dict):
