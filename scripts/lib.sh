@@ -31,7 +31,7 @@ ensure_venv() {
     local stamp="$root/.venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
     if [ ! -f "$stamp" ]; then
         "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent,osworld,dev,datasets]"
+        "$root/.venv/bin/python" -m pip install -q -e "$root[test,kit,fleet,agent,osworld,dev,datasets,png]"
         # OSWorld's client (tests/osworld, desktopd_osworld) without its dependencies, which are
         # its whole ML stack; the `osworld` extra holds what the parts we use import.
         "$root/.venv/bin/python" -m pip install -q --no-deps "$OSWORLD_CLIENT"

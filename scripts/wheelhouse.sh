@@ -50,6 +50,11 @@ python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" recor
 download --no-deps -r "$dest/recording-requirements.txt"
 echo "wheelhouse: ffmpeg's wheel in $dest for: $(paste -sd' ' "$dest/recording-requirements.txt")" >&2
 
+# zlib-ng's binding for desktopd's PNG encoder (both images; the `png` extra): its wheel alone.
+python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" png >"$dest/png-requirements.txt"
+download --no-deps -r "$dest/png-requirements.txt"
+echo "wheelhouse: zlib-ng's wheel in $dest for: $(paste -sd' ' "$dest/png-requirements.txt")" >&2
+
 # pyautogui and its pins (both images; the `pyautogui` extra): several are sdists on PyPI, pure
 # Python, so the host's pip builds their py3-none-any wheels here once.
 python3 "$root/images/chromium/build/agent-pins.py" "$root/pyproject.toml" pyautogui >"$dest/pyautogui-requirements.txt"

@@ -1,15 +1,14 @@
-"""Image encoders for screenshots (pure Pillow + zlib; no X needed).
+"""Image encoders for screenshots (Pillow, plus zlib-ng when installed; no X needed).
 
-PNG is the expensive one: Pillow's encoder spends much of its time in its adaptive row filter (it
+PNG is the expensive one. Pillow's encoder spends much of its time in its adaptive row filter (it
 tries all five filters on every row) before zlib even starts. ``fast_png`` writes the PNG itself
-with one fixed filter, "Up" (each byte minus the byte above), computed in one C pass by
-ImageChops.subtract_modulo against the image shifted down a row: flat UI, text and vertical
-gradients become runs of zeros, so Up + zlib level 1 is about as fast as no filter and much
-smaller, near Pillow's level-1 size in a fraction of its time (figures: docs/benchmarks.md,
-benchmarks/bench_desktopd.py). The deflate work can
-be split into row bands on threads (zlib releases the GIL), joined pigz-style - each band a raw
-deflate stream ended with a full flush (byte aligned, no back-references across the seam), so
-the concatenation plus one zlib header and the Adler-32 of all rows is one valid zlib stream.
+with no row filter and deflates the rows with zlib-ng (the `png` extra; Python's zlib when it is
+missing): screens are flat UI and text, whose repeated pixel runs and glyphs deflate as they
+are, so filtering costs more than it saves (docs/benchmarks.md, benchmarks/bench_desktopd.py).
+The deflate work can be split into row bands on threads (zlib releases the GIL), joined
+pigz-style - each band a raw deflate stream ended with a full flush (byte aligned, no
+back-references across the seam), so the concatenation plus one zlib header and the Adler-32 of
+all rows is one valid zlib stream.
 """
 
 from __future__ import annotations
@@ -22,14 +21,26 @@ import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from types import ModuleType
 
-from PIL import Image, ImageChops
+from PIL import Image
 
 FORMATS = ("png", "jpeg", "webp", "raw")
 MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
                "raw": "application/octet-stream"}
 DEFAULT_QUALITY = {"jpeg": 80, "webp": 80}
-PNG_LEVEL = 1
+
+def _deflater() -> tuple[ModuleType, int]:
+    """zlib-ng's binding at its level 2 (its fast path: on screens 2-3x quicker than zlib's
+    level 1, the output about as small), else zlib at level 1."""
+    try:
+        from zlib_ng import zlib_ng
+    except ImportError:
+        return zlib, 1
+    return zlib_ng, 2
+
+
+DEFLATE, PNG_LEVEL = _deflater()
 # Bands below this many bytes are not worth a thread hop.
 MIN_BAND_BYTES = 512 * 1024
 
@@ -93,35 +104,33 @@ def _chunk(kind: bytes, body: bytes) -> bytes:
 
 
 def _deflate_band(rows: bytes, last: bool) -> bytes:
-    compressor = zlib.compressobj(PNG_LEVEL, zlib.DEFLATED, -15)
+    compressor = DEFLATE.compressobj(PNG_LEVEL, zlib.DEFLATED, -15)
     return compressor.compress(rows) + compressor.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
 
 
 def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
-    """A valid PNG of an RGB/RGBA/L image: "Up" row filter, zlib level 1, bands on threads."""
+    """A valid PNG of an RGB/RGBA/L image: rows unfiltered, deflated (bands on threads)."""
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     width, height = image.size
     channels = {"L": 1, "RGB": 3, "RGBA": 4}[image.mode]
     color_type = {"L": 0, "RGB": 2, "RGBA": 6}[image.mode]
     stride = width * channels
-    # Up filter: subtract the row above (crop past the top edge pads with zeros, which is what
-    # PNG defines as the row above the first one).
-    above = image.crop((0, -1, width, height - 1))
-    pixels = ImageChops.subtract_modulo(image, above).tobytes()
-    raw = b"".join([b"\x02" + pixels[offset:offset + stride]
+    pixels = image.tobytes()
+    # Each row after its filter type byte, 0: none.
+    raw = b"".join([b"\x00" + pixels[offset:offset + stride]
                     for offset in range(0, stride * height, stride)])
     pool = _deflate_pool() if threads is None or threads > 1 else None
     bands = 1 if pool is None else max(1, min(threads or pool._max_workers,
                                              len(raw) // MIN_BAND_BYTES))
     if bands == 1:
-        body = zlib.compress(raw, PNG_LEVEL)
+        body = DEFLATE.compress(raw, PNG_LEVEL)
     else:
         row_bytes = stride + 1
         rows_per_band = -(-height // bands)
         cuts = [min(height, i * rows_per_band) * row_bytes for i in range(bands + 1)]
         views = [raw[cuts[i]:cuts[i + 1]] for i in range(bands)]
-        adler = pool.submit(zlib.adler32, raw)
+        adler = pool.submit(DEFLATE.adler32, raw)
         parts = list(pool.map(_deflate_band, views, [i == bands - 1 for i in range(bands)]))
         # 0x78 0x01: deflate, 32K window, "fastest" level hint; check bits make it % 31 == 0.
         body = b"\x78\x01" + b"".join(parts) + struct.pack(">I", adler.result() & 0xFFFFFFFF)

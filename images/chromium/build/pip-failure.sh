@@ -1,5 +1,5 @@
 # Sourced by the images' build-time installers (install-agent.sh, install-pyautogui.sh,
-# install-ocr.sh): where their pinned wheels come from (pip_install_pinned), and the one line a
+# install-ocr.sh, install-ffmpeg.sh, install-png.sh): where their pinned wheels come from (pip_install_pinned), and the one line a
 # failed PyPI install prints, saying why in a word and naming every fix; pip's own log (long, and
 # saying neither) is not shown.
 #   pip_failure_line BUILD_NAME REQUIREMENTS PIP_LOG CERT_USED   (CERT_USED: empty or not)
