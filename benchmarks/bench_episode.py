@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import statistics
 import subprocess
 import time

@@ -7,13 +7,14 @@ server waits until its client hangs up and records that (the act loop's cancella
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections import defaultdict
 from typing import Any
 
 from aiohttp import web
+
+from testbed.threaded_app import ThreadedApp
 
 HANG = "hang"
 PATHS = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
@@ -26,18 +27,14 @@ class VendorServer:
         self.requests: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.headers: dict[str, list[dict[str, str]]] = defaultdict(list)
         self.hung_up = threading.Event()
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self.port = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-        if not self._ready.wait(30):
-            raise RuntimeError("the vendor server did not start")
+        app = web.Application(client_max_size=64 << 20)
+        for path in PATHS:
+            app.router.add_post(path, self._answer)
+        self._server = ThreadedApp(app).start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self._server.url
 
     def script(self, path: str, *replies: Any, then: Any = None) -> None:
         self.scripts[path] = list(replies)
@@ -64,26 +61,8 @@ class VendorServer:
             return web.Response(text=reply, content_type="application/json")
         return web.json_response(reply)
 
-    def _serve(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        app = web.Application(client_max_size=64 << 20)
-        for path in PATHS:
-            app.router.add_post(path, self._answer)
-        self._runner = web.AppRunner(app)
-        self._loop.run_until_complete(self._runner.setup())
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        self.port = listener.getsockname()[1]
-        self._loop.run_until_complete(web.SockSite(self._runner, listener).start())
-        self._ready.set()
-        self._loop.run_forever()
-        self._loop.close()
-
     def stop(self) -> None:
-        assert self._loop is not None and self._runner is not None
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
+        self._server.stop()
 
 
 def wait_for(predicate: Any, timeout: float = 20) -> bool:

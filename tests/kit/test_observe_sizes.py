@@ -4,15 +4,13 @@ aiohttp server plays that older desktopd; the real one is exercised in tests/kit
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import socket
-import threading
 
 from aiohttp import web
 
 from desktopd_kit import Desktop
 from desktopd_kit.observe import ObserveOptions, Observer
+from testbed.threaded_app import ThreadedApp
 
 STEP_ANSWER = {
     "act": None, "executed": None, "text": None, "windows": [], "pointer": {"x": 1, "y": 2, "source": "server"},
@@ -30,10 +28,10 @@ class OlderDesktopd:
 
     def __init__(self) -> None:
         self.bodies: list[dict] = []
-        self.loop = asyncio.new_event_loop()
-        self.ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.port = 0
+        app = web.Application()
+        app.router.add_get("/health", self._health)
+        app.router.add_post("/api/v1/step", self._step)
+        self.server = ThreadedApp(app)
 
     async def _health(self, _request: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "screen": {"width": 1280, "height": 800}})
@@ -46,39 +44,17 @@ class OlderDesktopd:
                                       "detail": "screenshot.width: unknown field"}, status=422)
         return web.json_response(STEP_ANSWER)
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        app.router.add_get("/health", self._health)
-        app.router.add_post("/api/v1/step", self._step)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        self.loop.run_until_complete(web.SockSite(self.runner, sock).start())
-        self.ready.set()
-        self.loop.run_forever()
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-
 
 def test_an_older_desktopd_is_asked_to_fit_the_size_instead():
     server = OlderDesktopd()
-    server.thread.start()
-    assert server.ready.wait(10)
-    desktop = Desktop(f"http://127.0.0.1:{server.port}")
+    desktop = Desktop(server.server.start().url)
     try:
         observer = Observer(desktop, ObserveOptions(screenshot_size=(640, 480), settle_s=0))
         first = observer.observe()
         second = observer.observe()
     finally:
         desktop.close()
-        server.stop()
+        server.server.stop()
     shots = [body["screenshot"] for body in server.bodies]
     assert shots[0] == {"format": "png", "width": 640, "height": 480}
     assert shots[1:] == [{"format": "png", "max_width": 640, "max_height": 480}] * 2   # remembered

@@ -3,15 +3,14 @@ A local aiohttp server (no desktop) that answers 503 once, then 200."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 from aiohttp import web
 
 from desktopd_kit import AsyncDesktop, Desktop, DesktopError, RetryPolicy
+from testbed.threaded_app import ThreadedApp
 
 FAST = RetryPolicy(attempts=3, backoff_s=0.01)
 
@@ -22,10 +21,9 @@ class FlakyServer:
     def __init__(self, failures: int = 1) -> None:
         self.failures = failures
         self.seen: dict[str, int] = {}
-        self.loop = asyncio.new_event_loop()
-        self.ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.port = 0
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self.server = ThreadedApp(app)
 
     async def _handle(self, request: web.Request) -> web.Response:
         key = f"{request.method} {request.path}"
@@ -39,33 +37,16 @@ class FlakyServer:
                 "X-Screen-Width": "1", "X-Screen-Height": "1"})
         return web.json_response({"x": 1, "y": 2, "windows": []})
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", self._handle)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        self.loop.run_until_complete(web.SockSite(self.runner, sock).start())
-        self.ready.set()
-        self.loop.run_forever()
-
     def start(self) -> FlakyServer:
-        self.thread.start()
-        assert self.ready.wait(10)
+        self.server.start()
         return self
 
     def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
+        self.server.stop()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.server.url
 
 
 @pytest.fixture
