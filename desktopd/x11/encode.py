@@ -2,9 +2,10 @@
 
 PNG is the expensive one. Pillow's encoder spends much of its time in its adaptive row filter (it
 tries all five filters on every row) before zlib even starts. ``fast_png`` writes the PNG itself
-with no row filter and deflates the rows with zlib-ng (the `png` extra; Python's zlib when it is
-missing): screens are flat UI and text, whose repeated pixel runs and glyphs deflate as they
-are, so filtering costs more than it saves (docs/benchmarks.md, benchmarks/bench_desktopd.py).
+with no row filter and deflates the rows at level 1 with zlib-ng (the `png` extra; Python's
+zlib when it is missing): screens are flat UI and text, whose repeated pixel runs and glyphs
+deflate as they are, so filtering costs more than it saves (docs/benchmarks.md,
+benchmarks/bench_step_speed.py).
 The deflate work can be split into row bands on threads (zlib releases the GIL), joined
 pigz-style - each band a raw deflate stream ended with a full flush (byte aligned, no
 back-references across the seam), so the concatenation plus one zlib header and the Adler-32 of
@@ -30,17 +31,19 @@ MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
                "raw": "application/octet-stream"}
 DEFAULT_QUALITY = {"jpeg": 80, "webp": 80}
 
-def _deflater() -> tuple[ModuleType, int]:
-    """zlib-ng's binding at its level 2 (its fast path: on screens 2-3x quicker than zlib's
-    level 1, the output about as small), else zlib at level 1."""
+def _deflater() -> ModuleType:
+    """zlib-ng's binding (at level 1, on screens about 4x quicker than zlib's level 1 with
+    output a fifth larger; its levels 2 and up make output that clients' zlib inflates at half
+    the speed), else zlib."""
     try:
         from zlib_ng import zlib_ng
     except ImportError:
-        return zlib, 1
-    return zlib_ng, 2
+        return zlib
+    return zlib_ng
 
 
-DEFLATE, PNG_LEVEL = _deflater()
+DEFLATE = _deflater()
+PNG_LEVEL = 1
 # Bands below this many bytes are not worth a thread hop.
 MIN_BAND_BYTES = 512 * 1024
 

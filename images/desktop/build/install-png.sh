@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build-time only (images/desktop/Dockerfile's `png` stage): zlib-ng's Python binding (the `png`
 # extra's pinned binary wheel) into TARGET, for desktopd's PNG screenshots in both images
-# (desktopd/x11/encode.py; without it desktopd deflates with Python's zlib, 2-3x slower). From
+# (desktopd/x11/encode.py; without it desktopd deflates with Python's zlib, about 3x slower). From
 # the host's wheelhouse when scripts/wheelhouse.sh filled it, else from PyPI, verified against
 # build-ca/ca-certificates.crt when given.
 #   install-png.sh TARGET REQUIREMENTS WHEELHOUSE_DIR CA_DIR
