@@ -6,10 +6,11 @@ with no row filter and deflates the rows at level 1 with zlib-ng (the `png` extr
 zlib when it is missing): screens are flat UI and text, whose repeated pixel runs and glyphs
 deflate as they are, so filtering costs more than it saves (docs/benchmarks.md,
 benchmarks/bench_step_speed.py).
-The deflate work can be split into row bands on threads (zlib releases the GIL), joined
+The rows are read and deflated a slice at a time (no copy of the whole image), and the deflate
+work can be split into row bands on threads (zlib releases the GIL), joined
 pigz-style - each band a raw deflate stream ended with a full flush (byte aligned, no
 back-references across the seam), so the concatenation plus one zlib header and the Adler-32 of
-all rows is one valid zlib stream.
+all rows (combined from the bands') is one valid zlib stream.
 """
 
 from __future__ import annotations
@@ -106,9 +107,42 @@ def _chunk(kind: bytes, body: bytes) -> bytes:
         ">I", zlib.crc32(body, zlib.crc32(kind)) & 0xFFFFFFFF)
 
 
-def _deflate_band(rows: bytes, last: bool) -> bytes:
+# Rows are read and deflated a slice at a time: no copy of the whole image is made (large
+# buffers freed on an executor's thread stay in that thread's malloc arena, one per thread).
+SLICE_ROWS = 64
+_ADLER_BASE = 65521
+
+
+def _rows(image: Image.Image, top: int, bottom: int, stride: int) -> bytes:
+    """Rows top..bottom, each after its filter type byte (0: none)."""
+    pixels = image.crop((0, top, image.width, bottom)).tobytes()
+    return b"".join([b"\x00" + pixels[offset:offset + stride] for offset in range(0, len(pixels), stride)])
+
+
+def _deflate_rows(image: Image.Image, top: int, bottom: int, last: bool) -> tuple[bytes, int, int]:
+    """Rows top..bottom as a raw deflate stream (ended by a full flush unless ``last``), their
+    Adler-32 and their length."""
+    stride = image.width * len(image.getbands())
     compressor = DEFLATE.compressobj(PNG_LEVEL, zlib.DEFLATED, -15)
-    return compressor.compress(rows) + compressor.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+    parts, adler, length = [], 1, 0
+    for y in range(top, bottom, SLICE_ROWS):
+        rows = _rows(image, y, min(bottom, y + SLICE_ROWS), stride)
+        adler, length = DEFLATE.adler32(rows, adler), length + len(rows)
+        parts.append(compressor.compress(rows))
+    parts.append(compressor.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH))
+    return b"".join(parts), adler, length
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from each one's (zlib has this
+    in C, Python's module does not expose it). Adler-32 is (a, b) with a = 1 + the bytes' sum
+    and b = the sum of every prefix's a, both mod 65521: appending n bytes whose own sums are
+    (a2, b2) gives a = a1 + a2 - 1 and b = b1 + b2 + n * (a1 - 1)."""
+    a1, b1 = first & 0xFFFF, first >> 16
+    a2, b2 = second & 0xFFFF, second >> 16
+    a = (a1 + a2 - 1) % _ADLER_BASE
+    b = (b1 + b2 + second_length * (a1 - 1)) % _ADLER_BASE
+    return (b << 16) | a
 
 
 def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
@@ -116,27 +150,20 @@ def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     width, height = image.size
-    channels = {"L": 1, "RGB": 3, "RGBA": 4}[image.mode]
     color_type = {"L": 0, "RGB": 2, "RGBA": 6}[image.mode]
-    stride = width * channels
-    pixels = image.tobytes()
-    # Each row after its filter type byte, 0: none.
-    raw = b"".join([b"\x00" + pixels[offset:offset + stride]
-                    for offset in range(0, stride * height, stride)])
+    row_bytes = width * len(image.getbands()) + 1
     pool = _deflate_pool() if threads is None or threads > 1 else None
-    bands = 1 if pool is None else max(1, min(threads or pool._max_workers,
-                                             len(raw) // MIN_BAND_BYTES))
+    bands = 1 if pool is None else max(1, min(threads or pool._max_workers, row_bytes * height // MIN_BAND_BYTES))
     if bands == 1:
-        body = DEFLATE.compress(raw, PNG_LEVEL)
+        parts = [_deflate_rows(image, 0, height, True)]
     else:
-        row_bytes = stride + 1
-        rows_per_band = -(-height // bands)
-        cuts = [min(height, i * rows_per_band) * row_bytes for i in range(bands + 1)]
-        views = [raw[cuts[i]:cuts[i + 1]] for i in range(bands)]
-        adler = pool.submit(DEFLATE.adler32, raw)
-        parts = list(pool.map(_deflate_band, views, [i == bands - 1 for i in range(bands)]))
-        # 0x78 0x01: deflate, 32K window, "fastest" level hint; check bits make it % 31 == 0.
-        body = b"\x78\x01" + b"".join(parts) + struct.pack(">I", adler.result() & 0xFFFFFFFF)
+        cuts = [min(height, i * -(-height // bands)) for i in range(bands + 1)]
+        parts = list(pool.map(lambda i: _deflate_rows(image, cuts[i], cuts[i + 1], i == bands - 1), range(bands)))
+    adler = parts[0][1]
+    for _stream, band_adler, length in parts[1:]:
+        adler = adler32_combine(adler, band_adler, length)
+    # 0x78 0x01: deflate, 32K window, "fastest" level hint; check bits make it % 31 == 0.
+    body = b"\x78\x01" + b"".join(stream for stream, _adler, _length in parts) + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", body)
             + _chunk(b"IEND", b""))
