@@ -2,15 +2,15 @@
 
 PNG is the expensive one. Pillow's encoder spends much of its time in its adaptive row filter (it
 tries all five filters on every row) before zlib even starts. ``fast_png`` writes the PNG itself
-with no row filter and deflates the rows at level 1 with zlib-ng (the `png` extra; Python's
-zlib when it is missing): screens are flat UI and text, whose repeated pixel runs and glyphs
-deflate as they are, so filtering costs more than it saves (docs/benchmarks.md,
-benchmarks/bench_step_speed.py).
-The rows are read and deflated a slice at a time (no copy of the whole image), and the deflate
-work can be split into row bands on threads (zlib releases the GIL), joined
-pigz-style - each band a raw deflate stream ended with a full flush (byte aligned, no
-back-references across the seam), so the concatenation plus one zlib header and the Adler-32 of
-all rows (combined from the bands') is one valid zlib stream.
+with one fixed filter, "Up" (each byte minus the byte above), computed in one C pass by
+ImageChops.subtract_modulo against the image shifted down a row: flat UI, text and gradients
+become runs of zeros (unfiltered, a full-screen gradient deflates ten times larger). The rows are
+deflated at level 1 by zlib-ng (the `png` extra; Python's zlib when it is missing), a slice at a
+time (no copy of the whole image). The deflate work can be split into row bands on threads
+(zlib releases the GIL), joined pigz-style - each band a raw deflate stream ended with a full
+flush (byte aligned, no back-references across the seam), so the concatenation plus one zlib
+header and the Adler-32 of all rows (combined from the bands') is one valid zlib stream.
+Figures: docs/benchmarks.md (benchmarks/bench_step_speed.py, bench_desktopd.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 FORMATS = ("png", "jpeg", "webp", "raw")
 MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
@@ -33,9 +33,9 @@ MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
 DEFAULT_QUALITY = {"jpeg": 80, "webp": 80}
 
 def _deflater() -> ModuleType:
-    """zlib-ng's binding (at level 1, on screens about 4x quicker than zlib's level 1 with
-    output a fifth larger; its levels 2 and up make output that clients' zlib inflates at half
-    the speed), else zlib."""
+    """zlib-ng's binding (at level 1 several times quicker than zlib's level 1, the output a
+    little larger; its levels 2 and up make output that clients' zlib inflates at half the
+    speed), else zlib."""
     try:
         from zlib_ng import zlib_ng
     except ImportError:
@@ -114,9 +114,12 @@ _ADLER_BASE = 65521
 
 
 def _rows(image: Image.Image, top: int, bottom: int, stride: int) -> bytes:
-    """Rows top..bottom, each after its filter type byte (0: none)."""
-    pixels = image.crop((0, top, image.width, bottom)).tobytes()
-    return b"".join([b"\x00" + pixels[offset:offset + stride] for offset in range(0, len(pixels), stride)])
+    """Rows top..bottom Up-filtered, each after its filter type byte (2: Up). The row above the
+    first is read past the top edge, which crop pads with zeros, as PNG defines it."""
+    rows = image.crop((0, top, image.width, bottom))
+    above = image.crop((0, top - 1, image.width, bottom - 1))
+    pixels = ImageChops.subtract_modulo(rows, above).tobytes()
+    return b"".join([b"\x02" + pixels[offset:offset + stride] for offset in range(0, len(pixels), stride)])
 
 
 def _deflate_rows(image: Image.Image, top: int, bottom: int, last: bool) -> tuple[bytes, int, int]:
@@ -146,7 +149,7 @@ def adler32_combine(first: int, second: int, second_length: int) -> int:
 
 
 def fast_png(image: Image.Image, *, threads: int | None = None) -> bytes:
-    """A valid PNG of an RGB/RGBA/L image: rows unfiltered, deflated (bands on threads)."""
+    """A valid PNG of an RGB/RGBA/L image: "Up" row filter, deflated (bands on threads)."""
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     width, height = image.size
