@@ -32,6 +32,7 @@ MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp",
                "raw": "application/octet-stream"}
 DEFAULT_QUALITY = {"jpeg": 80, "webp": 80}
 
+
 def _deflater() -> ModuleType:
     """zlib-ng's binding (at level 1 several times quicker than zlib's level 1, the output a
     little larger; its levels 2 and up make output that clients' zlib inflates at half the
@@ -45,10 +46,9 @@ def _deflater() -> ModuleType:
 
 DEFLATE = _deflater()
 PNG_LEVEL = 1
-# Bands below this many bytes are not worth a thread hop.
+# PNG bands below this many bytes, and downscales below this many output pixels, are not worth
+# a thread hop.
 MIN_BAND_BYTES = 512 * 1024
-
-# Downscales below this many output pixels are not worth a thread hop.
 MIN_BAND_PIXELS = 256 * 1024
 
 _pool_lock = threading.Lock()
