@@ -10,9 +10,7 @@ set -euo pipefail
 # shellcheck source=pip-failure.sh
 . "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
-pip_install_pinned chromium ocr 'onnxruntime-*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
-    python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
-    install --no-deps --only-binary=:all: --target "$target" -r "$requirements"
+pip_install_wheels chromium ocr 'onnxruntime-*.whl' "$target" "$requirements" "$wheelhouse" "$ca_dir"
 # Its console script (onnxruntime_test) would land in TARGET/bin, a stray directory among the
 # system's packages; desktopd only imports the module.
 rm -rf "$target/bin"

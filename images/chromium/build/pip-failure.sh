@@ -1,5 +1,6 @@
 # Sourced by the images' build-time installers (install-agent.sh, install-pyautogui.sh,
-# install-ocr.sh, install-ffmpeg.sh, install-png.sh): where their pinned wheels come from (pip_install_pinned), and the one line a
+# install-ocr.sh, install-ffmpeg.sh, install-png.sh): where their pinned wheels come from
+# (pip_install_pinned; pip_install_wheels for binary wheels without dependencies), and the one line a
 # failed PyPI install prints, saying why in a word and naming every fix; pip's own log (long, and
 # saying neither) is not shown.
 #   pip_failure_line BUILD_NAME REQUIREMENTS PIP_LOG CERT_USED   (CERT_USED: empty or not)
@@ -39,4 +40,14 @@ pip_install_pinned() {
         echo "$what: downloaded from PyPI${cert:+ (verified with build-ca/ca-certificates.crt)}"
     fi
     rm -f "$log"
+}
+
+# pip_install_pinned for a requirements file of binary wheels installed without dependencies
+# into TARGET (ONNX Runtime, ffmpeg's wheel, zlib-ng: each pinned alone).
+#   pip_install_wheels BUILD_NAME WHAT WHEEL_GLOB TARGET REQUIREMENTS WHEELHOUSE CA_DIR
+pip_install_wheels() {
+    local name=$1 what=$2 glob=$3 target=$4 requirements=$5 wheelhouse=$6 ca_dir=$7
+    pip_install_pinned "$name" "$what" "$glob" "$requirements" "$wheelhouse" "$ca_dir" \
+        python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
+        install --no-deps --only-binary=:all: --target "$target" -r "$requirements"
 }

@@ -11,9 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
 unpacked=$(mktemp -d)
-pip_install_pinned images ffmpeg 'imageio_ffmpeg-*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
-    python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
-    install --no-deps --only-binary=:all: --target "$unpacked" -r "$requirements"
+pip_install_wheels images ffmpeg 'imageio_ffmpeg-*.whl' "$unpacked" "$requirements" "$wheelhouse" "$ca_dir"
 mkdir -p "$target"
 binaries=("$unpacked"/imageio_ffmpeg/binaries/ffmpeg-linux-*)
 [ ${#binaries[@]} -eq 1 ] && [ -f "${binaries[0]}" ] || { echo "no single ffmpeg binary in the wheel: ${binaries[*]}" >&2; exit 1; }

@@ -9,8 +9,6 @@ set -euo pipefail
 # shellcheck source=../../chromium/build/pip-failure.sh
 . "$(dirname "$0")/pip-failure.sh"
 target=$1 requirements=$2 wheelhouse=$3 ca_dir=$4
-pip_install_pinned images png 'zlib_ng-*.whl' "$requirements" "$wheelhouse" "$ca_dir" \
-    python3 -m pip --disable-pip-version-check --no-cache-dir --no-input \
-    install --no-deps --only-binary=:all: --target "$target" -r "$requirements"
+pip_install_wheels images png 'zlib_ng-*.whl' "$target" "$requirements" "$wheelhouse" "$ca_dir"
 # What desktopd imports must load with the image's Python: a build without it fails here.
 PYTHONPATH=$target python3 -c 'from zlib_ng import zlib_ng; assert zlib_ng.decompress(zlib_ng.compress(b"png" * 99, 2)) == b"png" * 99'
