@@ -89,12 +89,10 @@ class Observer:
 
     def _shot_query(self) -> dict:
         o, size = self.options, self.options.screenshot_size
-        if not self._exact:
-            return body(format=o.screenshot_format, quality=o.quality, max_width=size[0] if size else None,
-                        max_height=size[1] if size else None)
         # Exactly the observation's size: desktopd scales once, the aspect may change.
-        return body(format=o.screenshot_format, quality=o.quality, width=size[0] if size else None,
-                    height=size[1] if size else None)
+        width, height = ("width", "height") if self._exact else ("max_width", "max_height")
+        return body(format=o.screenshot_format, quality=o.quality,
+                    **({width: size[0], height: size[1]} if size else {}))
 
     def _step(self, act: dict | None, settle: SettleQuery) -> dict:
         """POST /api/v1/step with the observation's screenshot, windows and pointer. A desktopd

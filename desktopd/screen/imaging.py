@@ -50,8 +50,7 @@ def render(image: Image.Image, fmt: str, quality: int | None, q: Mapping[str, ob
     encoded = x11_encode.encode(image, fmt, quality=quality, scale=_number(q.get("scale")),
                                 max_width=_int(q.get("max_width")), max_height=_int(q.get("max_height")),
                                 exact=exact_size(q))
-    return Rendered(encoded.data, encoded.media_type,
-                    x11_encode.Size(encoded.width, encoded.height, encoded.scale, encoded.scale_y), {})
+    return Rendered(encoded.data, encoded.media_type, encoded.size, {})
 
 
 def _int(value: object) -> int | None:

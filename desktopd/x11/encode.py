@@ -95,6 +95,10 @@ class Encoded:
     scale_y: float        # the same for y: differs from scale only for an exact width x height
 
     @property
+    def size(self) -> Size:
+        return Size(self.width, self.height, self.scale, self.scale_y)
+
+    @property
     def headers(self) -> dict[str, str]:
         return {"Content-Type": self.media_type, "X-Image-Width": str(self.width),
                 "X-Image-Height": str(self.height), "X-Screen-Width": str(self.source_width),
